@@ -1,0 +1,130 @@
+package store
+
+import "sync"
+
+// ThreadSafeStore is a map from key to object with indices, guarded by one
+// read-write lock. It knows nothing about how keys are made: Cache computes
+// them and calls it. It also remembers a resourceVersion: the one of the
+// last object written, or the one a Replace or Bookmark named.
+//
+// It mirrors client-go's threadSafeMap (thread_safe_store.go). Objects are
+// shared, not copied: callers must not modify what they store or read.
+type ThreadSafeStore struct {
+	mu    sync.RWMutex
+	items map[string]any
+	idx   indices
+	rv    string // the remembered resourceVersion (S4)
+}
+
+// NewThreadSafeStore returns an empty store with the given indices.
+func NewThreadSafeStore(indexers Indexers) *ThreadSafeStore {
+	return &ThreadSafeStore{items: map[string]any{}, idx: newIndices(indexers)}
+}
+
+// Add stores obj under key; it is the same as Update.
+func (s *ThreadSafeStore) Add(key string, obj any) { s.Update(key, obj) }
+
+// Update stores obj under key, re-indexes it, and remembers its
+// resourceVersion (an object without metadata leaves the remembered one).
+func (s *ThreadSafeStore) Update(key string, obj any) {
+	rv, hasMeta := resourceVersionOf(obj)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putLocked(key, obj)
+	if hasMeta {
+		s.rv = rv
+	}
+}
+
+// Delete removes key. obj is the object the caller deleted: when it has
+// metadata its resourceVersion is remembered; a nil obj or a tombstone
+// leaves the remembered one as it was.
+func (s *ThreadSafeStore) Delete(key string, obj any) {
+	rv, hasMeta := resourceVersionOf(obj)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleteLocked(key)
+	if obj != nil && hasMeta {
+		s.rv = rv
+	}
+}
+
+func (s *ThreadSafeStore) putLocked(key string, obj any) {
+	var buf [4]indexChange
+	changes := s.idx.plan(key, s.items[key], obj, buf[:0])
+	s.items[key] = obj
+	apply(s.idx.byName, key, changes)
+}
+
+func (s *ThreadSafeStore) deleteLocked(key string) {
+	old, ok := s.items[key]
+	if !ok {
+		return
+	}
+	var buf [4]indexChange
+	changes := s.idx.plan(key, old, nil, buf[:0])
+	delete(s.items, key)
+	apply(s.idx.byName, key, changes)
+}
+
+// Get returns the object stored under key.
+func (s *ThreadSafeStore) Get(key string) (obj any, exists bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	obj, exists = s.items[key]
+	return obj, exists
+}
+
+// List returns every stored object, in no particular order.
+func (s *ThreadSafeStore) List() []any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]any, 0, len(s.items))
+	for _, obj := range s.items {
+		out = append(out, obj)
+	}
+	return out
+}
+
+// ListKeys returns every key, in no particular order.
+func (s *ThreadSafeStore) ListKeys() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.items))
+	for key := range s.items {
+		out = append(out, key)
+	}
+	return out
+}
+
+// Len is the number of stored objects.
+func (s *ThreadSafeStore) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.items)
+}
+
+// Replace swaps the whole content for items (which the store now owns),
+// rebuilds every index, and remembers resourceVersion.
+func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idx.rebuild(items)
+	s.items = items
+	s.rv = resourceVersion
+}
+
+// Bookmark remembers rv without changing any object. A watch bookmark says
+// "you are up to date as of rv", and this is where an informer records it.
+func (s *ThreadSafeStore) Bookmark(rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv = rv
+}
+
+// ResourceVersion is the remembered resourceVersion.
+func (s *ThreadSafeStore) ResourceVersion() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv
+}
