@@ -35,7 +35,6 @@ func (e *TransactionError) Error() string {
 		e.TotalTransactions-len(e.SuccessfulIndices), e.TotalTransactions, e.Errors)
 }
 
-
 // KeyedTransaction is a transaction entry whose key is already computed.
 type KeyedTransaction struct {
 	Transaction
