@@ -73,12 +73,12 @@ func TestDeltaFIFOOrder(t *testing.T) {
 func TestDeltaFIFODedup(t *testing.T) {
 	runDeltaFIFO(t, []scriptCase{{
 		name: "two deletes in a row merge, keeping the older", covers: "D2",
-		ops: []Op{Add(ax1), Delete(ax2), Delete(ax3), Pop()},
+		ops:  []Op{Add(ax1), Delete(ax2), Delete(ax3), Pop()},
 		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1, Deleted a/x@2]", "pop → error: closed"},
 	}, {
 		name: "a real delete after a tombstone replaces it", covers: "D2 D4",
-		cfg:  QueueConfig{Known: true},
-		ops:  []Op{KnownSet(ax1), Replace("9"), Delete(ax2), Pop()},
+		cfg: QueueConfig{Known: true},
+		ops: []Op{KnownSet(ax1), Replace("9"), Delete(ax2), Pop()},
 		want: []string{
 			"pop → [Deleted a/x@2] initial synced-in-process",
 			"  (HasSynced is now true)",
@@ -125,8 +125,8 @@ func TestDeltaFIFOReplace(t *testing.T) {
 		},
 	}, {
 		name: "Replaced deltas with EmitDeltaTypeReplaced", covers: "D4",
-		cfg:  QueueConfig{EmitReplaced: true},
-		ops:  []Op{Replace("7", ax1, by1), Pop(), Pop()},
+		cfg: QueueConfig{EmitReplaced: true},
+		ops: []Op{Replace("7", ax1, by1), Pop(), Pop()},
 		want: []string{
 			"pop → [Replaced a/x@1] initial",
 			"pop → [Replaced b/y@1] initial synced-in-process",
@@ -144,8 +144,8 @@ func TestDeltaFIFOReplace(t *testing.T) {
 		},
 	}, {
 		name: "a tombstone's object is unwrapped, not nested", covers: "D4 D2",
-		cfg:  QueueConfig{Known: true},
-		ops:  []Op{KnownSet(ax1), Replace("7"), Replace("8"), Pop()},
+		cfg: QueueConfig{Known: true},
+		ops: []Op{KnownSet(ax1), Replace("7"), Replace("8"), Pop()},
 		want: []string{
 			"pop → [Deleted Tombstone(a/x: a/x@1)] initial synced-in-process",
 			"  (HasSynced is now true)",
@@ -153,7 +153,7 @@ func TestDeltaFIFOReplace(t *testing.T) {
 		},
 	}, {
 		name: "known keys neither listed nor queued get tombstones, in KnownObjects order", covers: "D4",
-		cfg:  QueueConfig{Known: true},
+		cfg: QueueConfig{Known: true},
 		ops: []Op{KnownSet(cz5), KnownSet(ax1), KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Add(by4),
 			Replace("7", Pod("a/x", RV(6))), Pop(), Pop(), Pop()},
 		want: []string{
@@ -189,8 +189,8 @@ func TestDeltaFIFOResync(t *testing.T) {
 		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]", "pop → error: closed"},
 	}, {
 		name: "a Sync for every known key with nothing queued", covers: "D5",
-		cfg:  QueueConfig{Known: true},
-		ops:  []Op{Add(ax1), Add(by1), Add(cz5), Pop(), Pop(), Pop(), Update(by4), Resync(), Pop(), Pop(), Pop()},
+		cfg: QueueConfig{Known: true},
+		ops: []Op{Add(ax1), Add(by1), Add(cz5), Pop(), Pop(), Pop(), Update(by4), Resync(), Pop(), Pop(), Pop()},
 		want: []string{
 			"  (HasSynced is now true)",
 			"pop → [Added a/x@1]",
@@ -218,8 +218,8 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 		},
 	}, {
 		name: "tombstones count toward the initial list", covers: "D6 D4",
-		cfg:  QueueConfig{Known: true},
-		ops:  []Op{KnownSet(cz5), Replace("5", ax1), Pop(), Pop()},
+		cfg: QueueConfig{Known: true},
+		ops: []Op{KnownSet(cz5), Replace("5", ax1), Pop(), Pop()},
 		want: []string{
 			"pop → [Sync a/x@1] initial",
 			"pop → [Deleted Tombstone(cz: cz@5)] initial synced-in-process",
@@ -232,7 +232,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]", "pop → error: closed"},
 	}, {
 		name: "only the first Replace counts", covers: "D6",
-		ops:  []Op{Replace("1", ax1), Replace("2", by1), Pop(), Pop()},
+		ops: []Op{Replace("1", ax1), Replace("2", by1), Pop(), Pop()},
 		want: []string{
 			"pop → [Sync a/x@1, Deleted Tombstone(a/x: a/x@1)] initial synced-in-process",
 			"  (HasSynced is now true)",
@@ -284,8 +284,8 @@ func TestDeltaFIFOTransformer(t *testing.T) {
 		},
 	}, {
 		name: "a transformer error is returned by the call", covers: "D8",
-		cfg:  QueueConfig{Transform: true},
-		ops:  []Op{Add(Pod("a/x", Label(LabelTransformFails, "y"))), Replace("1", Pod("b/y", Label(LabelTransformFails, "y"))), Pop()},
+		cfg: QueueConfig{Transform: true},
+		ops: []Op{Add(Pod("a/x", Label(LabelTransformFails, "y"))), Replace("1", Pod("b/y", Label(LabelTransformFails, "y"))), Pop()},
 		// Add marks the queue populated before the transform fails.
 		want: []string{
 			"add a/x@ → error: error: transform refused a/x",

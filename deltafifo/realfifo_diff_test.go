@@ -111,8 +111,8 @@ func TestRealFIFOAtomic(t *testing.T) {
 		want: []string{"pop → [ReplacedAll {rv=5: }] initial", "  (HasSynced is now true)", "pop → error: closed"},
 	}, {
 		name: "a transform error queues nothing", covers: "R3",
-		cfg:  QueueConfig{Atomic: true, Transform: true},
-		ops:  []Op{Replace("5", ax1, Pod("b/y", Label(LabelTransformFails, "y"))), Add(cz5), Pop()},
+		cfg: QueueConfig{Atomic: true, Transform: true},
+		ops: []Op{Replace("5", ax1, Pod("b/y", Label(LabelTransformFails, "y"))), Add(cz5), Pop()},
 		want: []string{
 			`replace [a/x@1 b/y@] rv="5" → error: error: transform refused b/y`,
 			"  (HasSynced is now true)",
@@ -175,8 +175,8 @@ func TestRealFIFOPopBatch(t *testing.T) {
 		},
 	}, {
 		name: "a process error is returned", covers: "R6 P11",
-		cfg:  atomic,
-		ops:  []Op{Add(ax1), Add(by1), {Kind: OpPopBatch, Fail: true}},
+		cfg: atomic,
+		ops: []Op{Add(ax1), Add(by1), {Kind: OpPopBatch, Fail: true}},
 		want: []string{
 			"  (HasSynced is now true)",
 			"popbatch (process fails) → batch [Added a/x@1, Added b/y@1]",
