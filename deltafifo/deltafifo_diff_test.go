@@ -185,8 +185,9 @@ func TestDeltaFIFOReplace(t *testing.T) {
 func TestDeltaFIFOResync(t *testing.T) {
 	runDeltaFIFO(t, []scriptCase{{
 		name: "nothing without KnownObjects", covers: "D5",
-		ops:  []Op{Add(ax1), Pop(), Resync(), Pop()},
-		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]", "pop → error: closed"},
+		ops: []Op{Add(ax1), Pop(), Resync(), Pop()},
+		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]",
+			"pop → skipped (the queue is empty: Pop would block)", "pop → error: closed"},
 	}, {
 		name: "a Sync for every known key with nothing queued", covers: "D5",
 		cfg: QueueConfig{Known: true},
@@ -228,8 +229,9 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 		},
 	}, {
 		name: "an empty first Replace syncs at once", covers: "D6",
-		ops:  []Op{Replace("1"), Add(ax1), Pop()},
-		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]", "pop → error: closed"},
+		ops: []Op{Replace("1"), Add(ax1), Pop()},
+		want: []string{"  (HasSynced is now true)", "pop → [Added a/x@1]",
+			"pop → error: closed"},
 	}, {
 		name: "only the first Replace counts", covers: "D6",
 		ops: []Op{Replace("1", ax1), Replace("2", by1), Pop(), Pop()},
@@ -291,6 +293,7 @@ func TestDeltaFIFOTransformer(t *testing.T) {
 			"add a/x@ → error: error: transform refused a/x",
 			"  (HasSynced is now true)",
 			`replace [b/y@] rv="1" → error: error: couldn't enqueue object: transform refused b/y`,
+			"pop → skipped (the queue is empty: Pop would block)",
 			"pop → error: closed",
 		},
 	}})
@@ -306,6 +309,7 @@ func TestDeltaFIFOBadInput(t *testing.T) {
 			"  (HasSynced is now true)",
 			"update difftest.BadObject{ID:2} → error: KeyError: couldn't create key for object {ID:2}: object has no meta: object does not implement the Object interfaces",
 			"delete nil → error: KeyError: couldn't create key for object <nil>: object has no meta: object does not implement the Object interfaces",
+			"pop → skipped (the queue is empty: Pop would block)",
 			"pop → error: closed",
 		},
 	}})

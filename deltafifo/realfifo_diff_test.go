@@ -166,7 +166,7 @@ func TestRealFIFOPopBatch(t *testing.T) {
 		},
 	}, {
 		name: "a run never crosses the end of the initial list", covers: "R6",
-		ops: []Op{KnownSet(cz5), Replace("5", ax1, by1), Add(Pop0), PopBatch(), PopBatch(), PopBatch()},
+		ops: []Op{KnownSet(cz5), Replace("5", ax1, by1), Add(Pop0), PopBatch(), PopBatch()},
 		want: []string{
 			"popbatch → batch [Deleted Tombstone(cz: cz@5), Replaced a/x@1, Replaced b/y@1] initial",
 			"  (HasSynced is now true)",

@@ -278,7 +278,7 @@ func (h *QueueHarness) popAsync(s Side, op Op, res *popResult) <-chan struct{} {
 func (h *QueueHarness) pop(op Op) {
 	h.t.Helper()
 	if h.cl.Len() == 0 && !h.cl.Q.IsClosed() {
-		h.done[len(h.done)-1] += " (skipped: empty queue would block)"
+		h.note("skipped (the queue is empty: Pop would block)")
 		return
 	}
 	cl, cg := h.popOnce(op)
@@ -301,6 +301,8 @@ func (h *QueueHarness) drainUnordered() {
 	h.t.Helper()
 	h.done = append(h.done, "drain (map order: compared as a set)")
 	var clObjs, cgObjs []any
+	var flags []Popped
+	syncedAt := -1 // how many pops it took HasSynced to turn true
 	for h.cl.Len() > 0 {
 		cl, cg := h.popOnce(Op{Kind: OpPop})
 		clObjs = append(clObjs, takeDeltas(&cl)...)
@@ -308,13 +310,24 @@ func (h *QueueHarness) drainUnordered() {
 		if d := Diff(cl, cg); d != "" {
 			h.fail("pop flags (-client-go +cachelab):\n%s", d)
 		}
+		flags = append(flags, cl.Popped...)
+		wasSynced := h.synced
 		h.compareState()
+		if h.synced && !wasSynced {
+			syncedAt = len(flags)
+			h.trace = h.trace[:len(h.trace)-1] // re-added below, in place
+		}
 	}
 	if d := Diff(sortPopped(clObjs), sortPopped(cgObjs)); d != "" {
 		h.fail("drained set (-client-go +cachelab):\n%s", d)
 	}
-	for _, o := range sortPopped(clObjs) {
-		h.note(describePop(Popped{Deltas: o.([]D)}))
+	for i, o := range clObjs {
+		p := flags[i]
+		p.Deltas = o.([]D)
+		h.note(describePop(p))
+		if i+1 == syncedAt {
+			h.trace = append(h.trace, "  (HasSynced is now true)")
+		}
 	}
 }
 

@@ -1,0 +1,132 @@
+package difftest
+
+// Decoder turns fuzz input into test objects and operation scripts. Every
+// choice reads one byte; an exhausted input reads zeros, so any input,
+// including an empty one, decodes to a valid (if short) script.
+type Decoder struct {
+	data []byte
+	pos  int
+	rv   int // resourceVersions increase as objects are made
+}
+
+// NewDecoder decodes data.
+func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
+
+// Byte reads one byte (0 once the input is used up).
+func (d *Decoder) Byte() byte {
+	if d.pos >= len(d.data) {
+		return 0
+	}
+	b := d.data[d.pos]
+	d.pos++
+	return b
+}
+
+// Done reports whether the input is used up.
+func (d *Decoder) Done() bool { return d.pos >= len(d.data) }
+
+// Intn reads a number in [0, n).
+func (d *Decoder) Intn(n int) int { return int(d.Byte()) % n }
+
+// keys is the small key space fuzzed objects live in: small, so that
+// operations keep meeting the same keys. "c" is cluster-scoped.
+var keys = []string{"a/x", "a/y", "b/x", "c", "d/z"}
+
+// Object reads an object: one of a few keys, a fresh resourceVersion (or,
+// one time in eight, the previous one), an app label, and rarely a label
+// that makes a test function fail. With allowBad it can also be nil or
+// an object without metadata.
+func (d *Decoder) Object(allowBad bool) any {
+	flags := d.Byte()
+	if allowBad && flags == 0xFF {
+		return Bad(int(d.Byte()))
+	}
+	if allowBad && flags == 0xFE {
+		return nil
+	}
+	key := keys[d.Intn(len(keys))]
+	if flags&0x08 == 0 || d.rv == 0 {
+		d.rv++
+	}
+	opts := []ObjOption{RV(d.rv)}
+	if app := []string{"", "web", "db", "api"}[flags&3]; app != "" {
+		opts = append(opts, Label("app", app))
+	}
+	switch flags & 0xF0 {
+	case 0xF0:
+		opts = append(opts, Label(LabelTransformFails, "y"))
+	case 0xE0:
+		opts = append(opts, Label(LabelLookupFails, "y"))
+	case 0xD0:
+		opts = append(opts, Label(LabelIndexFails, "y"))
+	case 0xC0:
+		opts = append(opts, Label("tier", "web")) // two values for IndexByLabelValues
+	}
+	return Pod(key, opts...)
+}
+
+// Objects reads a list of up to max objects.
+func (d *Decoder) Objects(max int, allowBad bool) []any {
+	n := d.Intn(max + 1)
+	out := make([]any, n)
+	for i := range out {
+		out[i] = d.Object(allowBad)
+	}
+	return out
+}
+
+// RV reads a resourceVersion string, sometimes empty.
+func (d *Decoder) RV() string {
+	if b := d.Byte(); b%5 != 0 {
+		return itoa(int(b))
+	}
+	return ""
+}
+
+// QueueConfig reads a queue configuration. For RealFIFO it is always a
+// valid combination; invalid ones are TestRealFIFOOptionPanics' business.
+func (d *Decoder) QueueConfig() QueueConfig {
+	b := d.Byte()
+	c := QueueConfig{
+		Known:        b&1 != 0,
+		EmitReplaced: b&2 != 0,
+		Transform:    b&4 != 0,
+		Atomic:       b&8 != 0,
+	}
+	c.Unlock = c.Atomic && b&16 != 0
+	c.Bookmarks = c.Atomic && b&32 != 0
+	return c
+}
+
+// QueueOps reads a script of at most max ops drawn from kinds.
+func (d *Decoder) QueueOps(kinds []OpKind, max int) []Op {
+	var ops []Op
+	for !d.Done() && len(ops) < max {
+		switch kind := kinds[d.Intn(len(kinds))]; kind {
+		case OpAdd, OpUpdate, OpDelete:
+			ops = append(ops, Op{Kind: kind, Obj: d.Object(true)})
+		case OpKnownSet, OpKnownRemove:
+			ops = append(ops, Op{Kind: kind, Obj: d.Object(false)})
+		case OpReplace:
+			ops = append(ops, Op{Kind: kind, List: d.Objects(4, true), RV: d.RV()})
+		case OpBookmark:
+			ops = append(ops, Op{Kind: kind, RV: d.RV()})
+		case OpPop, OpPopBatch:
+			ops = append(ops, Op{Kind: kind, Fail: d.Byte()%8 == 0})
+		default:
+			ops = append(ops, Op{Kind: kind})
+		}
+	}
+	return ops
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
