@@ -44,6 +44,13 @@ func (d *Decoder) Object(allowBad bool) any {
 	if allowBad && flags == 0xFE {
 		return nil
 	}
+	if flags == 0xFD {
+		var last any
+		if d.Byte()%2 == 0 {
+			last = d.Object(false)
+		}
+		return Tomb{Key: keys[d.Intn(len(keys))], Obj: last}
+	}
 	key := keys[d.Intn(len(keys))]
 	if flags&0x08 == 0 || d.rv == 0 {
 		d.rv++
@@ -129,4 +136,50 @@ func itoa(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// storeKinds are the store operations a fuzzed script draws from.
+var storeKinds = []string{"add", "add", "update", "delete", "get", "getbykey", "list", "listkeys", "rv",
+	"replace", "index", "indexkeys", "byindex", "listvalues", "addindexers", "bookmark", "transaction", "resync"}
+
+var indexNames = []string{"app", "namespace", "labels", "missing"}
+
+// StoreConfig reads a store configuration.
+func (d *Decoder) StoreConfig() StoreConfig {
+	b := d.Byte()
+	return StoreConfig{Transform: b&1 != 0, DeletionHandling: b&2 != 0}
+}
+
+// StoreOps reads a store script of at most max ops.
+func (d *Decoder) StoreOps(max int) []StoreOp {
+	var ops []StoreOp
+	for !d.Done() && len(ops) < max {
+		op := StoreOp{Kind: storeKinds[d.Intn(len(storeKinds))]}
+		switch op.Kind {
+		case "add", "update", "delete", "get":
+			op.Obj = d.Object(true)
+		case "getbykey":
+			op.Key = keys[d.Intn(len(keys))]
+		case "replace":
+			op.List, op.RV = d.Objects(4, true), d.RV()
+		case "index":
+			op.Index, op.Obj = indexNames[d.Intn(len(indexNames))], d.Object(true)
+		case "indexkeys", "byindex":
+			op.Index = indexNames[d.Intn(len(indexNames))]
+			op.Value = []string{"", "web", "db", "api", "a", "b", "x"}[d.Intn(7)]
+		case "listvalues":
+			op.Index = indexNames[d.Intn(len(indexNames))]
+		case "addindexers":
+			op.Index = indexNames[d.Intn(3)]
+		case "bookmark":
+			op.RV = d.RV()
+		case "transaction":
+			n := d.Intn(4)
+			for range n {
+				op.Txns = append(op.Txns, Txn{Type: []string{"Add", "Update", "Delete"}[d.Intn(3)], Obj: d.Object(true)})
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }

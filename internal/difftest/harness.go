@@ -66,6 +66,8 @@ type Side struct {
 	Q     Queue
 	Known *Known
 	Len   func() int
+	// ClientGo marks client-go's side, which gets client-go's tombstone type.
+	ClientGo bool
 }
 
 // QueueHarness runs one queue script against cachelab and client-go and
@@ -160,8 +162,8 @@ func (h *QueueHarness) known(op Op) {
 func (h *QueueHarness) write(op Op) bool {
 	h.t.Helper()
 	var clErr, cgErr error
-	clPanic := CatchPanic(func() { clErr = apply(h.cl.Q, op) })
-	cgPanic := CatchPanic(func() { cgErr = apply(h.cg.Q, op) })
+	clPanic := CatchPanic(func() { clErr = apply(h.cl, op) })
+	cgPanic := CatchPanic(func() { cgErr = apply(h.cg, op) })
 	if (clPanic == "") != (cgPanic == "") {
 		h.fail("panic: cachelab %q, client-go %q", clPanic, cgPanic)
 	}
@@ -182,7 +184,9 @@ func (h *QueueHarness) note(s string) {
 	h.trace = append(h.trace, h.done[len(h.done)-1]+" → "+s)
 }
 
-func apply(q Queue, op Op) error {
+func apply(s Side, op Op) error {
+	q := s.Q
+	op.Obj, op.List = sideObj(op.Obj, s.ClientGo), sideList(op.List, s.ClientGo)
 	switch op.Kind {
 	case OpAdd:
 		return q.Add(op.Obj)
@@ -191,7 +195,7 @@ func apply(q Queue, op Op) error {
 	case OpDelete:
 		return q.Delete(op.Obj)
 	case OpReplace:
-		return q.Replace(append([]any(nil), op.List...), op.RV)
+		return q.Replace(op.List, op.RV)
 	case OpResync:
 		return q.Resync()
 	case OpBookmark:

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/store"
 )
 
 // Labels that make the shared test functions fail for an object.
@@ -120,3 +123,30 @@ func IndexByLabelValues(obj any) ([]string, error) {
 
 // Bad returns a BadObject.
 func Bad(id int) BadObject { return BadObject{ID: id} }
+
+// Tomb is a side-neutral tombstone for scripts: each harness hands it to
+// its implementation as that side's own DeletedFinalStateUnknown type.
+type Tomb struct {
+	Key string
+	Obj any
+}
+
+// sideObj converts script values to one side's types.
+func sideObj(obj any, clientGo bool) any {
+	t, ok := obj.(Tomb)
+	if !ok {
+		return obj
+	}
+	if clientGo {
+		return cache.DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
+	}
+	return store.DeletedFinalStateUnknown{Key: t.Key, Obj: t.Obj}
+}
+
+func sideList(list []any, clientGo bool) []any {
+	out := make([]any, len(list))
+	for i, o := range list {
+		out[i] = sideObj(o, clientGo)
+	}
+	return out
+}

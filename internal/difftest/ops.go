@@ -62,6 +62,8 @@ func describe(obj any) string {
 		return s
 	case Tombstone:
 		return fmt.Sprintf("Tombstone(%s: %s)", x.Key, describe(x.Obj))
+	case Tomb:
+		return describe(Tombstone(x))
 	case store.DeletedFinalStateUnknown:
 		return describe(Norm(x))
 	case ReplacedAll:

@@ -29,7 +29,7 @@ func FIFOPair() func() (cl, cg Side) {
 	return func() (Side, Side) {
 		cl := fifo.New(fifo.Options{})
 		cg := cache.NewFIFO(cache.MetaNamespaceKeyFunc)
-		return Side{Q: ClFIFO{cl}, Len: cl.Len}, Side{Q: CgFIFO{cg}}
+		return Side{Q: ClFIFO{cl}, Len: cl.Len}, Side{Q: CgFIFO{cg}, ClientGo: true}
 	}
 }
 
@@ -45,7 +45,7 @@ func DeltaFIFOPair(c QueueConfig) func() (cl, cg Side) {
 		}
 		cl := deltafifo.NewDeltaFIFO(clOpts)
 		cg := cache.NewDeltaFIFOWithOptions(cgOpts)
-		return Side{Q: ClDeltaFIFO{cl}, Known: clKnown, Len: cl.Len}, Side{Q: CgDeltaFIFO{cg}, Known: cgKnown}
+		return Side{Q: ClDeltaFIFO{cl}, Known: clKnown, Len: cl.Len}, Side{Q: CgDeltaFIFO{cg}, Known: cgKnown, ClientGo: true}
 	}
 }
 
@@ -64,6 +64,6 @@ func RealFIFOPair(c QueueConfig) func() (cl, cg Side) {
 		}
 		cl := deltafifo.NewRealFIFO(clOpts)
 		cg := cache.NewRealFIFOWithOptions(cgOpts)
-		return Side{Q: ClRealFIFO{cl}, Known: clKnown, Len: cl.Len}, Side{Q: CgRealFIFO{cg}, Known: cgKnown}
+		return Side{Q: ClRealFIFO{cl}, Known: clKnown, Len: cl.Len}, Side{Q: CgRealFIFO{cg}, Known: cgKnown, ClientGo: true}
 	}
 }

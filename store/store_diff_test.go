@@ -1,0 +1,241 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/tools/cache"
+
+	. "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/store"
+)
+
+var (
+	ax1  = Pod("a/x", RV(1), Label("app", "web"))
+	ax2  = Pod("a/x", RV(2), Label("app", "db"))
+	ay3  = Pod("a/y", RV(3), Label("app", "web"))
+	bx4  = Pod("b/x", RV(4))
+	c5   = Pod("c", RV(5), Label("app", "web"), Label("tier", "front"))
+	norv = Pod("a/z", Label("app", "web"))
+)
+
+func op(kind string, obj any) StoreOp { return StoreOp{Kind: kind, Obj: obj} }
+
+func run(t *testing.T, cfg StoreConfig, ops []StoreOp, want ...string) {
+	t.Helper()
+	got := RunStoreScript(t, cfg, ops)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("transcript (-want +got):\n%s\ngot:\n\t%s", d, strings.Join(got, "\n\t"))
+	}
+}
+
+// client-go: store.go MetaNamespaceKeyFunc, SplitMetaNamespaceKey;
+// controller.go DeletionHandlingMetaNamespaceKeyFunc (S1)
+func TestKeyFunctions(t *testing.T) {
+	type pair struct{ cl, cg any }
+	inputs := []pair{
+		{ax1, ax1}, {c5, c5}, {nil, nil}, {Bad(1), Bad(1)}, {"a string", "a string"},
+		{store.ExplicitKey("ns/explicit"), cache.ExplicitKey("ns/explicit")},
+		{store.DeletedFinalStateUnknown{Key: "t/k", Obj: ax1}, cache.DeletedFinalStateUnknown{Key: "t/k", Obj: ax1}},
+	}
+	for i, in := range inputs {
+		for _, f := range []struct {
+			name   string
+			cl, cg func(any) (string, error)
+		}{
+			{"MetaNamespaceKeyFunc", store.MetaNamespaceKeyFunc, cache.MetaNamespaceKeyFunc},
+			{"DeletionHandlingMetaNamespaceKeyFunc", store.DeletionHandlingMetaNamespaceKeyFunc, cache.DeletionHandlingMetaNamespaceKeyFunc},
+		} {
+			a, aErr := f.cl(in.cl)
+			b, bErr := f.cg(in.cg)
+			if a != b || NormErr(aErr) != NormErr(bErr) {
+				t.Errorf("%s(input %d): cachelab (%q, %v), client-go (%q, %v)", f.name, i, a, aErr, b, bErr)
+			}
+		}
+	}
+	for _, key := range []string{"a", "a/b", "a/b/c", "", "/", "a/", "/b"} {
+		ns1, n1, e1 := store.SplitMetaNamespaceKey(key)
+		ns2, n2, e2 := cache.SplitMetaNamespaceKey(key)
+		if ns1 != ns2 || n1 != n2 || NormErr(e1) != NormErr(e2) {
+			t.Errorf("SplitMetaNamespaceKey(%q): cachelab (%q, %q, %v), client-go (%q, %q, %v)", key, ns1, n1, e1, ns2, n2, e2)
+		}
+	}
+}
+
+// client-go: store.go cache, thread_safe_store.go threadSafeMap (S2)
+func TestStoreCRUD(t *testing.T) {
+	run(t, StoreConfig{}, []StoreOp{
+		op("add", ax1), op("add", ay3), op("update", ax2), op("get", ax1),
+		{Kind: "getbykey", Key: "a/y"}, {Kind: "getbykey", Key: "nope"},
+		op("delete", ay3), op("delete", ay3), op("list", nil), op("listkeys", nil),
+		{Kind: "replace", List: []any{bx4, c5, Pod("c", RV(6))}, RV: "9"}, op("list", nil), op("resync", nil),
+	},
+		"add a/x@1 → ok", "add a/y@3 → ok", "update a/x@2 → ok", "get a/x@1 → a/x@2",
+		"getbykey a/y → a/y@3", "getbykey nope → not found",
+		"delete a/y@3 → ok", "delete a/y@3 → ok", "list → [a/x@2]", "listkeys → [a/x]",
+		`replace [b/x@4 c@5 c@6] rv="9" → ok`, "list → [b/x@4 c@6]", "resync → ok",
+	)
+}
+
+// client-go: store.go Add, Replace with a transformer (S2)
+func TestStoreTransformer(t *testing.T) {
+	run(t, StoreConfig{Transform: true}, []StoreOp{
+		op("add", ax1), op("update", ax2), op("delete", ax2),
+		{Kind: "replace", List: []any{bx4, ay3}, RV: "5"}, op("list", nil),
+		op("add", Pod("a/q", Label(LabelTransformFails, "y"))),
+		{Kind: "replace", List: []any{c5, Pod("a/q", Label(LabelTransformFails, "y"))}, RV: "6"}, op("list", nil),
+	},
+		"add a/x@1 → ok", "update a/x@2 → ok", "delete a/x@2 → ok",
+		`replace [b/x@4 a/y@3] rv="5" → ok`, "list → [a/y@3+t1 b/x@4+t1]",
+		"add a/q@ → error: error: transforming: transform refused a/q",
+		`replace [c@5 a/q@] rv="6" → error: error: transforming: transform refused a/q`,
+		"list → [a/y@3+t1 b/x@4+t1]",
+	)
+}
+
+// client-go: thread_safe_store.go storeIndex, index.go (S3)
+func TestStoreIndices(t *testing.T) {
+	run(t, StoreConfig{}, []StoreOp{
+		op("add", ax1), op("add", ay3), op("add", c5), op("add", bx4),
+		{Kind: "byindex", Index: "app", Value: "web"},
+		{Kind: "indexkeys", Index: "app", Value: "web"},
+		{Kind: "index", Index: "app", Obj: Pod("q", Label("app", "web"))},
+		{Kind: "index", Index: "namespace", Obj: Pod("a/q")},
+		{Kind: "listvalues", Index: "app"},
+		op("update", ax2),
+		{Kind: "listvalues", Index: "app"},
+		{Kind: "byindex", Index: "app", Value: "db"},
+		{Kind: "byindex", Index: "missing", Value: "web"},
+		{Kind: "indexkeys", Index: "missing", Value: "web"},
+		{Kind: "index", Index: "missing", Obj: ax1},
+		{Kind: "listvalues", Index: "missing"},
+		{Kind: "addindexers", Index: "labels"},
+		{Kind: "byindex", Index: "labels", Value: "front"},
+		{Kind: "addindexers", Index: "app"},
+		{Kind: "index", Index: "labels", Obj: c5},
+		op("delete", c5),
+		{Kind: "listvalues", Index: "labels"},
+	},
+		"add a/x@1 → ok", "add a/y@3 → ok", "add c@5 → ok", "add b/x@4 → ok",
+		"byindex app=web → [a/x@1 a/y@3 c@5]",
+		"indexkeys app=web → [a/x a/y c]",
+		"index app q@ → [a/x@1 a/y@3 c@5]",
+		"index namespace a/q@ → [a/x@1 a/y@3]",
+		"listvalues app → [web]",
+		"update a/x@2 → ok",
+		"listvalues app → [db web]",
+		"byindex app=db → [a/x@2]",
+		"byindex missing=web → error: error: Index with name missing does not exist",
+		"indexkeys missing=web → error: error: Index with name missing does not exist",
+		"index missing a/x@1 → error: error: Index with name missing does not exist",
+		"listvalues missing → []",
+		"addindexers labels → ok",
+		"byindex labels=front → [c@5]",
+		"addindexers app → error: error: indexer conflict: map[app:{}]",
+		"index labels c@5 → [a/y@3 c@5]",
+		"delete c@5 → ok",
+		"listvalues labels → [db web]",
+	)
+}
+
+// An IndexFunc that fails while storing is a broken invariant: both panic.
+// cachelab's store is left as it was (client-go's may be half-updated).
+// client-go: thread_safe_store.go updateSingleIndex (S3)
+func TestStoreIndexFuncPanics(t *testing.T) {
+	bad := Pod("a/bad", RV(7), Label(LabelIndexFails, "y"))
+	for _, ops := range [][]StoreOp{
+		{op("add", ax1), op("add", bad)},
+		{op("add", ax1), {Kind: "replace", List: []any{ay3, bad}, RV: "8"}},
+		{op("add", ax1), {Kind: "transaction", Txns: []Txn{TAdd(ay3), TAdd(bad)}}},
+	} {
+		got := RunStoreScript(t, StoreConfig{}, ops)
+		if last := got[len(got)-1]; !strings.HasSuffix(last, "→ panic") {
+			t.Errorf("last step %q did not panic", last)
+		}
+	}
+	// cachelab's own promise: nothing changed, and the panic names the invariant.
+	c := store.New(store.Options{Indexers: store.Indexers{"app": IndexByApp}})
+	_ = c.Add(ax1)
+	msg := CatchPanic(func() { _ = c.Replace([]any{ay3, bad}, "8") })
+	if !strings.Contains(msg, "invariant broken") || !strings.Contains(msg, `"a/bad"`) {
+		t.Errorf("panic message %q does not name the invariant and the key", msg)
+	}
+	if keys := c.ListKeys(); len(keys) != 1 || keys[0] != "a/x" {
+		t.Errorf("after the panic the store holds %v, want [a/x]", keys)
+	}
+	if got, _ := c.ByIndex("app", "web"); len(got) != 1 {
+		t.Errorf("after the panic index app=web holds %d objects, want 1", len(got))
+	}
+}
+
+// client-go: thread_safe_store.go Update, DeleteWithObject, Replace, Bookmark (S4)
+func TestStoreResourceVersion(t *testing.T) {
+	run(t, StoreConfig{DeletionHandling: true}, []StoreOp{
+		op("rv", nil), op("add", ax1), op("rv", nil), op("add", norv), op("rv", nil),
+		op("add", ay3), op("delete", bx4), op("rv", nil),
+		op("delete", Tomb{Key: "a/y"}), op("rv", nil),
+		{Kind: "bookmark", RV: "42"}, op("rv", nil),
+		{Kind: "replace", List: []any{c5}, RV: "50"}, op("rv", nil),
+		{Kind: "replace", List: []any{}, RV: ""}, op("rv", nil),
+		{Kind: "transaction", Txns: []Txn{TAdd(ax1), TDelete(ay3)}}, op("rv", nil),
+	},
+		`rv → ""`, "add a/x@1 → ok", `rv → "1"`, "add a/z@ → ok", `rv → ""`,
+		"add a/y@3 → ok", "delete b/x@4 → ok", `rv → "4"`,
+		// The tombstone has no metadata: the RV stays.
+		"delete Tombstone(a/y: nil) → ok", `rv → "4"`,
+		`bookmark rv="42" → ok`, `rv → "42"`,
+		`replace [c@5] rv="50" → ok`, `rv → "50"`,
+		`replace [] rv="" → ok`, `rv → ""`,
+		"transaction [Add a/x@1, Delete a/y@3] → ok", `rv → "3"`,
+	)
+}
+
+// With client-go's AtomicFIFO gate off, the RV is not reported.
+// client-go: thread_safe_store.go LastStoreSyncResourceVersion (S4)
+func TestStoreResourceVersionGateOff(t *testing.T) {
+	clientfeaturestesting.SetFeatureDuringTest(t, features.AtomicFIFO, false)
+	run(t, StoreConfig{HideRV: true}, []StoreOp{op("add", ax1), op("rv", nil), {Kind: "bookmark", RV: "9"}, op("rv", nil)},
+		"add a/x@1 → ok", `rv → ""`, `bookmark rv="9" → ok`, `rv → ""`)
+}
+
+// client-go: store.go Transaction, thread_safe_store.go Transaction (S5)
+func TestStoreTransaction(t *testing.T) {
+	run(t, StoreConfig{Transform: true}, []StoreOp{
+		op("add", ax1),
+		{Kind: "transaction", Txns: []Txn{TUpdate(ax2), TAdd(Bad(1)), TAdd(ay3), TDelete(Bad(2)), TDelete(ax2)}},
+		op("list", nil), op("rv", nil),
+		{Kind: "transaction", Txns: []Txn{}},
+		{Kind: "transaction", Txns: []Txn{TAdd(Bad(3))}}, op("rv", nil),
+	},
+		"add a/x@1 → ok",
+		"transaction [Update a/x@2, Add difftest.BadObject{ID:1}, Add a/y@3, Delete difftest.BadObject{ID:2}, Delete a/x@2] → " +
+			"error: error: failed to execute (2/5) transactions failed due to: " +
+			"[couldn't create key for object {ID:1}: object has no meta: object does not implement the Object interfaces " +
+			"couldn't create key for object {ID:2}: object has no meta: object does not implement the Object interfaces]",
+		// Transaction entries are not transformed (a/y@3 has no +t1).
+		"list → [a/y@3]", `rv → "2"`,
+		"transaction [] → ok",
+		"transaction [Add difftest.BadObject{ID:3}] → error: error: failed to execute (1/1) transactions failed due to: " +
+			"[couldn't create key for object {ID:3}: object has no meta: object does not implement the Object interfaces]",
+		`rv → "2"`,
+	)
+}
+
+// Bad input: client-go's errors, nothing stored.
+func TestStoreBadInput(t *testing.T) {
+	const noMeta = "object has no meta: object does not implement the Object interfaces"
+	run(t, StoreConfig{}, []StoreOp{
+		op("add", nil), op("update", Bad(1)), op("delete", Bad(2)), op("get", nil),
+		{Kind: "replace", List: []any{ax1, Bad(3)}, RV: "3"}, op("list", nil),
+	},
+		"add nil → error: KeyError: couldn't create key for object <nil>: "+noMeta,
+		"update difftest.BadObject{ID:1} → error: KeyError: couldn't create key for object {ID:1}: "+noMeta,
+		"delete difftest.BadObject{ID:2} → error: KeyError: couldn't create key for object {ID:2}: "+noMeta,
+		"get nil → error: KeyError: couldn't create key for object <nil>: "+noMeta,
+		`replace [a/x@1 difftest.BadObject{ID:3}] rv="3" → error: KeyError: couldn't create key for object {ID:3}: `+noMeta,
+		"list → []",
+	)
+}
