@@ -211,14 +211,14 @@ func TestStoreTransaction(t *testing.T) {
 		{Kind: "transaction", Txns: []Txn{TAdd(Bad(3))}}, op("rv", nil),
 	},
 		"add a/x@1 → ok",
-		"transaction [Update a/x@2, Add difftest.BadObject{ID:1}, Add a/y@3, Delete difftest.BadObject{ID:2}, Delete a/x@2] → " +
-			"error: error: failed to execute (2/5) transactions failed due to: " +
-			"[couldn't create key for object {ID:1}: object has no meta: object does not implement the Object interfaces " +
+		"transaction [Update a/x@2, Add difftest.BadObject{ID:1}, Add a/y@3, Delete difftest.BadObject{ID:2}, Delete a/x@2] → "+
+			"error: error: failed to execute (2/5) transactions failed due to: "+
+			"[couldn't create key for object {ID:1}: object has no meta: object does not implement the Object interfaces "+
 			"couldn't create key for object {ID:2}: object has no meta: object does not implement the Object interfaces]",
 		// Transaction entries are not transformed (a/y@3 has no +t1).
 		"list → [a/y@3]", `rv → "2"`,
 		"transaction [] → ok",
-		"transaction [Add difftest.BadObject{ID:3}] → error: error: failed to execute (1/1) transactions failed due to: " +
+		"transaction [Add difftest.BadObject{ID:3}] → error: error: failed to execute (1/1) transactions failed due to: "+
 			"[couldn't create key for object {ID:3}: object has no meta: object does not implement the Object interfaces]",
 		`rv → "2"`,
 	)
