@@ -1,0 +1,56 @@
+// Package store is the cache at the bottom of every informer: a keyed map
+// of objects with secondary indices, safe for one writer and many readers.
+//
+// # The problem
+//
+// A controller asks "give me pod ns/web-1" and "give me every pod on node
+// n7" thousands of times a second. Asking the API server each time would
+// crush it, so an informer keeps a local copy of every object it watches,
+// and this is where the copy lives. The informer is the only writer; the
+// controller's listers are the readers.
+//
+// # The pieces
+//
+//	            key function                      index functions
+//	obj ──► "namespace/name" ──► ThreadSafeStore ──► "app"  : web → {ns/a, ns/b}
+//	                              items[key] = obj     "node" : n7  → {ns/b}
+//
+//   - A KeyFunc names an object. MetaNamespaceKeyFunc gives "ns/name" (or
+//     "name" for a cluster-scoped object); DeletionHandlingMetaNamespaceKeyFunc
+//     also accepts a DeletedFinalStateUnknown tombstone. SplitMetaNamespaceKey
+//     undoes it (S1).
+//   - ThreadSafeStore is the map, the indices and one read-write lock. It
+//     takes keys, not objects (S2).
+//   - Cache puts a key function (and an optional TransformFunc) in front of a
+//     ThreadSafeStore, and is what implements Store and Indexer.
+//   - An Indexer answers "which objects have index value v" from a
+//     precomputed reverse map, kept current on every write (S3).
+//
+// # Invariants
+//
+//   - For every index n, stored key k and value v: k is filed under v in n
+//     exactly when n's IndexFunc, applied to the stored object, returns v. An
+//     IndexFunc that fails on a stored object breaks this and panics; cachelab
+//     checks before writing, so the store is left as it was.
+//   - The store remembers a resourceVersion (S4): every Add and Update
+//     takes the object's (an empty one resets it to ""), a Delete takes the
+//     deleted object's if it has metadata (a tombstone has none), Replace and
+//     Bookmark take the one they are given, a Transaction its last entry's.
+//     An informer reads it back as "how fresh is my cache".
+//   - A Transaction (S5) applies many writes under one lock, so readers never
+//     see half a batch; entries that cannot be keyed are skipped and reported.
+//
+// Costs: Add, Update, Delete and Get are O(1) plus one call of each index
+// function; List, ListKeys and Replace are O(n); ByIndex is O(matches).
+//
+// # Mirrors client-go
+//
+// store.go (Store, cache, the key functions), thread_safe_store.go
+// (threadSafeMap, storeIndex), index.go (Indexer, IndexFunc) in
+// k8s.io/client-go/tools/cache, v0.37.2. Differences in shape, none in
+// behaviour: one constructor (New) with an Options struct instead of
+// NewStore/NewIndexer and option funcs; Transaction returns error rather
+// than *TransactionError; GetIndexers returns a copy; HideResourceVersion
+// stands in for client-go's AtomicFIFO feature gate (off: the RV reads as
+// ""). Error texts are client-go's, so traces compare line for line.
+package store
