@@ -19,6 +19,8 @@
 //	queue: [a, b]   items: {a: [Added a@1, Updated a@2, Deleted a@3], b: [Added b@1]}
 //	Pop → [Added a@1, Updated a@2, Deleted a@3]
 //
+// Its rules:
+//
 //   - D1: a key pops at the place it got when first queued.
 //   - D2: two Deleted deltas in a row collapse into one.
 //   - D3: a Delete nobody knows about (not queued, not in KnownObjects) is

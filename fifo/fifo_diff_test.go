@@ -18,7 +18,7 @@ var (
 
 // run runs a script against cachelab's and client-go's FIFO. Replace and
 // Resync queue in map order in client-go, so what they queue is drained at
-// once and compared as a set (see QueueHarness).
+// once and compared as a set (see difftest.RunQueueScript).
 func run(t *testing.T, ops []Op, want ...string) {
 	t.Helper()
 	got := RunQueueScript(t, true, FIFOPair(), ops)

@@ -15,6 +15,8 @@
 //	obj ──► "namespace/name" ──► ThreadSafeStore ──► "app"  : web → {ns/a, ns/b}
 //	                              items[key] = obj     "node" : n7  → {ns/b}
 //
+// In order:
+//
 //   - A KeyFunc names an object. MetaNamespaceKeyFunc gives "ns/name" (or
 //     "name" for a cluster-scoped object); DeletionHandlingMetaNamespaceKeyFunc
 //     also accepts a DeletedFinalStateUnknown tombstone. SplitMetaNamespaceKey

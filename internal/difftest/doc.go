@@ -12,7 +12,7 @@
 //     tombstone and resync order is the same on both sides (client-go's own
 //     indexer lists keys in random map order);
 //   - Queue, one interface over the six queues (three each side), and
-//     QueueHarness, which runs an operation script against two of them and
+//     RunQueueScript, which runs an operation script against two of them and
 //     fails at the first divergence;
 //   - Decoder, which turns fuzz input into operation scripts.
 //

@@ -41,11 +41,7 @@ type Op struct {
 func (o Op) String() string {
 	switch o.Kind {
 	case OpReplace:
-		keys := make([]string, len(o.List))
-		for i, obj := range o.List {
-			keys[i] = describe(obj)
-		}
-		return fmt.Sprintf("replace [%s] rv=%q", strings.Join(keys, " "), o.RV)
+		return fmt.Sprintf("replace [%s] rv=%q", describeAll(o.List), o.RV)
 	case OpBookmark:
 		return fmt.Sprintf("bookmark rv=%q", o.RV)
 	case OpPop, OpPopBatch:
@@ -70,9 +66,9 @@ type Side struct {
 	ClientGo bool
 }
 
-// QueueHarness runs one queue script against cachelab and client-go and
+// queueHarness runs one queue script against cachelab and client-go and
 // fails the test at the first divergence.
-type QueueHarness struct {
+type queueHarness struct {
 	t      testing.TB
 	cl, cg Side
 	// mapOrder marks a queue (FIFO) whose Replace and Resync order is map
@@ -96,7 +92,7 @@ type QueueHarness struct {
 // to show.
 func RunQueueScript(t *testing.T, mapOrder bool, build func() (cl, cg Side), ops []Op) (transcript []string) {
 	t.Helper()
-	var h0 *QueueHarness
+	var h0 *queueHarness
 	synctest.Test(t, func(t *testing.T) {
 		defer func() {
 			if h0 != nil {
@@ -104,7 +100,7 @@ func RunQueueScript(t *testing.T, mapOrder bool, build func() (cl, cg Side), ops
 			}
 		}()
 		cl, cg := build()
-		h := &QueueHarness{t: t, cl: cl, cg: cg, mapOrder: mapOrder}
+		h := &queueHarness{t: t, cl: cl, cg: cg, mapOrder: mapOrder}
 		h0 = h
 		for _, op := range ops {
 			if !h.step(op) {
@@ -118,7 +114,7 @@ func RunQueueScript(t *testing.T, mapOrder bool, build func() (cl, cg Side), ops
 	return transcript
 }
 
-func (h *QueueHarness) fail(format string, args ...any) {
+func (h *queueHarness) fail(format string, args ...any) {
 	h.t.Helper()
 	h.t.Fatalf("divergence from client-go at step %d (%s):\n%s\nscript so far:\n  %s",
 		len(h.done), h.done[len(h.done)-1], fmt.Sprintf(format, args...), strings.Join(h.done, "\n  "))
@@ -126,7 +122,7 @@ func (h *QueueHarness) fail(format string, args ...any) {
 
 // step runs one op on both sides and compares. It returns false when the
 // script must stop (both sides panicked alike).
-func (h *QueueHarness) step(op Op) bool {
+func (h *queueHarness) step(op Op) bool {
 	h.t.Helper()
 	h.done = append(h.done, op.String())
 	switch op.Kind {
@@ -146,7 +142,7 @@ func (h *QueueHarness) step(op Op) bool {
 	return true
 }
 
-func (h *QueueHarness) known(op Op) {
+func (h *queueHarness) known(op Op) {
 	for _, k := range []*Known{h.cl.Known, h.cg.Known} {
 		if k == nil {
 			continue
@@ -159,7 +155,7 @@ func (h *QueueHarness) known(op Op) {
 	}
 }
 
-func (h *QueueHarness) write(op Op) bool {
+func (h *queueHarness) write(op Op) bool {
 	h.t.Helper()
 	var clErr, cgErr error
 	clPanic := CatchPanic(func() { clErr = apply(h.cl, op) })
@@ -180,7 +176,7 @@ func (h *QueueHarness) write(op Op) bool {
 }
 
 // note adds a line to the transcript for the current op.
-func (h *QueueHarness) note(s string) {
+func (h *queueHarness) note(s string) {
 	h.trace = append(h.trace, h.done[len(h.done)-1]+" → "+s)
 }
 
@@ -207,7 +203,7 @@ func apply(s Side, op Op) error {
 	panic("difftest: unknown op " + op.Kind)
 }
 
-func (h *QueueHarness) compareState() {
+func (h *queueHarness) compareState() {
 	h.t.Helper()
 	a, b := h.cl.Q.HasSynced(), h.cg.Q.HasSynced()
 	if a != b {
@@ -233,7 +229,7 @@ type popResult struct {
 
 // popOnce pops from both sides concurrently and waits, in the bubble,
 // until each has returned or is durably blocked.
-func (h *QueueHarness) popOnce(op Op) (cl, cg popResult) {
+func (h *queueHarness) popOnce(op Op) (cl, cg popResult) {
 	h.t.Helper()
 	clDone := h.popAsync(h.cl, op, &cl)
 	cgDone := h.popAsync(h.cg, op, &cg)
@@ -249,7 +245,7 @@ func (h *QueueHarness) popOnce(op Op) (cl, cg popResult) {
 	return cl, cg
 }
 
-func (h *QueueHarness) popAsync(s Side, op Op, res *popResult) <-chan struct{} {
+func (h *queueHarness) popAsync(s Side, op Op, res *popResult) <-chan struct{} {
 	done := make(chan struct{})
 	process := func(p Popped) error {
 		res.Popped = append(res.Popped, p)
@@ -279,7 +275,7 @@ func (h *QueueHarness) popAsync(s Side, op Op, res *popResult) <-chan struct{} {
 // pop pops once from both sides and compares what each handed to its
 // process function and returned. A pop that would block on cachelab's side
 // is skipped; one that blocks on one side only is a divergence.
-func (h *QueueHarness) pop(op Op) {
+func (h *queueHarness) pop(op Op) {
 	h.t.Helper()
 	if h.cl.Len() == 0 && !h.cl.Q.IsClosed() {
 		h.note("skipped (the queue is empty: Pop would block)")
@@ -301,7 +297,7 @@ func (h *QueueHarness) pop(op Op) {
 // drainUnordered pops everything a map-order operation queued and compares
 // the popped objects as a sorted set; the per-pop flags must still agree
 // one by one, since they do not depend on which object came out.
-func (h *QueueHarness) drainUnordered() {
+func (h *queueHarness) drainUnordered() {
 	h.t.Helper()
 	h.done = append(h.done, "drain (map order: compared as a set)")
 	var clObjs, cgObjs []any
