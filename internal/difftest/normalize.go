@@ -131,11 +131,21 @@ func CatchPanic(f func()) (msg string) {
 	return ""
 }
 
-// Diff compares a cachelab value with a client-go value after Norm. It
-// treats nil and empty slices and maps alike (client-go is not consistent
-// about them either).
+// Diff compares a cachelab value with a client-go value after Norm and
+// returns "" if they are equal, else a go-cmp report (-client-go
+// +cachelab). It treats nil and empty slices and maps alike (client-go is
+// not consistent about them either).
 func Diff(cl, cg any) string {
-	return cmp.Diff(Norm(cg), Norm(cl), cmpopts.EquateEmpty())
+	return diffNormed(Norm(cl), Norm(cg))
+}
+
+// diffNormed checks equality first: cmp.Equal is much cheaper than building
+// a report, and the report is only wanted on a divergence.
+func diffNormed(cl, cg any) string {
+	if cmp.Equal(cg, cl, cmpopts.EquateEmpty()) {
+		return ""
+	}
+	return cmp.Diff(cg, cl, cmpopts.EquateEmpty())
 }
 
 // SortedByKey sorts a list of objects by their MetaNamespaceKeyFunc key

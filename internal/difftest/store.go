@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/store"
@@ -112,7 +110,7 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 	for i, op := range ops {
 		a, b := runStoreOp(cl, op), runStoreOp(cg, op)
 		line := op.String()
-		if d := cmp.Diff(b, a, cmpopts.EquateEmpty()); d != "" {
+		if d := diffNormed(a, b); d != "" {
 			t.Fatalf("divergence from client-go at step %d (%s): result (-client-go +cachelab):\n%s", i+1, line, d)
 		}
 		trace = append(trace, line+" → "+describeStoreResult(op, a))
@@ -120,7 +118,7 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 			return trace // client-go's store may be half-written now
 		}
 		sa, sb := stateOf(cl), stateOf(cg)
-		if d := cmp.Diff(sb, sa, cmpopts.EquateEmpty()); d != "" {
+		if d := diffNormed(sa, sb); d != "" {
 			t.Fatalf("divergence from client-go after step %d (%s): state (-client-go +cachelab):\n%s", i+1, line, d)
 		}
 	}
