@@ -1,0 +1,61 @@
+package listwatch
+
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Options configures a ListerWatcher.
+type Options struct {
+	// Namespace limits the ListerWatcher to one namespace; "" means all.
+	Namespace string
+	// NoWatchList makes the ListerWatcher report that it does not support
+	// watch-list streaming, so client-go's reflector uses LIST then WATCH.
+	NoWatchList bool
+}
+
+// ListerWatcher lists and watches one resource in etcd with
+// kube-apiserver's semantics (E3-E9). It has the method sets of
+// client-go's cache.ListerWatcher and cache.ListerWatcherWithContext, so
+// real client-go informers run on it unmodified.
+type ListerWatcher struct {
+	client *clientv3.Client
+	res    Resource
+	opts   Options
+	ctl    controls
+}
+
+// NewListerWatcher returns a ListerWatcher for res over client.
+func NewListerWatcher(client *clientv3.Client, res Resource, opts Options) *ListerWatcher {
+	return &ListerWatcher{client: client, res: res, opts: opts}
+}
+
+// List is ListWithContext without a context.
+func (lw *ListerWatcher) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return lw.ListWithContext(context.Background(), opts)
+}
+
+// Watch is WatchWithContext without a context.
+func (lw *ListerWatcher) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return lw.WatchWithContext(context.Background(), opts)
+}
+
+// IsWatchListSemanticsUnSupported tells client-go's reflector whether to
+// skip watch-list streaming (Options.NoWatchList).
+func (lw *ListerWatcher) IsWatchListSemanticsUnSupported() bool { return lw.opts.NoWatchList }
+
+// prefix is where this ListerWatcher's objects live in etcd.
+func (lw *ListerWatcher) prefix() string { return lw.res.namespacePrefix(lw.opts.Namespace) }
+
+// RequestProgress asks etcd to report progress on this ListerWatcher's
+// client's watches; each caught-up watch that allowed bookmarks then sends
+// a BOOKMARK at the current revision (E8). etcd answers only when every
+// watch on the client's stream has caught up, so a caller that needs a
+// bookmark asks until it gets one.
+func (lw *ListerWatcher) RequestProgress(ctx context.Context) error {
+	return lw.client.RequestProgress(ctx)
+}

@@ -1,0 +1,284 @@
+package listwatch
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchRequest is a validated WATCH.
+type watchRequest struct {
+	filter        filter
+	rv            int64 // start after this revision; 0 means "now"
+	initialEvents bool  // first send ADDED for every current object
+	endBookmark   bool  // then a bookmark annotated initial-events-end
+	bookmarks     bool  // forward progress notifications as BOOKMARKs
+	timeout       time.Duration
+}
+
+// WatchWithContext watches the resource from opts.ResourceVersion (E6):
+// every change after that revision, in revision order, filtered by the
+// selectors. With SendInitialEvents (watch-list, E9), or from RV ""/"0"
+// without it (the legacy form), it first sends an ADDED event per current
+// object. It ends with an Error event when etcd compacts past it (E7), and
+// after TimeoutSeconds.
+func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	req, err := parseWatch(opts)
+	if err != nil {
+		return nil, err
+	}
+	// The watch lives until Stop, its timeout, or the end of ctx.
+	wctx, cancel := context.WithCancel(ctx)
+	w := &watcher{lw: lw, req: req, cancel: cancel, result: make(chan watch.Event), done: make(chan struct{})}
+	if err := lw.admit(ctx, w); err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() {
+		defer lw.forget(w)
+		w.run(wctx)
+	}()
+	return w, nil
+}
+
+func parseWatch(opts metav1.ListOptions) (watchRequest, error) {
+	var req watchRequest
+	var err error
+	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
+		return req, err
+	}
+	send := opts.SendInitialEvents
+	switch rvm := opts.ResourceVersionMatch; {
+	case send != nil && rvm != metav1.ResourceVersionMatchNotOlderThan:
+		return req, badRequest("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+	case send == nil && rvm != "":
+		return req, badRequest("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+	}
+	if req.rv, err = parseResourceVersion(opts.ResourceVersion); err != nil {
+		return req, err
+	}
+	req.initialEvents = (send == nil && req.rv == 0) || (send != nil && *send)
+	req.bookmarks = opts.AllowWatchBookmarks
+	req.endBookmark = send != nil && *send && opts.AllowWatchBookmarks
+	if opts.TimeoutSeconds != nil {
+		req.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	return req, nil
+}
+
+// watcher is one watch: a goroutine that reads etcd's watch stream and
+// sends watch.Events until the stream ends, the timeout passes or Stop.
+type watcher struct {
+	lw       *ListerWatcher
+	req      watchRequest
+	cancel   context.CancelFunc
+	result   chan watch.Event
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// ResultChan is the stream of events; it is closed when the watch ends.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+
+// Stop ends the watch and waits until its goroutine has exited.
+func (w *watcher) Stop() {
+	w.stopOnce.Do(w.cancel)
+	<-w.done
+}
+
+func (w *watcher) run(ctx context.Context) {
+	defer close(w.done)
+	defer close(w.result)
+	if w.req.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, w.req.timeout)
+		defer cancel()
+	}
+	start, ok := w.startRevision(ctx)
+	if !ok {
+		return
+	}
+	w.follow(ctx, start)
+}
+
+// startRevision sends the initial events if the request wants them and
+// returns the revision to watch after.
+func (w *watcher) startRevision(ctx context.Context) (int64, bool) {
+	if !w.req.initialEvents {
+		return w.req.rv, true
+	}
+	current, err := w.lw.currentRevision(ctx)
+	if err != nil {
+		return 0, w.sendError(ctx, apierrors.NewInternalError(err))
+	}
+	if w.req.rv > current {
+		return 0, w.sendError(ctx, tooLargeResourceVersion(w.req.rv, current, 1))
+	}
+	p, err := w.lw.readPage(ctx, listRequest{filter: w.req.filter, prefix: w.lw.prefix(), start: w.lw.prefix()})
+	if err != nil {
+		return 0, w.sendError(ctx, w.lw.listError(ctx, err, listRequest{}))
+	}
+	for _, obj := range p.items {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: obj}) {
+			return 0, false
+		}
+	}
+	if w.req.endBookmark {
+		b := w.bookmark(p.rev)
+		b.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		if !w.send(ctx, watch.Event{Type: watch.Bookmark, Object: b}) {
+			return 0, false
+		}
+	}
+	return p.rev, true
+}
+
+// follow relays etcd's watch from after rev until it ends. Events wait in
+// a per-watch buffer, so that a consumer who is slow to read this watch
+// does not hold up etcd's stream, which the client's other watches share.
+func (w *watcher) follow(ctx context.Context, rev int64) {
+	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1),
+		clientv3.WithPrevKV(), clientv3.WithProgressNotify())
+	var pending []watch.Event
+	for {
+		var out chan<- watch.Event // nil (never ready) while nothing is pending
+		var head watch.Event
+		if len(pending) > 0 {
+			out, head = w.result, pending[0]
+		}
+		select {
+		case resp, open := <-ch:
+			if !open {
+				w.flush(ctx, pending)
+				return
+			}
+			var end bool
+			if pending, end = w.receive(resp, pending); end {
+				w.flush(ctx, pending)
+				return
+			}
+		case out <- head:
+			pending = pending[1:]
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// receive appends the events one etcd response carries; end reports that
+// the watch must end after them (an Error event is the last).
+func (w *watcher) receive(resp clientv3.WatchResponse, pending []watch.Event) ([]watch.Event, bool) {
+	if err := resp.Err(); err != nil {
+		return append(pending, errorEvent(watchError(resp, err))), true
+	}
+	if resp.IsProgressNotify() {
+		if w.req.bookmarks {
+			pending = append(pending, watch.Event{Type: watch.Bookmark, Object: w.bookmark(resp.Header.Revision)})
+		}
+		return pending, false
+	}
+	for _, ev := range resp.Events {
+		e, ok, err := w.translate(ev)
+		if err != nil {
+			return append(pending, errorEvent(err)), true
+		}
+		if ok {
+			pending = append(pending, e)
+		}
+	}
+	return pending, false
+}
+
+// flush delivers what is pending before the watch closes.
+func (w *watcher) flush(ctx context.Context, pending []watch.Event) {
+	for _, e := range pending {
+		if !w.send(ctx, e) {
+			return
+		}
+	}
+}
+
+func watchError(resp clientv3.WatchResponse, err error) error {
+	if resp.CompactRevision != 0 {
+		return apierrors.NewResourceExpired(expiredWatch)
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// translate turns one etcd event into the watch event a client of
+// kube-apiserver would see, if any (E5, E6).
+func (w *watcher) translate(ev *clientv3.Event) (watch.Event, bool, error) {
+	key := string(ev.Kv.Key)
+	var cur, prev *unstructured.Unstructured
+	var err error
+	if ev.Type == clientv3.EventTypePut {
+		if cur, err = decode(key, ev.Kv.Value, ev.Kv.ModRevision); err != nil {
+			return watch.Event{}, false, apierrors.NewInternalError(err)
+		}
+	}
+	if ev.Type == clientv3.EventTypeDelete || !ev.IsCreate() {
+		if ev.PrevKv == nil {
+			return watch.Event{}, false, apierrors.NewInternalError(fmt.Errorf("etcd event on %s has no previous value: it was compacted", key))
+		}
+		// The old state, stamped with this event's revision (E6).
+		if prev, err = decode(key, ev.PrevKv.Value, ev.Kv.ModRevision); err != nil {
+			return watch.Event{}, false, apierrors.NewInternalError(err)
+		}
+	}
+	curOK := cur != nil && w.req.filter.matches(cur)
+	prevOK := prev != nil && w.req.filter.matches(prev)
+	switch {
+	case curOK && prevOK:
+		return watch.Event{Type: watch.Modified, Object: cur}, true, nil
+	case curOK:
+		return watch.Event{Type: watch.Added, Object: cur}, true, nil
+	case prevOK:
+		return watch.Event{Type: watch.Deleted, Object: prev}, true, nil
+	}
+	return watch.Event{}, false, nil
+}
+
+// bookmark is an empty object of the watched kind carrying only rev.
+func (w *watcher) bookmark(rev int64) *unstructured.Unstructured {
+	b := &unstructured.Unstructured{}
+	b.SetGroupVersionKind(w.lw.res.GroupVersionKind())
+	b.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return b
+}
+
+// send delivers e unless the watch is ending.
+func (w *watcher) send(ctx context.Context, e watch.Event) bool {
+	select {
+	case w.result <- e:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sendError delivers an Error event carrying err's Status, and returns
+// false: the watch ends.
+func (w *watcher) sendError(ctx context.Context, err error) bool {
+	w.send(ctx, errorEvent(err))
+	return false
+}
+
+// errorEvent is an Error event carrying err's Status (a 500 for an error
+// that has none).
+func errorEvent(err error) watch.Event {
+	var status metav1.Status
+	if s, ok := err.(apierrors.APIStatus); ok {
+		status = s.Status()
+	} else {
+		status = apierrors.NewInternalError(err).Status()
+	}
+	return watch.Event{Type: watch.Error, Object: &status}
+}
