@@ -2,12 +2,77 @@
 // etcd, read and written the way kube-apiserver's storage layer does it,
 // with no apiserver and no cluster to install.
 //
-// Embedded starts an etcd server inside the test or program: loopback only,
-// on ports the kernel picks (so many can run side by side), silent, without
-// fsync unless asked, and with the controls a simulator needs: compact to a
-// revision, read the current revision, restart on the same data directory.
+// # The problem
 //
-// It mirrors what k8s.io/apiserver's etcd3 test server does
-// (pkg/storage/etcd3/testserver), without its pick-a-free-port race: etcd
-// binds port 0 itself and cachelab reads back the port it got.
+// An informer learns about objects through two calls, LIST and WATCH, and
+// everything it believes comes from their resourceVersions. To show what an
+// informer really does (relist after 410 Gone, bookmarks, watch-list) the
+// other side must behave like kube-apiserver over etcd, down to its error
+// codes. This package is that other side.
+//
+//	Writer ──put/txn──► etcd ──range read──► ListerWatcher.List  ──► reflector
+//	                     │                                          (client-go's or cachelab's)
+//	                     └────watch stream──► ListerWatcher.Watch ──►
+//
+// # The pieces
+//
+//   - Embedded starts etcd inside the process: loopback only, on ports the
+//     kernel picks (so many run side by side), silent, without fsync unless
+//     asked, and with the controls a simulator needs: Compact, Revision,
+//     Restart. Connect reaches any etcd by its endpoints, with TLS.
+//   - Resource says where objects live (E1): /registry/<resource>/<ns>/<name>,
+//     stored as JSON without resourceVersion; every read stamps the key's
+//     etcd mod revision as resourceVersion.
+//   - Writer creates, updates and deletes with optimistic concurrency (E2):
+//     a resourceVersion or UID precondition that no longer holds is a
+//     Conflict; an unconditional write applies to whatever is current.
+//   - ListerWatcher is client-go's ListerWatcher (and
+//     ListerWatcherWithContext), so real client-go informers run on it.
+//
+// # What LIST and WATCH promise (as kube-apiserver does)
+//
+//   - E3: a LIST reads every item at one etcd revision, and the list's
+//     resourceVersion is that revision, not its newest item's. RV "" reads
+//     the latest; "0" means "anything", here the latest; NotOlderThan N reads
+//     the latest and fails 504 (cause ResourceVersionTooLarge) if N is in the
+//     future; Exact N reads at N; a compacted N is 410 Expired.
+//   - E4: pages (limit/continue) are all read at the first page's revision;
+//     when that revision is compacted, 410 carries a token that continues
+//     at the latest revision instead.
+//   - E5: label and field (metadata.name, metadata.namespace) selectors
+//     filter after decoding; in a watch, an update that enters the selector
+//     arrives as ADDED and one that leaves it as DELETED.
+//   - E6: WATCH from RV r delivers every change after r, in revision order;
+//     a delete carries the last state, stamped with the delete's revision.
+//     From RV "" or "0" (the legacy form) it first sends every object as
+//     ADDED.
+//   - E7: a watch that falls behind etcd's compaction ends with an Error
+//     event, 410 Expired: the client must relist.
+//   - E8: a watch that allowed bookmarks gets a BOOKMARK (an empty object
+//     carrying only a resourceVersion) when etcd reports progress. etcd does
+//     so on request (RequestProgress) or on its own timer, and only for
+//     watches that have caught up with their start revision. kube-apiserver's
+//     watch cache sends them about once a minute; here their timing is a
+//     simulator control.
+//   - E9: watch-list (SendInitialEvents) streams every object as ADDED, then
+//     a BOOKMARK annotated k8s.io/initial-events-end at the snapshot
+//     revision, then live events on the same stream.
+//
+// Each watch buffers its own events, so a client that reads one watch
+// slowly does not hold up the others sharing the etcd client's stream.
+// HoldWatches, ReleaseWatches and DropWatches let a test or the simulator
+// break a client's watch and make something (a compaction, say) happen
+// before it comes back.
+//
+// # Mirrors
+//
+// k8s.io/apiserver@v0.37.2 pkg/storage/etcd3 (store.go, watcher.go,
+// errors.go) and pkg/storage/continue.go, without the watch cache: error
+// texts, continue tokens and revision rules are kube-apiserver's. Where
+// this package differs, it says so: there is no watch cache, so RV "0" is
+// served from etcd at the latest revision; a stored value that cannot be
+// decoded fails a LIST with a 500 naming the key (kube-apiserver, with its
+// AllowUnsafeMalformedObjectDeletion gate, reports a StorageReadError
+// listing the keys); validation errors are 400 BadRequest where
+// kube-apiserver's handlers return 422 Invalid for some of them.
 package listwatch
