@@ -27,26 +27,19 @@ var realFIFOOps = []OpKind{OpAdd, OpUpdate, OpDelete, OpReplace, OpResync, OpBoo
 // FuzzDeltaFIFO runs random scripts, with random options (KnownObjects,
 // EmitDeltaTypeReplaced, transformer), against cachelab's and client-go's
 // DeltaFIFO, comparing after every step.
-func FuzzDeltaFIFO(f *testing.F) {
-	for _, s := range queueSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d := NewDecoder(data)
-		cfg := d.QueueConfig()
-		RunQueueScript(t, false, DeltaFIFOPair(cfg), d.QueueOps(deltaFIFOOps, 64))
-	})
-}
+func FuzzDeltaFIFO(f *testing.F) { fuzzQueue(f, DeltaFIFOPair, deltaFIFOOps) }
 
 // FuzzRealFIFO does the same for RealFIFO, atomic and not, with bookmarks,
 // unlocking and PopBatch.
-func FuzzRealFIFO(f *testing.F) {
+func FuzzRealFIFO(f *testing.F) { fuzzQueue(f, RealFIFOPair, realFIFOOps) }
+
+func fuzzQueue(f *testing.F, pair func(QueueConfig) func() (Side, Side), kinds []OpKind) {
 	for _, s := range queueSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := NewDecoder(data)
 		cfg := d.QueueConfig()
-		RunQueueScript(t, false, RealFIFOPair(cfg), d.QueueOps(realFIFOOps, 64))
+		RunQueueScript(t, false, pair(cfg), d.QueueOps(kinds, 64))
 	})
 }
