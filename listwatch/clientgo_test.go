@@ -162,36 +162,47 @@ func TestClientGoReflectorPagedAndBookmarks(t *testing.T) {
 		wd.create(t, pod(fmt.Sprintf("a/p%d", i)))
 	}
 	lw := listwatch.NewListerWatcher(wd.etcd.Client(), listwatch.Pods, listwatch.Options{NoWatchList: true})
-	store := &bookmarkStore{Store: cache.NewStore(cache.MetaNamespaceKeyFunc), marks: make(chan string, 100)}
+	store := &bookmarkStore{Store: cache.NewStore(cache.MetaNamespaceKeyFunc),
+		marks: make(chan string, 1000), added: make(chan string, 1000)}
 	r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, store, cache.ReflectorOptions{})
 	r.WatchListPageSize = 2
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); r.RunWithContext(ctx) }()
+
+	// a/late arrives by the paged LIST or by the watch; a/later, written
+	// once a/late is stored, can only arrive by the watch. After it, the
+	// watch has caught up, and etcd answers progress requests with
+	// bookmarks at a/later's revision.
 	wd.create(t, pod("a/late"))
-	// Once the reflector's watch has caught up with a write, progress
-	// requests turn into bookmarks at that write's revision.
-	var want string
+	store.await(t, "a/late")
+	later := wd.create(t, pod("a/later"))
+	store.await(t, "a/later")
 	requestProgressUntil(ctx, t, lw, func() {
-		for rv := range store.marks {
-			if want == "" && store.has("a/late") {
-				want = fmt.Sprint(wd.rev(t))
-			}
-			if want != "" && rv == want {
-				return
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case rv := <-store.marks:
+				if rv == later.GetResourceVersion() {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no bookmark at %s within 30s", later.GetResourceVersion())
 			}
 		}
 	})
-	if got := len(store.List()); got != 8 {
-		t.Errorf("store holds %d objects, want 8", got)
+	if got := len(store.List()); got != 9 {
+		t.Errorf("store holds %d objects, want 9", got)
 	}
 	cancel()
 	<-stopped
 }
 
-// bookmarkStore is a store that takes bookmarks (ReflectorBookmarkStore).
+// bookmarkStore is a store that takes bookmarks (ReflectorBookmarkStore)
+// and reports the keys it stores.
 type bookmarkStore struct {
 	cache.Store
 	marks chan string
+	added chan string
 }
 
 func (s *bookmarkStore) Bookmark(rv string) error {
@@ -202,7 +213,41 @@ func (s *bookmarkStore) Bookmark(rv string) error {
 	return nil
 }
 
-func (s *bookmarkStore) has(key string) bool {
-	_, ok, _ := s.GetByKey(key)
-	return ok
+func (s *bookmarkStore) Add(obj any) error {
+	err := s.Store.Add(obj)
+	s.report(obj)
+	return err
+}
+
+func (s *bookmarkStore) Replace(list []any, rv string) error {
+	err := s.Store.Replace(list, rv)
+	for _, obj := range list {
+		s.report(obj)
+	}
+	return err
+}
+
+// report tells await about a stored key, never blocking the reflector.
+func (s *bookmarkStore) report(obj any) {
+	key, _ := cache.MetaNamespaceKeyFunc(obj)
+	select {
+	case s.added <- key:
+	default:
+	}
+}
+
+// await waits until key has been stored.
+func (s *bookmarkStore) await(t testing.TB, key string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case k := <-s.added:
+			if k == key {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s not stored within 30s", key)
+		}
+	}
 }

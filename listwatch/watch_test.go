@@ -200,8 +200,13 @@ func TestE9WatchList(t *testing.T) {
 func TestWatchTimeout(t *testing.T) {
 	wd := newWorld(t)
 	w := wd.watch(t, metav1.ListOptions{ResourceVersion: strconv.FormatInt(wd.rev(t), 10), TimeoutSeconds: ptr.To[int64](1)})
-	if e, open := <-w.ResultChan(); open {
-		t.Errorf("got %s, want the channel closed by the timeout", describe(e))
+	select {
+	case e, open := <-w.ResultChan():
+		if open {
+			t.Errorf("got %s, want the channel closed by the timeout", describe(e))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("watch still open 30s after its 1s timeout")
 	}
 }
 
