@@ -42,8 +42,9 @@
 //   - A Transaction (S5) applies many writes under one lock, so readers never
 //     see half a batch; entries that cannot be keyed are skipped and reported.
 //
-// Costs: Add, Update, Delete and Get are O(1) plus one call of each index
-// function; List, ListKeys and Replace are O(n); ByIndex is O(matches).
+// Costs: Get is O(1); Add, Update and Delete are O(1) plus two calls of
+// each index function (on the old and the new object); List, ListKeys and
+// Replace are O(n); ByIndex is O(matches).
 //
 // # Mirrors client-go
 //
