@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -77,12 +76,11 @@ func parseWatch(opts metav1.ListOptions) (watchRequest, error) {
 // watcher is one watch: a goroutine that reads etcd's watch stream and
 // sends watch.Events until the stream ends, the timeout passes or Stop.
 type watcher struct {
-	lw       *ListerWatcher
-	req      watchRequest
-	cancel   context.CancelFunc
-	result   chan watch.Event
-	done     chan struct{}
-	stopOnce sync.Once
+	lw     *ListerWatcher
+	req    watchRequest
+	cancel context.CancelFunc // idempotent, so Stop may be called often
+	result chan watch.Event
+	done   chan struct{}
 }
 
 // ResultChan is the stream of events; it is closed when the watch ends.
@@ -90,7 +88,7 @@ func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
 
 // Stop ends the watch and waits until its goroutine has exited.
 func (w *watcher) Stop() {
-	w.stopOnce.Do(w.cancel)
+	w.cancel()
 	<-w.done
 }
 
@@ -110,14 +108,18 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 // startRevision sends the initial events if the request wants them and
-// returns the revision to watch after.
+// returns the revision to watch after. Without initial events, RV "" or
+// "0" means "from now" (SendInitialEvents=false).
 func (w *watcher) startRevision(ctx context.Context) (int64, bool) {
-	if !w.req.initialEvents {
+	if !w.req.initialEvents && w.req.rv > 0 {
 		return w.req.rv, true
 	}
 	current, err := w.lw.currentRevision(ctx)
 	if err != nil {
 		return 0, w.sendError(ctx, apierrors.NewInternalError(err))
+	}
+	if !w.req.initialEvents {
+		return current, true
 	}
 	if w.req.rv > current {
 		return 0, w.sendError(ctx, tooLargeResourceVersion(w.req.rv, current, 1))

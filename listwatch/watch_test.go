@@ -196,6 +196,19 @@ func TestE9WatchList(t *testing.T) {
 	}
 }
 
+// SendInitialEvents=false from RV "" starts at the current revision: no
+// initial events, no replay of history. (E9)
+func TestWatchWithoutInitialEvents(t *testing.T) {
+	wd := newWorld(t)
+	x := wd.create(t, pod("a/x"))
+	x.SetLabels(map[string]string{"v": "2"})
+	wd.update(t, x)
+	w := wd.watch(t, metav1.ListOptions{SendInitialEvents: ptr.To(false),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+	y := wd.create(t, pod("a/y"))
+	checkEvents(t, events(t, w, 1), "ADDED a/y@"+y.GetResourceVersion())
+}
+
 // TimeoutSeconds closes the watch.
 func TestWatchTimeout(t *testing.T) {
 	wd := newWorld(t)
