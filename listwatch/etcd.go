@@ -133,11 +133,11 @@ func (e *Embedded) Client() *clientv3.Client { return e.client }
 // Revision is etcd's current revision: the resourceVersion of the newest
 // write.
 func (e *Embedded) Revision(ctx context.Context) (int64, error) {
-	resp, err := e.client.Get(ctx, "/", clientv3.WithCountOnly())
+	rev, err := currentRevision(ctx, e.client)
 	if err != nil {
 		return 0, fmt.Errorf("listwatch: read revision: %w", err)
 	}
-	return resp.Header.Revision, nil
+	return rev, nil
 }
 
 // Compact discards history before rev: reads and watches at older

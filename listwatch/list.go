@@ -202,7 +202,12 @@ func (lw *ListerWatcher) listError(ctx context.Context, err error, req listReque
 }
 
 func (lw *ListerWatcher) currentRevision(ctx context.Context) (int64, error) {
-	resp, err := lw.client.Get(ctx, lw.prefix(), clientv3.WithCountOnly())
+	return currentRevision(ctx, lw.client)
+}
+
+// currentRevision is etcd's revision now: the header of the cheapest read.
+func currentRevision(ctx context.Context, client *clientv3.Client) (int64, error) {
+	resp, err := client.Get(ctx, "/", clientv3.WithCountOnly())
 	if err != nil {
 		return 0, err
 	}
