@@ -74,5 +74,11 @@
 // decoded fails a LIST with a 500 naming the key (kube-apiserver, with its
 // AllowUnsafeMalformedObjectDeletion gate, reports a StorageReadError
 // listing the keys); validation errors are 400 BadRequest where
-// kube-apiserver's handlers return 422 Invalid for some of them.
+// kube-apiserver's handlers return 422 Invalid for some of them. A watch
+// fixes "now" (the snapshot its initial events are read at, or its start
+// for RV "" without them) when Watch is called; kube-apiserver fixes it a
+// moment later, when its watcher goroutine runs. Call time is one of the
+// moments kube-apiserver allows, and it keeps traces deterministic: a
+// write made after Watch returns is always an event, never part of the
+// snapshot.
 package listwatch

@@ -16,7 +16,8 @@ import (
 // watchRequest is a validated WATCH.
 type watchRequest struct {
 	filter        filter
-	rv            int64 // start after this revision; 0 means "now"
+	rv            int64 // start after this revision
+	snapshot      int64 // with initial events: the revision they are read at
 	initialEvents bool  // first send ADDED for every current object
 	endBookmark   bool  // then a bookmark annotated initial-events-end
 	bookmarks     bool  // forward progress notifications as BOOKMARKs
@@ -33,6 +34,20 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	req, err := parseWatch(opts)
 	if err != nil {
 		return nil, err
+	}
+	if req.initialEvents || req.rv == 0 {
+		// "Now" (the initial events' snapshot, or the start of a watch
+		// from RV "" without them) is fixed before this call returns, so
+		// the caller's next write is always seen as an event after it.
+		now, err := lw.currentRevision(ctx)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if req.initialEvents {
+			req.snapshot = now
+		} else {
+			req.rv = now
+		}
 	}
 	// The watch lives until Stop, its timeout, or the end of ctx.
 	wctx, cancel := context.WithCancel(ctx)
@@ -108,23 +123,16 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 // startRevision sends the initial events if the request wants them and
-// returns the revision to watch after. Without initial events, RV "" or
-// "0" means "from now" (SendInitialEvents=false).
+// returns the revision to watch after.
 func (w *watcher) startRevision(ctx context.Context) (int64, bool) {
-	if !w.req.initialEvents && w.req.rv > 0 {
+	if !w.req.initialEvents {
 		return w.req.rv, true
 	}
-	current, err := w.lw.currentRevision(ctx)
-	if err != nil {
-		return 0, w.sendError(ctx, apierrors.NewInternalError(err))
+	if w.req.rv > w.req.snapshot {
+		return 0, w.sendError(ctx, tooLargeResourceVersion(w.req.rv, w.req.snapshot, 1))
 	}
-	if !w.req.initialEvents {
-		return current, true
-	}
-	if w.req.rv > current {
-		return 0, w.sendError(ctx, tooLargeResourceVersion(w.req.rv, current, 1))
-	}
-	p, err := w.lw.readPage(ctx, listRequest{filter: w.req.filter, prefix: w.lw.prefix(), start: w.lw.prefix()})
+	p, err := w.lw.readPage(ctx, listRequest{filter: w.req.filter, prefix: w.lw.prefix(),
+		start: w.lw.prefix(), rev: w.req.snapshot})
 	if err != nil {
 		return 0, w.sendError(ctx, w.lw.listError(ctx, err, listRequest{}))
 	}
