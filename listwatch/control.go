@@ -9,10 +9,9 @@ import (
 // the open ones (a broken connection), and hold new ones back (so that
 // something, a compaction say, can happen before a client re-watches).
 type controls struct {
-	mu      sync.Mutex
-	open    map[*watcher]struct{}
-	held    chan struct{} // closed by Release; nil while not held
-	dropped int
+	mu   sync.Mutex
+	open map[*watcher]struct{}
+	held chan struct{} // closed by Release; nil while not held
 }
 
 // HoldWatches makes new watch calls wait until ReleaseWatches.

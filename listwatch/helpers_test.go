@@ -106,7 +106,8 @@ func names(l *unstructured.UnstructuredList) []string {
 }
 
 // next reads the next event or fails after a generous deadline (a guard
-// against hangs, not a timing assumption).
+// against hangs, not a timing assumption). Run with CACHELAB_DUMP=1 to
+// print every goroutine's stack when that happens.
 func next(t testing.TB, w watch.Interface) watch.Event {
 	t.Helper()
 	select {

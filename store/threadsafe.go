@@ -44,7 +44,7 @@ func (s *ThreadSafeStore) Delete(key string, obj any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.deleteLocked(key)
-	if obj != nil && hasMeta {
+	if hasMeta { // false for nil and for a tombstone
 		s.rv = rv
 	}
 }

@@ -1,5 +1,7 @@
 package difftest
 
+import "strconv"
+
 // Decoder turns fuzz input into test objects and operation scripts. Every
 // choice reads one byte; an exhausted input reads zeros, so any input,
 // including an empty one, decodes to a valid (if short) script.
@@ -85,7 +87,7 @@ func (d *Decoder) Objects(max int, allowBad bool) []any {
 // RV reads a resourceVersion string, sometimes empty.
 func (d *Decoder) RV() string {
 	if b := d.Byte(); b%5 != 0 {
-		return itoa(int(b))
+		return strconv.Itoa(int(b))
 	}
 	return ""
 }
@@ -125,17 +127,6 @@ func (d *Decoder) QueueOps(kinds []OpKind, max int) []Op {
 		}
 	}
 	return ops
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 // storeKinds are the store operations a fuzzed script draws from.

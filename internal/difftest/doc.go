@@ -11,10 +11,14 @@
 //   - Known, a KnownObjects whose ListKeys is sorted, so that a queue's
 //     tombstone and resync order is the same on both sides (client-go's own
 //     indexer lists keys in random map order);
+//   - Tomb, a tombstone each side receives as its own
+//     DeletedFinalStateUnknown type;
 //   - Queue, one interface over the six queues (three each side), and
 //     RunQueueScript, which runs an operation script against two of them and
 //     fails at the first divergence;
-//   - Decoder, which turns fuzz input into operation scripts.
+//   - RunStoreScript, the same for cachelab's Cache and client-go's Indexer,
+//     comparing the whole observable state after every operation;
+//   - Decoder, which turns fuzz input into queue and store scripts.
 //
 // This package imports client-go. Only tests import this package, so the
 // from-scratch packages still do not depend on client-go.

@@ -164,8 +164,6 @@ func sortKey(v any) string {
 	return fmt.Sprintf("~%v", v)
 }
 
-func sortStrings(s []string) { sort.Strings(s) }
-
 // Sorted returns a sorted copy of s, for comparing map-order key lists.
 func Sorted(s []string) []string {
 	out := append([]string(nil), s...)

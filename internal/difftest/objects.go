@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -117,7 +118,7 @@ func IndexByLabelValues(obj any) ([]string, error) {
 	for _, v := range u.GetLabels() {
 		out = append(out, v)
 	}
-	sortStrings(out)
+	sort.Strings(out)
 	return out, nil
 }
 
