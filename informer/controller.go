@@ -1,0 +1,62 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/cachelab/cachelab/deltafifo"
+	"github.com/cachelab/cachelab/fifo"
+)
+
+// runController is client-go's controller.Run: the reflector runs in its
+// own goroutine, the processing loop in this one, and ctx's end closes the
+// queue, which ends the loop once the queue is drained of what Pop had.
+//
+//	etcd ─▶ ListerWatcher ─▶ Reflector ─▶ queue ─▶ ProcessNext ─▶ indexer
+//	                                                          └──▶ handlers
+func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		<-ctx.Done()
+		q.Close()
+	})
+	wg.Go(func() { s.reflector.Run(ctx) })
+	for ctx.Err() == nil {
+		if err := s.processNext(q); errors.Is(err, fifo.ErrClosed) {
+			return
+		}
+	}
+}
+
+// processNext pops one item (or, in the default stack, one run of deltas)
+// and processes it. Errors other than a closed queue are dropped: the
+// delta is gone, as in client-go (P11).
+func (s *SharedIndexInformer) processNext(q queue) error {
+	if b, ok := q.(batchQueue); ok && s.stack.popsBatches() {
+		return b.PopBatch(s.handleBatch, s.handleSingle)
+	}
+	_, err := q.Pop(s.handleSingle)
+	return err
+}
+
+// handleSingle is the process function for one popped item.
+func (s *SharedIndexInformer) handleSingle(obj any, inInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	deltas, ok := obj.(deltafifo.Deltas)
+	if !ok {
+		return errors.New("informer: object given as Process argument is not Deltas")
+	}
+	s.trace(Event{Step: StepPop, Deltas: deltas, InInitialList: inInitialList})
+	return s.processDeltas(deltas, inInitialList)
+}
+
+// handleBatch is the process function for a run of 2+ deltas (P12).
+func (s *SharedIndexInformer) handleBatch(deltas []deltafifo.Delta, inInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	s.trace(Event{Step: StepPopBatch, Deltas: deltas, InInitialList: inInitialList})
+	return s.processBatch(deltas, inInitialList)
+}

@@ -1,0 +1,341 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/cachelab/cachelab/reflector"
+	"github.com/cachelab/cachelab/store"
+)
+
+// Options configure a SharedIndexInformer. The zero value is the default
+// stack on the real clock, without resync or extra indices.
+type Options struct {
+	// Stack picks the queue and the list strategy; Default if empty.
+	Stack Stack
+	// ExampleObject is the type every watched object must have (a
+	// *unstructured.Unstructured with its kind set, for cachelab's etcd
+	// ListerWatcher); nil accepts anything.
+	ExampleObject runtime.Object
+	// ObjectDescription names the type in errors; derived if empty.
+	ObjectDescription string
+	// ResyncPeriod is the default handler resync period and the resync
+	// check period; 0 means no resync (P7).
+	ResyncPeriod time.Duration
+	// Indexers are the indexer's initial indices; more can be added with
+	// AddIndexers.
+	Indexers store.Indexers
+	// WatchListPageSize is the LIST page size (0: the reflector's default).
+	WatchListPageSize int64
+	// MinWatchTimeout raises the shortest watch timeout (default 5 min).
+	MinWatchTimeout time.Duration
+	// Clock drives resync periods, backoff and watch durations; the real
+	// clock if nil.
+	Clock clock.Clock
+	// Rand draws backoff jitter and watch timeouts; random if nil.
+	Rand *rand.Rand
+	// Trace, if set, hears every processing step (see Event);
+	// ReflectorTrace every reflector step.
+	Trace          func(Event)
+	ReflectorTrace func(reflector.Event)
+}
+
+// Registration is what AddEventHandler returns: the handle for
+// RemoveEventHandler, and the handler's own sync state (P9).
+type Registration interface {
+	// HasSynced reports whether the informer has synced and this handler
+	// has returned from every OnAdd of the initial list.
+	HasSynced() bool
+	// Synced is closed when HasSynced turns true.
+	Synced() <-chan struct{}
+	// Finished is closed once the handler will not be called again.
+	Finished() <-chan struct{}
+}
+
+// SharedIndexInformer keeps an indexed cache of one resource in step with
+// the server and tells any number of handlers about every change. It
+// mirrors client-go's sharedIndexInformer (shared_informer.go) and the
+// controller it runs (controller.go).
+//
+// Contract, as client-go's: the indexer holds, after HasSynced, the state
+// of the resource at some resourceVersion, and converges to the server's;
+// every handler hears each change in order, and a handler's view rebuilt
+// from its calls equals the indexer once it has caught up. Handlers must
+// not modify objects they get.
+type SharedIndexInformer struct {
+	lw      reflector.ListerWatcher
+	opts    Options
+	stack   Stack
+	clock   clock.Clock
+	indexer *store.Cache
+
+	processor *processor
+	synced    chan struct{} // closed when the queue delivered the initial list
+
+	// mu guards the lifecycle and what may change only before start.
+	mu                sync.Mutex
+	started, stopped  bool
+	transform         store.TransformFunc
+	watchErrorHandler reflector.WatchErrorHandler
+	resyncCheckPeriod time.Duration
+	defaultResync     time.Duration
+	reflector         *reflector.Reflector
+
+	// blockDeltas keeps processing out while a late handler is given the
+	// cache's content, so it misses nothing and sees nothing twice (P8).
+	blockDeltas sync.Mutex
+}
+
+// New returns an informer over lw; Run starts it.
+func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
+	if opts.Stack == "" {
+		opts.Stack = Default
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &SharedIndexInformer{
+		lw:    lw,
+		opts:  opts,
+		stack: opts.Stack,
+		clock: clk,
+		indexer: store.New(store.Options{
+			KeyFunc:  store.DeletionHandlingMetaNamespaceKeyFunc,
+			Indexers: opts.Indexers,
+		}),
+		processor:         newProcessor(clk),
+		synced:            make(chan struct{}),
+		resyncCheckPeriod: opts.ResyncPeriod,
+		defaultResync:     opts.ResyncPeriod,
+	}
+}
+
+// errStarted is returned by settings that are fixed at start (P13).
+var errStarted = errors.New("informer has already started")
+
+// SetTransform sets the function every object goes through before it is
+// queued and cached (e.g. to drop managedFields). Only before Run (P13).
+func (s *SharedIndexInformer) SetTransform(f store.TransformFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errStarted
+	}
+	s.transform = f
+	return nil
+}
+
+// SetWatchErrorHandler sets who hears a failed list or watch. Only before
+// Run (P13).
+func (s *SharedIndexInformer) SetWatchErrorHandler(h reflector.WatchErrorHandler) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errStarted
+	}
+	s.watchErrorHandler = h
+	return nil
+}
+
+// AddIndexers adds indices, re-indexing what is cached; also after start,
+// but not after stop (P13).
+func (s *SharedIndexInformer) AddIndexers(indexers store.Indexers) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return fmt.Errorf("indexer was not added because it has stopped already")
+	}
+	return s.indexer.AddIndexers(indexers)
+}
+
+// GetStore returns the cache. Read it; never write it.
+func (s *SharedIndexInformer) GetStore() store.Store { return s.indexer }
+
+// GetIndexer returns the cache with its indices. Read it; never write it.
+func (s *SharedIndexInformer) GetIndexer() store.Indexer { return s.indexer }
+
+// Stack is the stack the informer runs.
+func (s *SharedIndexInformer) Stack() Stack { return s.stack }
+
+// HasSynced reports whether the initial list has been delivered to the
+// cache (and queued for every handler; see Registration.HasSynced for
+// "and handled").
+func (s *SharedIndexInformer) HasSynced() bool {
+	select {
+	case <-s.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced is closed when HasSynced turns true.
+func (s *SharedIndexInformer) Synced() <-chan struct{} { return s.synced }
+
+// LastSyncResourceVersion is the reflector's last synced resourceVersion;
+// "" before Run.
+func (s *SharedIndexInformer) LastSyncResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reflector == nil {
+		return ""
+	}
+	return s.reflector.LastSyncResourceVersion()
+}
+
+// IsStopped reports whether Run has returned.
+func (s *SharedIndexInformer) IsStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// AddEventHandler registers h with the informer's default resync period.
+func (s *SharedIndexInformer) AddEventHandler(h ResourceEventHandler) (Registration, error) {
+	return s.AddEventHandlerWithOptions(h, HandlerOptions{})
+}
+
+// AddEventHandlerWithResyncPeriod registers h with its own resync period.
+func (s *SharedIndexInformer) AddEventHandlerWithResyncPeriod(h ResourceEventHandler, period time.Duration) (Registration, error) {
+	return s.AddEventHandlerWithOptions(h, HandlerOptions{ResyncPeriod: &period})
+}
+
+// HandlerOptions configure one handler.
+type HandlerOptions struct {
+	// ResyncPeriod overrides the informer's default resync period.
+	ResyncPeriod *time.Duration
+	// Name names the handler in traces; its type if empty.
+	Name string
+}
+
+// minimumResyncPeriod is the floor of a non-zero handler resync period.
+const minimumResyncPeriod = time.Second
+
+// AddEventHandlerWithOptions registers h. Before Run, h will hear the
+// initial list; after, it first hears an OnAdd(obj, true) for everything
+// cached (P8). A resync period is fitted to the informer's (P7).
+func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler, o HandlerOptions) (Registration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", h)
+	}
+	requested := s.defaultResync
+	if o.ResyncPeriod != nil {
+		requested = *o.ResyncPeriod
+	}
+	requested = s.fitResyncPeriodLocked(requested)
+	name := o.Name
+	if name == "" {
+		name = fmt.Sprintf("%T", h)
+	}
+	l := newListener(h, name, requested, effectiveResyncPeriod(requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
+	if !s.started {
+		s.processor.add(l)
+		return l, nil
+	}
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	s.processor.add(l)
+	for _, obj := range s.indexer.List() {
+		l.add(Notification{Kind: KindAdd, New: obj, InInitialList: true})
+	}
+	return l, nil
+}
+
+// fitResyncPeriodLocked applies P7 to a requested period: at least 1 s;
+// before start, a period below the check period lowers the check period
+// (and every listener is re-derived); after start, it is raised to it.
+func (s *SharedIndexInformer) fitResyncPeriodLocked(period time.Duration) time.Duration {
+	if period <= 0 {
+		return period
+	}
+	period = max(period, minimumResyncPeriod)
+	if period < s.resyncCheckPeriod {
+		if s.started {
+			return s.resyncCheckPeriod
+		}
+		s.resyncCheckPeriod = period
+		s.processor.resyncCheckPeriodChanged(period)
+	}
+	return period
+}
+
+// RemoveEventHandler unregisters a handler; what it had not been delivered
+// is dropped (P10). Removing it twice is no error.
+func (s *SharedIndexInformer) RemoveEventHandler(r Registration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	l, ok := r.(*listener)
+	if !ok {
+		return fmt.Errorf("%w: %T", errNotRegistration, r)
+	}
+	s.processor.remove(l)
+	return nil
+}
+
+func (s *SharedIndexInformer) trace(e Event) {
+	if s.opts.Trace != nil {
+		s.opts.Trace(e)
+	}
+}
+
+// Run runs the informer until ctx ends: the reflector fills the queue, the
+// processing loop empties it into the indexer and the handlers. It returns
+// once everything it started has stopped. A second Run returns at once.
+func (s *SharedIndexInformer) Run(ctx context.Context) {
+	q, ok := s.start()
+	if !ok {
+		return
+	}
+	s.processor.run()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-ctx.Done():
+		case <-q.Done():
+			close(s.synced)
+		}
+	})
+	s.runController(ctx, q)
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.processor.stop()
+	wg.Wait()
+}
+
+// start builds the queue and the reflector; false if already started.
+func (s *SharedIndexInformer) start() (queue, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return nil, false
+	}
+	q := s.stack.newQueue(s.indexer, s.transform)
+	s.reflector = reflector.New(s.lw, q, reflector.Options{
+		ExpectedType:      s.opts.ExampleObject,
+		TypeDescription:   s.opts.ObjectDescription,
+		ResyncPeriod:      s.resyncCheckPeriod,
+		ShouldResync:      s.processor.shouldResync,
+		MinWatchTimeout:   s.opts.MinWatchTimeout,
+		WatchListPageSize: s.opts.WatchListPageSize,
+		UseWatchList:      s.stack.usesWatchList(),
+		WatchErrorHandler: s.watchErrorHandler,
+		Clock:             s.clock,
+		Rand:              s.opts.Rand,
+		Trace:             s.opts.ReflectorTrace,
+	})
+	s.started = true
+	return q, true
+}

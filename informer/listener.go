@@ -1,0 +1,224 @@
+package informer
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// NotificationKind says which handler method a Notification calls.
+type NotificationKind string
+
+// The three kinds of notification, one per handler method.
+const (
+	KindAdd    NotificationKind = "add"
+	KindUpdate NotificationKind = "update"
+	KindDelete NotificationKind = "delete"
+)
+
+// Notification is one pending handler call.
+type Notification struct {
+	Kind NotificationKind
+	// Old is the object of a delete, or the old object of an update.
+	Old any
+	// New is the object of an add, or the new object of an update.
+	New any
+	// InInitialList is OnAdd's isInInitialList.
+	InInitialList bool
+}
+
+// listener delivers notifications to one handler, in order, from its own
+// goroutine, through a buffer with no bound: the informer never waits for
+// a handler, and a slow handler delays only itself (P10). It is also the
+// handler's Registration.
+//
+//	informer ──add──▶ [ n1 n2 n3 ... ] ──run──▶ handler.OnAdd/OnUpdate/OnDelete
+//
+// client-go's processorListener does this with two goroutines and a ring
+// buffer between two channels; one goroutine and a slice under a condition
+// variable say the same thing more plainly.
+type listener struct {
+	handler ResourceEventHandler
+	name    string
+	synced  *syncTracker
+	trace   func(Event)
+
+	mu       sync.Mutex
+	wake     *sync.Cond
+	pending  []Notification
+	stopped  bool
+	stopCh   chan struct{} // closed by stop
+	finished chan struct{} // closed when the handler will not be called again
+
+	// Resync bookkeeping, guarded by the processor's lock (P6, P7).
+	requestedResync time.Duration // as the handler asked, after the 1 s floor
+	resyncPeriod    time.Duration // as in effect
+	nextResync      time.Time
+	due             bool // whether sync notifications reach this handler
+}
+
+func newListener(h ResourceEventHandler, name string, requested, effective time.Duration, now time.Time, upstream <-chan struct{}, trace func(Event)) *listener {
+	l := &listener{
+		handler:         h,
+		name:            name,
+		synced:          newSyncTracker(upstream),
+		trace:           trace,
+		stopCh:          make(chan struct{}),
+		finished:        make(chan struct{}),
+		requestedResync: requested,
+		resyncPeriod:    effective,
+		due:             true, // every listener starts due (P6)
+	}
+	l.wake = sync.NewCond(&l.mu)
+	l.nextResync = now.Add(effective)
+	return l
+}
+
+// HasSynced reports whether the informer has synced and this handler has
+// returned from every OnAdd of the initial list (P9).
+func (l *listener) HasSynced() bool { return l.synced.hasSynced() }
+
+// Synced is closed when HasSynced turns true.
+func (l *listener) Synced() <-chan struct{} { return l.synced.done }
+
+// Finished is closed once the handler will not be called again: after
+// RemoveEventHandler or the informer's stop, when the call in progress
+// (if any) has returned.
+func (l *listener) Finished() <-chan struct{} { return l.finished }
+
+// add queues n. It never blocks.
+func (l *listener) add(n Notification) {
+	if n.Kind == KindAdd && n.InInitialList {
+		l.synced.start()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return
+	}
+	l.pending = append(l.pending, n)
+	l.wake.Signal()
+}
+
+// run delivers notifications until stop. It is the listener's goroutine.
+func (l *listener) run() {
+	defer close(l.finished)
+	for {
+		n, ok := l.next()
+		if !ok {
+			return
+		}
+		l.deliver(n)
+	}
+}
+
+func (l *listener) next() (Notification, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.pending) == 0 && !l.stopped {
+		l.wake.Wait()
+	}
+	if l.stopped {
+		return Notification{}, false
+	}
+	n := l.pending[0]
+	l.pending[0] = Notification{}
+	l.pending = l.pending[1:]
+	return n, true
+}
+
+func (l *listener) deliver(n Notification) {
+	if l.trace != nil {
+		l.trace(Event{Step: StepDeliver, Handler: l.name, Notification: n})
+	}
+	switch n.Kind {
+	case KindAdd:
+		l.handler.OnAdd(n.New, n.InInitialList)
+		if n.InInitialList {
+			l.synced.finished()
+		}
+	case KindUpdate:
+		l.handler.OnUpdate(n.Old, n.New)
+	case KindDelete:
+		l.handler.OnDelete(n.Old)
+	}
+}
+
+// watchUpstream tells the sync tracker when the informer has synced.
+func (l *listener) watchUpstream() {
+	select {
+	case <-l.synced.upstream:
+		l.synced.upstreamSynced()
+	case <-l.stopCh:
+	}
+}
+
+// stop drops what was not delivered and ends run after the call in
+// progress (P10).
+func (l *listener) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return
+	}
+	l.stopped = true
+	l.pending = nil
+	close(l.stopCh)
+	l.wake.Signal()
+}
+
+// pendingLen is how many notifications wait for the handler.
+func (l *listener) pendingLen() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending)
+}
+
+// shouldResync reports whether the listener's resync is due at now.
+func (l *listener) shouldResync(now time.Time) bool {
+	return l.resyncPeriod != 0 && !now.Before(l.nextResync)
+}
+
+// syncTracker is one registration's HasSynced (P9): synced once the
+// informer has synced (upstream) and every initial-list OnAdd queued for
+// this handler has returned. It mirrors client-go's
+// synctrack.SingleFileTracker.
+type syncTracker struct {
+	upstream   <-chan struct{}
+	inFlight   atomic.Int64 // initial-list adds queued and not yet returned
+	upstreamOK atomic.Bool
+	once       sync.Once
+	done       chan struct{}
+}
+
+func newSyncTracker(upstream <-chan struct{}) *syncTracker {
+	return &syncTracker{upstream: upstream, done: make(chan struct{})}
+}
+
+func (t *syncTracker) start() { t.inFlight.Add(1) }
+
+func (t *syncTracker) finished() {
+	n := t.inFlight.Add(-1)
+	if n < 0 {
+		panic("informer: sync tracker counted more finished initial adds than started ones")
+	}
+	if n == 0 && t.upstreamOK.Load() {
+		t.once.Do(func() { close(t.done) })
+	}
+}
+
+func (t *syncTracker) upstreamSynced() {
+	t.upstreamOK.Store(true)
+	if t.inFlight.Load() == 0 {
+		t.once.Do(func() { close(t.done) })
+	}
+}
+
+func (t *syncTracker) hasSynced() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}

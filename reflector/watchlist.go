@@ -1,0 +1,111 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+
+	"github.com/cachelab/cachelab/store"
+)
+
+// WatchList is the watch-list step (F2): one WATCH with SendInitialEvents
+// streams every object as ADDED, then a bookmark annotated
+// k8s.io/initial-events-end marks the end of the initial state. The events
+// are collected in a temporary store; at the end bookmark they go to
+// Store.Replace with the bookmark's RV, and the still-open stream is
+// returned for the watch loop to carry on with.
+//
+//	WATCH ?sendInitialEvents=true&resourceVersionMatch=NotOlderThan
+//	  ADDED a@5  ADDED b@7  BOOKMARK@9 {initial-events-end}  │ MODIFIED a@10 ...
+//	  └──── temporary store ────────┘  Replace([a b], "9")   │ watch loop
+//
+// A stream that ends before the end bookmark is retried at once; 429 and a
+// refused connection after a backoff; 410 and "too large RV" at once from
+// RV "" (F5). Any other failure is returned, and ListAndWatch falls back to
+// LIST for this cycle (F1). It returns (nil, nil) if ctx ends.
+func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
+	for ctx.Err() == nil {
+		temp := r.temporaryStore()
+		var rv string
+		w, done, err := r.streamInitialEvents(ctx, temp, &rv)
+		if err != nil {
+			if errors.Is(err, errStopRequested) {
+				return nil, nil
+			}
+			if r.retryWatchList(ctx, err) {
+				continue
+			}
+			return nil, err
+		}
+		if !done {
+			continue
+		}
+		r.setRVUnavailable(false)
+		if err := r.replace(temp.List(), rv); err != nil {
+			w.Stop()
+			return nil, fmt.Errorf("unable to sync watch-list result: %w", err)
+		}
+		r.setLastSyncRV(rv)
+		return w, nil
+	}
+	return nil, nil
+}
+
+// temporaryStore collects the initial events, transformed as the real
+// store would transform them.
+func (r *Reflector) temporaryStore() *store.Cache {
+	opts := store.Options{KeyFunc: store.DeletionHandlingMetaNamespaceKeyFunc}
+	if t, ok := r.store.(TransformingStore); ok && t.Transformer() != nil {
+		opts.Transformer = t.Transformer()
+	}
+	return store.New(opts)
+}
+
+// streamInitialEvents opens one watch-list request and reads it into temp
+// until the end bookmark (done) or until it ends. rv follows the RV of the
+// events after the first non-ADDED one: in practice, the bookmark's.
+func (r *Reflector) streamInitialEvents(ctx context.Context, temp *store.Cache, rv *string) (w watch.Interface, done bool, err error) {
+	opts := metav1.ListOptions{
+		ResourceVersion:      r.rewatchRV(),
+		AllowWatchBookmarks:  true,
+		SendInitialEvents:    ptr.To(true),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		TimeoutSeconds:       r.watchTimeout(),
+	}
+	start := r.clock.Now()
+	r.trace(Event{Step: StepWatchList, Options: &opts})
+	w, err = r.lw.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	done, err = r.consume(ctx, w, start, consumeOptions{store: temp, stopAtEndBookmark: true},
+		func(eventRV string, sawNonAdded bool) {
+			if sawNonAdded {
+				*rv = eventRV
+			}
+		})
+	if err == nil && !done {
+		r.trace(Event{Step: StepWatchEnded, Err: errors.New("watch-list stream ended before the initial-events-end bookmark")})
+	}
+	return w, done, err
+}
+
+// retryWatchList decides whether a failed watch-list is retried in
+// watch-list mode: after a backoff for 429 and refused connections, at once
+// from RV "" for 410 and "too large RV" (F5).
+func (r *Reflector) retryWatchList(ctx context.Context, err error) bool {
+	r.trace(Event{Step: StepWatchEnded, Err: err})
+	switch {
+	case isRetriable(err):
+		r.wait(ctx, StepRewatchBackoff)
+		return true
+	case isExpired(err) || isTooLargeRV(err):
+		r.markRVUnavailable(err)
+		return true
+	}
+	return false
+}
