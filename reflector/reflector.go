@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
+
+	"github.com/cachelab/cachelab/store"
 )
 
 // ListerWatcher is where a Reflector gets its data: a LIST and a WATCH of
@@ -46,7 +48,7 @@ type BookmarkStore interface {
 // transformed twice: D8).
 type TransformingStore interface {
 	Store
-	Transformer() func(any) (any, error)
+	Transformer() store.TransformFunc
 }
 
 // ResourceVersionUpdater is a Store that wants to hear the resourceVersion
