@@ -34,7 +34,9 @@ func run(t *testing.T, cfg dt.ReflectorConfig, body func(w *dt.ReflectorWorld), 
 var (
 	pod     = dt.Pod
 	podsGR  = schema.GroupResource{Resource: "pods"}
-	expired = func() error { return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.") }
+	expired = func() error {
+		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	}
 )
 
 const (
