@@ -1,0 +1,421 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/reflector"
+	"github.com/cachelab/cachelab/store"
+)
+
+// InformerConfig sets up both informers of an InformerWorld the same way.
+type InformerConfig struct {
+	Stack        informer.Stack
+	ResyncPeriod time.Duration
+	// GateIndex adds an index whose function blocks while a side's gate
+	// is shut and the object carries LabelGate: a way to hold processing
+	// still (so deltas pile up) in both implementations.
+	GateIndex bool
+	Transform bool // SetTransform(Transform) before start
+}
+
+// LabelGate marks objects whose indexing waits for the processing gate.
+const LabelGate = "gate"
+
+// HandlerConfig sets up one handler on both sides.
+type HandlerConfig struct {
+	Resync *time.Duration // AddEventHandlerWithResyncPeriod
+	Filter func(any) bool // wrapped in FilteringResourceEventHandler
+	Slow   bool           // each call waits for ReleaseHandler
+}
+
+// InformerWorld runs cachelab's and client-go's SharedIndexInformer over
+// two scripted servers and compares, after every settled step: requests,
+// each handler's calls (separately; map-order runs sorted), the indexer's
+// content and resourceVersions, HasSynced of the informer and of every
+// registration, and WatchErrorHandler calls.
+type InformerWorld struct {
+	*World
+	Cfg      InformerConfig
+	CLI      *informer.SharedIndexInformer
+	CGI      cache.SharedIndexInformer
+	handlers []string
+	logs     map[string][2]*Log // per handler: cachelab, client-go
+	regs     map[string][2]any
+	gates    map[string][2]*gate
+	index    [2]*gate
+	werr     [2]*Log
+	held     bool // processing is held: the indexer must not be read
+	// IgnoreRegistrationSync leaves registrations' HasSynced out of the
+	// comparison. Needed where client-go itself races: in the classic
+	// stack DeltaFIFO reports synced before process runs (D6), so a
+	// registration whose handler is slow may or may not count its
+	// initial adds before the informer's sync reaches it.
+	IgnoreRegistrationSync bool
+	// ignoreStoreRV leaves the indexer's resourceVersion out: in the
+	// classic stack it is the RV of the last object written, and a resync
+	// writes the cached objects in map order (D5).
+	ignoreStoreRV bool
+	cancel        context.CancelFunc
+	wg            sync.WaitGroup
+}
+
+// NewInformerWorld builds both informers (not started). Call it inside a
+// synctest bubble.
+func NewInformerWorld(t *testing.T, cfg InformerConfig) *InformerWorld {
+	if cfg.Stack == informer.Classic {
+		clientfeaturestesting.SetFeatureDuringTest(t, features.InOrderInformers, false)
+		clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, false)
+	}
+	w := &InformerWorld{World: newWorld(t), Cfg: cfg, logs: map[string][2]*Log{}, regs: map[string][2]any{},
+		gates: map[string][2]*gate{}, index: [2]*gate{{}, {}}, werr: [2]*Log{{}, {}}}
+	clIdx, cgIdx := store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc}, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	if cfg.GateIndex {
+		clIdx["gate"], cgIdx["gate"] = w.index[0].indexFunc, w.index[1].indexFunc
+	}
+	w.CLI = informer.New(w.CL, informer.Options{Stack: cfg.Stack, ExampleObject: &unstructured.Unstructured{}, ResyncPeriod: cfg.ResyncPeriod, Indexers: clIdx})
+	w.CGI = cache.NewSharedIndexInformer(w.CG, &unstructured.Unstructured{}, cfg.ResyncPeriod, cgIdx)
+	if cfg.Transform {
+		mustNil(t, w.CLI.SetTransform(Transform))
+		mustNil(t, w.CGI.SetTransform(Transform))
+	}
+	mustNil(t, w.CLI.SetWatchErrorHandler(func(_ context.Context, _ *reflector.Reflector, err error) { w.werr[0].Add("%s", NormErr(err)) }))
+	mustNil(t, w.CGI.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { w.werr[1].Add("%s", NormErr(err)) }))
+	w.ignoreStoreRV = cfg.Stack == informer.Classic && cfg.ResyncPeriod > 0
+	w.compare = append(w.compare, w.compareHandlers, w.compareState)
+	return w
+}
+
+func mustNil(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AddHandler registers a recording handler named name on both sides.
+func (w *InformerWorld) AddHandler(name string, hc HandlerConfig) {
+	w.T.Helper()
+	logs := [2]*Log{{}, {}}
+	gates := [2]*gate{}
+	var regs [2]any
+	var errs [2]error
+	for side := range 2 {
+		h := &recHandler{log: logs[side]}
+		if hc.Slow {
+			gates[side] = newGate()
+			h.gate = gates[side]
+		}
+		var clh informer.ResourceEventHandler = h
+		var cgh cache.ResourceEventHandler = h
+		if hc.Filter != nil {
+			clh = informer.FilteringResourceEventHandler{FilterFunc: hc.Filter, Handler: h}
+			cgh = cache.FilteringResourceEventHandler{FilterFunc: hc.Filter, Handler: h}
+		}
+		if side == 0 {
+			if hc.Resync != nil {
+				regs[0], errs[0] = w.CLI.AddEventHandlerWithResyncPeriod(clh, *hc.Resync)
+			} else {
+				regs[0], errs[0] = w.CLI.AddEventHandler(clh)
+			}
+		} else {
+			if hc.Resync != nil {
+				regs[1], errs[1] = w.CGI.AddEventHandlerWithResyncPeriod(cgh, *hc.Resync)
+			} else {
+				regs[1], errs[1] = w.CGI.AddEventHandler(cgh)
+			}
+		}
+	}
+	w.Note("add handler " + name)
+	if !w.Compare("AddEventHandler error", errText(errs[0]), errText(errs[1])) || errs[0] != nil {
+		return
+	}
+	w.handlers = append(w.handlers, name)
+	w.logs[name], w.regs[name], w.gates[name] = logs, regs, gates
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// RemoveHandler unregisters name on both sides.
+func (w *InformerWorld) RemoveHandler(name string) {
+	w.T.Helper()
+	r := w.regs[name]
+	e1 := w.CLI.RemoveEventHandler(r[0].(informer.Registration))
+	e2 := w.CGI.RemoveEventHandler(r[1].(cache.ResourceEventHandlerRegistration))
+	w.Note("remove handler " + name)
+	w.Compare("RemoveEventHandler error", errText(e1), errText(e2))
+}
+
+// ReleaseHandler lets a slow handler's pending and future calls through.
+func (w *InformerWorld) ReleaseHandler(name string) {
+	for _, g := range w.gates[name] {
+		g.open()
+	}
+	w.Note("release handler " + name)
+}
+
+// HoldProcessing shuts the index gate: processing of an object labelled
+// LabelGate waits until ReleaseProcessing, holding the indexer's lock, so
+// state comparisons pause until then. Only for the default stack: a held
+// DeltaFIFO also blocks the reflector on the queue's mutex, which a
+// synctest bubble cannot wait out.
+func (w *InformerWorld) HoldProcessing() {
+	for _, g := range w.index {
+		g.shut()
+	}
+	w.held = true
+	w.Note("hold processing")
+}
+
+// ReleaseProcessing opens the index gate.
+func (w *InformerWorld) ReleaseProcessing() {
+	for _, g := range w.index {
+		g.open()
+	}
+	w.held = false
+	w.Note("release processing")
+}
+
+// Start runs both informers and settles.
+func (w *InformerWorld) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.wg.Go(func() { w.CLI.Run(ctx) })
+	w.wg.Go(func() { w.CGI.RunWithContext(ctx) })
+	w.Note("start")
+	w.Settle()
+}
+
+// Stop stops both informers, waits for them, and compares IsStopped.
+func (w *InformerWorld) Stop() {
+	w.T.Helper()
+	for _, gs := range w.gates {
+		for _, g := range gs {
+			if g != nil {
+				g.open()
+			}
+		}
+	}
+	for _, g := range w.index {
+		g.open()
+	}
+	w.cancel()
+	w.wg.Wait()
+	w.Compare("IsStopped", w.CLI.IsStopped(), w.CGI.IsStopped())
+}
+
+func (w *InformerWorld) compareHandlers() {
+	w.T.Helper()
+	for _, name := range w.handlers {
+		l := w.logs[name]
+		cl, cg := sortMapOrderRuns(l[0].Take()), sortMapOrderRuns(l[1].Take())
+		if w.Relisted {
+			cl, cg = byKey(cl), byKey(cg)
+		}
+		for _, line := range cl {
+			w.Note(name + ": " + line)
+		}
+		w.Compare("handler "+name+" calls", cl, cg)
+	}
+	cl, cg := w.werr[0].Take(), w.werr[1].Take()
+	for _, line := range cl {
+		w.Note("watch error handler: " + line)
+	}
+	w.Compare("WatchErrorHandler calls", cl, cg)
+}
+
+// InformerState is what the comparison sees of an informer at rest.
+type InformerState struct {
+	Indexer     []string // key@rv, sorted
+	StoreRV     string
+	LastSyncRV  string
+	HasSynced   bool
+	Registered  map[string]bool // registration HasSynced
+	NamespaceNS []string        // namespace index values, sorted
+}
+
+// State returns both sides' states.
+func (w *InformerWorld) State() (cl, cg InformerState) {
+	cl = InformerState{Indexer: sortedDescribe(w.CLI.GetIndexer().List()), StoreRV: w.CLI.GetIndexer().LastStoreSyncResourceVersion(),
+		LastSyncRV: w.CLI.LastSyncResourceVersion(), HasSynced: w.CLI.HasSynced(), Registered: map[string]bool{},
+		NamespaceNS: Sorted(w.CLI.GetIndexer().ListIndexFuncValues(store.NamespaceIndex))}
+	cg = InformerState{Indexer: sortedDescribe(w.CGI.GetIndexer().List()), StoreRV: w.CGI.GetIndexer().LastStoreSyncResourceVersion(),
+		LastSyncRV: w.CGI.LastSyncResourceVersion(), HasSynced: w.CGI.HasSynced(), Registered: map[string]bool{},
+		NamespaceNS: Sorted(w.CGI.GetIndexer().ListIndexFuncValues(cache.NamespaceIndex))}
+	for _, name := range w.handlers {
+		if w.IgnoreRegistrationSync {
+			break
+		}
+		r := w.regs[name]
+		cl.Registered[name] = r[0].(informer.Registration).HasSynced()
+		cg.Registered[name] = r[1].(cache.ResourceEventHandlerRegistration).HasSynced()
+	}
+	return cl, cg
+}
+
+func (w *InformerWorld) compareState() {
+	w.T.Helper()
+	if w.held {
+		return // the indexer's lock is held by the gated index function
+	}
+	cl, cg := w.State()
+	if w.ignoreStoreRV {
+		cl.StoreRV, cg.StoreRV = "(ignored)", "(ignored)"
+	}
+	w.Note(fmt.Sprintf("state: indexer=%v storeRV=%s lastSyncRV=%s synced=%v handlers=%v", cl.Indexer, cl.StoreRV, cl.LastSyncRV, cl.HasSynced, cl.Registered))
+	w.Compare("informer state", cl, cg)
+}
+
+func sortedDescribe(objs []any) []string {
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i] = Describe(o)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sortMapOrderRuns sorts the runs of handler calls whose order comes from
+// a map in both implementations: initial-list adds (watch-list and late
+// handlers), tombstone deletes of a relist (P3), and sync updates (P4).
+func sortMapOrderRuns(lines []string) []string {
+	class := func(s string) string {
+		switch {
+		case strings.HasPrefix(s, "OnAdd") && strings.HasSuffix(s, "initial"):
+			return "initial-add"
+		case strings.HasPrefix(s, "OnDelete Tombstone"):
+			return "tombstone"
+		case strings.HasPrefix(s, "OnUpdate") && strings.HasSuffix(s, "(sync)"):
+			return "sync"
+		}
+		return ""
+	}
+	out := append([]string(nil), lines...)
+	for i := 0; i < len(out); {
+		j := i + 1
+		c := class(out[i])
+		for c != "" && j < len(out) && class(out[j]) == c {
+			j++
+		}
+		sort.Strings(out[i:j])
+		i = j
+	}
+	return out
+}
+
+// byKey orders a relist step's calls by object key, keeping the order of
+// each key's own calls: a relist delivers its objects in map order
+// (watch-list's temporary store, ReplacedAll's tombstones), so only the
+// per-key order is comparable.
+func byKey(lines []string) []string {
+	key := func(s string) string {
+		_, rest, _ := strings.Cut(s, " ")
+		rest = strings.TrimPrefix(rest, "Tombstone(")
+		k, _, _ := strings.Cut(rest, "@")
+		k, _, _ = strings.Cut(k, ":")
+		return k
+	}
+	out := append([]string(nil), lines...)
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
+}
+
+// recHandler records calls; it is a handler of both implementations.
+type recHandler struct {
+	log  *Log
+	gate *gate
+}
+
+func (h *recHandler) OnAdd(obj any, initial bool) {
+	h.gate.pass()
+	suffix := ""
+	if initial {
+		suffix = " initial"
+	}
+	h.log.Add("OnAdd %s%s", Describe(obj), suffix)
+}
+
+func (h *recHandler) OnUpdate(old, obj any) {
+	h.gate.pass()
+	suffix := ""
+	if rvOf(old) == rvOf(obj) {
+		suffix = " (sync)"
+	}
+	h.log.Add("OnUpdate %s -> %s%s", Describe(old), Describe(obj), suffix)
+}
+
+func (h *recHandler) OnDelete(obj any) {
+	h.gate.pass()
+	h.log.Add("OnDelete %s", Describe(obj))
+}
+
+func rvOf(obj any) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "?"
+	}
+	return m.GetResourceVersion()
+}
+
+// gate blocks callers while shut. A nil gate never blocks.
+type gate struct {
+	mu sync.Mutex
+	ch chan struct{} // nil when open
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) shut() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch == nil {
+		g.ch = make(chan struct{})
+	}
+}
+
+func (g *gate) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch != nil {
+		close(g.ch)
+		g.ch = nil
+	}
+}
+
+func (g *gate) pass() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	ch := g.ch
+	g.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
+
+// indexFunc indexes nothing, but waits at the gate for objects labelled
+// LabelGate.
+func (g *gate) indexFunc(obj any) ([]string, error) {
+	if m, err := meta.Accessor(obj); err == nil && m.GetLabels()[LabelGate] != "" {
+		g.pass()
+	}
+	return nil, nil
+}
