@@ -31,9 +31,9 @@ type World struct {
 	// Relisted is whether the last settled step listed (a LIST or a
 	// watch-list): its objects then came from a map in both
 	// implementations, so their order is not comparable.
-	Relisted bool
-	transcript     []string
-	compare        []func() // the concrete world's layers
+	Relisted   bool
+	transcript []string
+	compare    []func() // the concrete world's layers
 }
 
 func newWorld(t *testing.T) *World {
