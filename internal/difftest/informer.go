@@ -227,7 +227,7 @@ func (w *InformerWorld) compareHandlers() {
 		l := w.logs[name]
 		cl, cg := sortMapOrderRuns(l[0].Take()), sortMapOrderRuns(l[1].Take())
 		if w.Relisted {
-			cl, cg = byKey(cl), byKey(cg)
+			cl, cg = ByKey(cl), ByKey(cg)
 		}
 		for _, line := range cl {
 			w.Note(name + ": " + line)
@@ -320,11 +320,11 @@ func sortMapOrderRuns(lines []string) []string {
 	return out
 }
 
-// byKey orders a relist step's calls by object key, keeping the order of
+// ByKey orders a relist step's calls by object key, keeping the order of
 // each key's own calls: a relist delivers its objects in map order
 // (watch-list's temporary store, ReplacedAll's tombstones), so only the
 // per-key order is comparable.
-func byKey(lines []string) []string {
+func ByKey(lines []string) []string {
 	key := func(s string) string {
 		_, rest, _ := strings.Cut(s, " ")
 		rest = strings.TrimPrefix(rest, "Tombstone(")
