@@ -1,0 +1,63 @@
+// Package informer holds the SharedIndexInformer: an indexed cache of one
+// resource, kept in step with the server, that tells any number of
+// handlers about every change. It is what controllers are built on.
+//
+// # The pipeline
+//
+//	etcd ─▶ ListerWatcher ─▶ Reflector ─▶ queue ─▶ processing ─▶ indexer (the cache)
+//	                                                    │
+//	                                                    └─▶ notify ─▶ listener ─▶ handler
+//	                                                               ─▶ listener ─▶ handler
+//
+// The reflector (package reflector) writes into a queue (package
+// deltafifo); one processing loop pops deltas, applies them to the indexer
+// (package store) and turns them into notifications; each handler has a
+// listener with its own unbounded buffer and goroutine, so a slow handler
+// delays only itself (P10).
+//
+// # Two stacks
+//
+// client-go's feature gates decide which queue and which list strategy an
+// informer uses; Options.Stack names the two combinations that matter:
+//
+//   - Default (client-go v0.37.2's defaults): watch-list first; RealFIFO in
+//     atomic mode, so a relist is one ReplacedAll delta (P3), a resync one
+//     SyncAll (P4), a bookmark a Bookmark delta (P5); runs of deltas are
+//     written in one store transaction (P12).
+//   - Classic (what most tutorials draw): LIST then WATCH; DeltaFIFO with
+//     the indexer as KnownObjects; one Pop at a time; a relist is a
+//     Replaced delta per object plus tombstones.
+//
+// # What handlers hear
+//
+//   - OnAdd(obj, isInInitialList), OnUpdate(old, new), OnDelete(obj) in
+//     the order the informer saw the changes (P1, P2).
+//   - A delete missed while the watch was down arrives as
+//     store.DeletedFinalStateUnknown after the relist (P3).
+//   - An update whose old and new share a resourceVersion is a sync: a
+//     resync, or an unchanged object in a relist. It reaches only handlers
+//     whose resync is due (P6, P7).
+//   - A handler added after start first hears OnAdd(obj, true) for
+//     everything cached (P8); its Registration.HasSynced turns true once
+//     it has handled those (P9).
+//
+// # Steps and traces
+//
+// Options.Trace hears each processing step (Event: pop, pop-batch,
+// transaction, notify, deliver) and Options.ReflectorTrace each reflector
+// step, so a trace can say which step produced each event.
+//
+// # Mirrors client-go
+//
+// shared_informer.go (sharedIndexInformer, sharedProcessor,
+// processorListener), controller.go (controller, processDeltas,
+// processDeltasInBatch, processReplacedAllInfo, the handler adapters,
+// FilteringResourceEventHandler), listers.go (GenericLister) and
+// synctrack (per-registration HasSynced), k8s.io/client-go v0.37.2.
+// Differences in shape: the stack and the clock are options rather than
+// global feature gates and a private field; a listener is one goroutine
+// and a slice under a condition variable rather than two goroutines and a
+// ring buffer; Registration exposes Synced and Finished channels;
+// WaitForCacheSync takes a context and a clock. There is no
+// cache-mutation detector and no metrics.
+package informer
