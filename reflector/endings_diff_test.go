@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -142,15 +143,15 @@ func backoffVerdicts(start time.Time, reqs []dt.Request) []string {
 // Store.Resync when ShouldResync allows, and a relist restarts the timer.
 func TestResync(t *testing.T) {
 	gone := &apierrors.NewResourceExpired("gone").ErrStatus
-	allow := true
-	cfg := dt.ReflectorConfig{ResyncPeriod: 30 * time.Second, ShouldResync: func(string) bool { return allow }}
+	var refuse atomic.Bool
+	cfg := dt.ReflectorConfig{ResyncPeriod: 30 * time.Second, ShouldResync: func(string) bool { return !refuse.Load() }}
 	run(t, cfg, func(w *dt.ReflectorWorld) {
 		w.Create(pod("ns/a"))
 		w.Start()
 		w.Advance(30 * time.Second) // resync
-		allow = false
+		refuse.Store(true)
 		w.Advance(30 * time.Second) // asked, refused
-		allow = true
+		refuse.Store(false)
 		w.Advance(20 * time.Second)
 		w.Both("break watches with 410", func(s *dt.Server) { s.BreakWatches(gone) })
 		w.Settle()
