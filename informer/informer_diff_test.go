@@ -298,9 +298,14 @@ func TestSettersAndFilter(t *testing.T) {
 			errString(w.CLI.AddIndexers(store.Indexers{"app": dt.IndexByApp})),
 			errString(w.CGI.AddIndexers(cache.Indexers{"app": dt.IndexByApp})))
 		w.Compare("ByIndex app=web", keysOf(w.CLI.GetIndexer().ByIndex("app", "web")), keysOf(w.CGI.GetIndexer().ByIndex("app", "web")))
+		// One write per step: a classic DeltaFIFO groups a key's deltas
+		// when Pop lags, which would make the order timing-dependent.
 		w.Update(pod("ns/b", dt.Label("app", "web")))
+		w.Settle()
 		w.Update(pod("ns/a", dt.Label("app", "db")))
+		w.Settle()
 		w.Update(pod("ns/a", dt.Label("app", "db"), dt.Label("v", "2")))
+		w.Settle()
 		w.Update(pod("ns/b", dt.Label("app", "web"), dt.Label("v", "2")))
 		w.Settle()
 		w.Stop()

@@ -129,7 +129,7 @@ func (s *SharedIndexInformer) processReplacedAll(info deltafifo.ReplacedAllInfo,
 		}
 		listed[key] = true
 	}
-	var notes []Notification
+	notes := make([]Notification, 0, len(info.Objects))
 	for _, key := range s.indexer.ListKeys() {
 		if listed[key] {
 			continue
