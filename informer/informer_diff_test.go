@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -356,8 +355,6 @@ func keysOf(objs []any, err error) []string {
 		return s
 	}())
 }
-
-var _ = metav1.NamespaceAll
 
 type strErr string
 

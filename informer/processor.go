@@ -53,12 +53,10 @@ func (p *processor) remove(l *listener) {
 		return
 	}
 	delete(p.listeners, l)
-	if p.running {
-		l.stop()
-		return
-	}
 	l.stop()
-	close(l.finished) // run never started
+	if !p.running {
+		close(l.finished) // run never started, so it will not close it
+	}
 }
 
 // distribute queues n for every listener; a sync notification (an update

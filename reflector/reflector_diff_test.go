@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	dt "github.com/cachelab/cachelab/internal/difftest"
 )
@@ -33,7 +32,6 @@ func run(t *testing.T, cfg dt.ReflectorConfig, body func(w *dt.ReflectorWorld), 
 
 var (
 	pod     = dt.Pod
-	podsGR  = schema.GroupResource{Resource: "pods"}
 	expired = func() error {
 		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	}
