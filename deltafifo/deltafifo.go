@@ -216,3 +216,9 @@ func (f *DeltaFIFO) Len() int {
 	defer f.mu.Unlock()
 	return len(f.queue)
 }
+
+// Unfinished is the number of keys queued or being processed. Pop
+// processes under the lock, so this waits for a process call in progress
+// and then equals Len. Not in client-go: a simulator uses it to know the
+// queue's work is done.
+func (f *DeltaFIFO) Unfinished() int { return f.Len() }

@@ -52,6 +52,7 @@ type RealFIFO struct {
 	unlock    bool
 	bookmarks bool
 	closed    bool
+	popped    int // deltas popped and still being processed
 }
 
 // NewRealFIFO returns an empty, open RealFIFO. It panics on an option
@@ -165,6 +166,7 @@ func (f *RealFIFO) Pop(process fifo.PopProcessFunc) (any, error) {
 	popped := Deltas{f.items[0]}
 	f.items[0] = Delta{} // let the object be collected once processed
 	f.items = f.items[1:]
+	f.popped++
 	defer f.poppedLocked(1)
 	err := f.processLocked(func() error { return process(popped, inInitialList) })
 	return popped, err
@@ -184,6 +186,7 @@ func (f *RealFIFO) waitLocked() error {
 
 // poppedLocked counts n deltas as delivered, after processing.
 func (f *RealFIFO) poppedLocked(n int) {
+	f.popped -= n
 	f.synced.Popped(n)
 	f.synced.Check()
 }
@@ -231,4 +234,14 @@ func (f *RealFIFO) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.items)
+}
+
+// Unfinished is the number of deltas queued or popped and still being
+// processed (with UnlockWhileProcessing, Len drops before processing
+// ends; this does not). Not in client-go: a simulator uses it to know the
+// queue's work is done.
+func (f *RealFIFO) Unfinished() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.items) + f.popped
 }

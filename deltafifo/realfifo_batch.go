@@ -42,6 +42,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle fifo.Po
 	copy(batch, f.items[:n])
 	clear(f.items[:n]) // let the objects be collected once processed
 	f.items = f.items[n:]
+	f.popped += n
 	defer f.poppedLocked(n)
 	if n == 1 {
 		return f.processLocked(func() error { return processSingle(Deltas{batch[0]}, inInitialList) })

@@ -39,6 +39,9 @@ type Options struct {
 	// Clock drives resync periods, backoff and watch durations; the real
 	// clock if nil.
 	Clock clock.Clock
+	// RelistClock, if set, is the clock the reflector's relist backoff
+	// waits on (see reflector.Options.RelistClock).
+	RelistClock clock.Clock
 	// Rand draws backoff jitter and watch timeouts; random if nil.
 	Rand *rand.Rand
 	// Trace, if set, hears every processing step (see Event);
@@ -87,6 +90,7 @@ type SharedIndexInformer struct {
 	resyncCheckPeriod time.Duration
 	defaultResync     time.Duration
 	reflector         *reflector.Reflector
+	queue             queue
 
 	// blockDeltas keeps processing out while a late handler is given the
 	// cache's content, so it misses nothing and sees nothing twice (P8).
@@ -333,9 +337,37 @@ func (s *SharedIndexInformer) start() (queue, bool) {
 		UseWatchList:      s.stack.usesWatchList(),
 		WatchErrorHandler: s.watchErrorHandler,
 		Clock:             s.clock,
+		RelistClock:       s.opts.RelistClock,
 		Rand:              s.opts.Rand,
 		Trace:             s.opts.ReflectorTrace,
 	})
+	s.queue = q
 	s.started = true
 	return q, true
+}
+
+// Backlog is the work an informer has accepted and not finished.
+type Backlog struct {
+	// Queued is how many items wait in the queue or are being
+	// processed; 0 means processing is idle.
+	Queued int
+	// Handlers maps each handler's name (HandlerOptions.Name, or its
+	// type) to the notifications it has not yet returned from: buffered,
+	// plus the one it is handling.
+	Handlers map[string]int
+}
+
+// Backlog reports the work in flight. A simulator uses it to know when a
+// step's effects have been fully processed; a learner, to see where the
+// work is piling up.
+func (s *SharedIndexInformer) Backlog() Backlog {
+	s.mu.Lock()
+	q := s.queue
+	s.mu.Unlock()
+	var b Backlog
+	if q != nil {
+		b.Queued = q.Unfinished()
+	}
+	b.Handlers = s.processor.backlog()
+	return b
 }

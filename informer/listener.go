@@ -46,6 +46,7 @@ type listener struct {
 	mu       sync.Mutex
 	wake     *sync.Cond
 	pending  []Notification
+	busy     bool // a handler call is in progress
 	stopped  bool
 	stopCh   chan struct{} // closed by stop
 	finished chan struct{} // closed when the handler will not be called again
@@ -109,6 +110,9 @@ func (l *listener) run() {
 			return
 		}
 		l.deliver(n)
+		l.mu.Lock()
+		l.busy = false
+		l.mu.Unlock()
 	}
 }
 
@@ -124,6 +128,7 @@ func (l *listener) next() (Notification, bool) {
 	n := l.pending[0]
 	l.pending[0] = Notification{}
 	l.pending = l.pending[1:]
+	l.busy = true
 	return n, true
 }
 
@@ -172,6 +177,18 @@ func (l *listener) pendingLen() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.pending)
+}
+
+// unfinished is how many notifications the handler has not returned
+// from: the buffered ones and the one in progress.
+func (l *listener) unfinished() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.pending)
+	if l.busy {
+		n++
+	}
+	return n
 }
 
 // shouldResync reports whether the listener's resync is due at now.

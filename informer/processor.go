@@ -140,3 +140,14 @@ func effectiveResyncPeriod(requested, check time.Duration) time.Duration {
 	}
 	return requested
 }
+
+// backlog maps each listener's name to its unfinished notifications.
+func (p *processor) backlog() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int, len(p.listeners))
+	for l := range p.listeners {
+		out[l.name] += l.unfinished()
+	}
+	return out
+}

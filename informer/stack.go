@@ -46,6 +46,7 @@ type queue interface {
 	Pop(process fifo.PopProcessFunc) (any, error)
 	Done() <-chan struct{}
 	Close()
+	Unfinished() int
 }
 
 // batchQueue is a queue that pops runs of deltas (RealFIFO).

@@ -100,6 +100,11 @@ type Options struct {
 	// Clock drives resync timers, backoff waits and watch durations; the
 	// real clock if nil.
 	Clock clock.Clock
+	// RelistClock, if set, is the clock the relist backoff waits on
+	// instead of Clock. client-go always waits that one delay on the real
+	// clock, even when given a fake one; a simulation that runs both side
+	// by side on a fake clock passes clock.RealClock{} here to match.
+	RelistClock clock.Clock
 	// Rand draws backoff jitter and watch timeouts; a randomly seeded source
 	// if nil. Pass a seeded one for a repeatable run.
 	Rand *rand.Rand
@@ -119,6 +124,7 @@ type Reflector struct {
 	store           Store
 	opts            Options
 	clock           clock.Clock
+	relistClock     clock.Clock
 	backoff         *Backoff
 	rand            *lockedRand
 	useWatchList    bool
@@ -149,8 +155,12 @@ func New(lw ListerWatcher, store Store, opts Options) *Reflector {
 		store:           store,
 		opts:            opts,
 		clock:           clk,
+		relistClock:     clk,
 		rand:            &lockedRand{r: rnd},
 		minWatchTimeout: max(opts.MinWatchTimeout, defaultMinWatchTimeout),
+	}
+	if opts.RelistClock != nil {
+		r.relistClock = opts.RelistClock
 	}
 	r.backoff = NewBackoff(clk, r.rand.Float64)
 	r.typeDescription, r.expectedType, r.expectedGVK = describeType(opts)
@@ -279,20 +289,25 @@ func (r *Reflector) handleWatchError(ctx context.Context, err error) {
 	DefaultWatchErrorHandler(ctx, r, err)
 }
 
-// wait waits the next backoff delay on the reflector's clock; false if ctx
-// ended first. (client-go waits relist delays on the real clock even when
-// given a fake one; cachelab uses the clock it was given, so a simulation
-// can step through backoff.)
+// wait waits the next backoff delay; false if ctx ended first. A relist
+// waits on RelistClock (Clock unless set), a re-watch on Clock. (client-go
+// waits relist delays on the real clock even when given a fake one;
+// cachelab uses the clock it was given unless told otherwise, so a
+// simulation can step through backoff.)
 func (r *Reflector) wait(ctx context.Context, step Step) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	d := r.backoff.Next()
 	r.trace(Event{Step: step, Delay: d})
+	clk := r.clock
+	if step == StepRelistBackoff {
+		clk = r.relistClock
+	}
 	select {
 	case <-ctx.Done():
 		return false
-	case <-r.clock.After(d):
+	case <-clk.After(d):
 		return true
 	}
 }
