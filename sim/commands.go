@@ -1,0 +1,504 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// command is one scenario command: its arguments, what it does, and a line
+// of help for `cachelab scenarios --commands` and for errors.
+type command struct {
+	usage    string
+	help     string
+	minPos   int // positional arguments (object keys, names, durations)
+	maxPos   int
+	values   map[string]string // key=value arguments and what each takes
+	flags    map[string]string // bare-word flags and what each means
+	mapOrder bool              // the step's lines come in map order on some side
+	run      func(r *runner, a args) error
+}
+
+// args are a step's parsed arguments.
+type args struct {
+	pos    []string
+	values map[string][]string
+	flags  map[string]bool
+}
+
+func (a args) value(k string) (string, bool) {
+	v, ok := a.values[k]
+	if !ok {
+		return "", false
+	}
+	return strings.Join(v, ","), true
+}
+
+var commands map[string]*command
+
+func init() {
+	commands = map[string]*command{
+		// The world.
+		"create": {usage: "create <ns/name>... [labels=(k=v,...)] [managed]", help: "create objects in etcd",
+			minPos: 1, maxPos: 100, values: map[string]string{"labels": "labels, as (k=v,k2=v2)"},
+			flags: map[string]string{"managed": "give the object a managedFields entry, as server-side apply would"},
+			run: func(r *runner, a args) error {
+				for _, k := range a.pos {
+					if err := r.create(k, labelsArg(a), a.flags["managed"]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+		"update": {usage: "update <ns/name> [labels=(k=v,...)] [image=<image>]", help: "update an object in etcd (labels replace the old ones)",
+			minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image"},
+			run: func(r *runner, a args) error {
+				img, _ := a.value("image")
+				var labels map[string]string
+				if _, ok := a.values["labels"]; ok {
+					labels = labelsArg(a)
+					if labels == nil {
+						labels = map[string]string{}
+					}
+				}
+				return r.update(a.pos[0], labels, img)
+			}},
+		"delete": {usage: "delete <ns/name>...", help: "delete objects from etcd", minPos: 1, maxPos: 100,
+			run: func(r *runner, a args) error {
+				for _, k := range a.pos {
+					if err := r.delete(k); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+		"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]", help: "create n objects ns/obj-0001...",
+			values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default bulk)", "labels": "their labels"},
+			run: func(r *runner, a args) error {
+				ns, ok := a.value("ns")
+				if !ok {
+					ns = "bulk"
+				}
+				nStr, _ := a.value("n")
+				n, _ := strconv.Atoi(nStr)
+				for i := 1; i <= n; i++ {
+					u, err := r.newPod(fmt.Sprintf("%s/obj-%04d", ns, i))
+					if err != nil {
+						return err
+					}
+					u.SetLabels(labelsArg(a))
+					if _, err := r.writer.Create(r.ctx, u); err != nil {
+						return err
+					}
+				}
+				rev, err := r.revision()
+				if err != nil {
+					return err
+				}
+				r.note(layerEtcd, "", fmt.Sprintf("created %d objects %s/obj-0001..%s/obj-%04d (etcd at rv %d)", n, ns, ns, n, rev))
+				return nil
+			}},
+		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},
+		"progress": {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK", run: cmdProgress},
+		"close-watch": {usage: "close-watch", help: "the server closes the informers' watches (as kube-apiserver does at a watch's timeout)",
+			run: func(r *runner, a args) error {
+				n := 0
+				for _, s := range r.sides {
+					n = s.probe.closeWatches()
+				}
+				r.note(layerEtcd, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
+				return nil
+			}},
+		"disconnect": {usage: "disconnect", help: "drop the informers' connections: open watches end, new requests wait for reconnect",
+			run: func(r *runner, a args) error {
+				for _, s := range r.sides {
+					s.probe.disconnect()
+				}
+				r.note(layerEtcd, "", "connection lost: watches dropped, new requests wait")
+				return nil
+			}},
+		"reconnect": {usage: "reconnect", help: "let waiting and new requests through again",
+			run: func(r *runner, a args) error {
+				for _, s := range r.sides {
+					s.probe.reconnect()
+				}
+				r.note(layerEtcd, "", "connection back")
+				return nil
+			}},
+		"fail-next": {usage: "fail-next [list=<status>] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...)",
+			values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)"},
+			run: func(r *runner, a args) error {
+				for _, verb := range []string{"list", "watch"} {
+					if v, ok := a.value(verb); ok {
+						code, _ := strconv.Atoi(v)
+						for _, s := range r.sides {
+							s.probe.setFailNext(verb, code)
+						}
+						r.note(layerEtcd, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
+					}
+				}
+				return nil
+			}},
+		"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)",
+			run: func(r *runner, a args) error {
+				if r.etcd == nil {
+					return fmt.Errorf("restart-etcd needs the embedded etcd; this run uses an external one")
+				}
+				if err := r.etcd.Restart(r.ctx); err != nil {
+					return err
+				}
+				r.note(layerEtcd, "", "etcd restarted (same data, same ports)")
+				return nil
+			}},
+		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
+			minPos: 1, maxPos: 1, mapOrder: true, run: func(r *runner, a args) error {
+				d, _ := time.ParseDuration(a.pos[0])
+				return r.advance(d)
+			}},
+		"resync": {usage: "resync", help: "advance the fake clock by the informer's resync period, so a resync is due", mapOrder: true,
+			run: func(r *runner, a args) error {
+				if r.cfg == nil || r.cfg.resync <= 0 {
+					return fmt.Errorf("resync needs an informer started with resync=<period>")
+				}
+				return r.advance(r.cfg.resync)
+			}},
+		// The informers.
+		"start": {usage: "start [stack=default|classic] [resync=<period>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
+			help: "start both informers (cachelab's and client-go's) with the handlers added so far", mapOrder: true,
+			values: map[string]string{"stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
+				"labels": "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"},
+			run: cmdStart},
+		"stop": {usage: "stop", help: "stop both informers", run: func(r *runner, a args) error {
+			for _, s := range r.sides {
+				s.stop()
+			}
+			r.cfg = nil
+			r.note(layerEtcd, "", "informers stopped")
+			return nil
+		}},
+		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
+			minPos: 1, maxPos: 1, mapOrder: true, values: map[string]string{"resync": "this handler's resync period"},
+			flags: map[string]string{"slow": "its calls wait until `release <name>`"},
+			run: cmdAddHandler},
+		"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1,
+			run: func(r *runner, a args) error {
+				for _, s := range r.sides {
+					h := s.handlerNamed(a.pos[0])
+					if h == nil {
+						return fmt.Errorf("no handler %q", a.pos[0])
+					}
+					if s.inf != nil {
+						if err := s.inf.removeHandler(h); err != nil {
+							return err
+						}
+					}
+					h.removed = true
+					h.release()
+				}
+				return nil
+			}},
+		"release": {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1,
+			run: func(r *runner, a args) error {
+				for _, s := range r.sides {
+					h := s.handlerNamed(a.pos[0])
+					if h == nil {
+						return fmt.Errorf("no handler %q", a.pos[0])
+					}
+					h.release()
+				}
+				return nil
+			}},
+		// Looking.
+		"show": {usage: "show store|queue|handlers|requests|synced", help: "print what one part holds now", minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
+			switch a.pos[0] {
+			case "store", "queue", "handlers", "synced", "requests":
+				return nil
+			}
+			return fmt.Errorf("show %q: want store, queue, handlers, requests or synced", a.pos[0])
+		}},
+		"settle": {usage: "settle", help: "wait until both informers have processed everything (every step does this; it prints nothing new)",
+			run: func(r *runner, a args) error { return nil }},
+	}
+}
+
+// parse checks a step's arguments against the command.
+func (c *command) parse(raw []datadriven.CmdArg) (args, error) {
+	a := args{values: map[string][]string{}, flags: map[string]bool{}}
+	for _, arg := range raw {
+		switch {
+		case len(arg.Vals) > 0 || strings.Contains(arg.String(), "="):
+			if _, ok := c.values[arg.Key]; !ok {
+				return a, fmt.Errorf("unknown argument %q; %s", arg.Key, c.want())
+			}
+			if _, dup := a.values[arg.Key]; dup {
+				return a, fmt.Errorf("argument %q given twice", arg.Key)
+			}
+			a.values[arg.Key] = arg.Vals
+		case c.flags[arg.Key] != "":
+			a.flags[arg.Key] = true
+		default:
+			a.pos = append(a.pos, arg.Key)
+		}
+	}
+	if len(a.pos) < c.minPos || len(a.pos) > c.maxPos {
+		return a, fmt.Errorf("wrong number of arguments; %s", c.want())
+	}
+	return a, c.check(a)
+}
+
+func (c *command) want() string { return "usage: " + c.usage }
+
+// check validates argument values, so a file is rejected before it runs.
+func (c *command) check(a args) error {
+	bad := func(k, v, want string) error { return fmt.Errorf("%s=%s: want %s", k, v, want) }
+	for k, vs := range a.values {
+		v := strings.Join(vs, ",")
+		switch k {
+		case "resync":
+			if d, err := time.ParseDuration(v); err != nil || d < 0 {
+				return bad(k, v, "a duration such as 30s")
+			}
+		case "stack":
+			if _, err := informer.ParseStack(v); err != nil {
+				return bad(k, v, "default or classic")
+			}
+		case "n":
+			if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 100000 {
+				return bad(k, v, "a count from 1 to 100000")
+			}
+		case "list", "watch":
+			if n, err := strconv.Atoi(v); err != nil || n < 400 || n > 599 {
+				return bad(k, v, "an HTTP error status from 400 to 599")
+			}
+		case "transform":
+			if v != "strip-managed-fields" {
+				return bad(k, v, "strip-managed-fields")
+			}
+		case "labels":
+			for _, kv := range vs {
+				if strings.ContainsAny(kv, " ") {
+					return bad(k, v, "labels or a selector without spaces")
+				}
+			}
+		}
+	}
+	for _, p := range a.pos {
+		switch c {
+		case commands["advance"]:
+			if d, err := time.ParseDuration(p); err != nil || d <= 0 {
+				return fmt.Errorf("advance %s: want a positive duration such as 30s", p)
+			}
+		case commands["create"], commands["update"], commands["delete"]:
+			if ns, name, ok := strings.Cut(p, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+				return fmt.Errorf("object %q: want namespace/name", p)
+			}
+		}
+	}
+	return nil
+}
+
+// checkStep validates a parsed step: a known command with good arguments.
+func checkStep(st Step) error {
+	c, ok := commands[st.Cmd]
+	if !ok {
+		return fmt.Errorf("unknown command %q; want one of: %s", st.Cmd, strings.Join(commandNames(), ", "))
+	}
+	_, err := c.parse(st.Args)
+	return err
+}
+
+func commandNames() []string {
+	out := make([]string, 0, len(commands))
+	for n := range commands {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CommandHelp lists every command with its usage and help, sorted.
+func CommandHelp() []string {
+	var out []string
+	for _, n := range commandNames() {
+		c := commands[n]
+		out = append(out, fmt.Sprintf("%-60s %s", c.usage, c.help))
+	}
+	return out
+}
+
+func labelsArg(a args) map[string]string {
+	vs, ok := a.values["labels"]
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for _, kv := range vs {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "" {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func argValue(raw []datadriven.CmdArg, key string) (string, bool) {
+	for _, a := range raw {
+		if a.Key == key {
+			return strings.Join(a.Vals, ","), true
+		}
+	}
+	return "", false
+}
+
+func cmdStart(r *runner, a args) error {
+	if r.cfg != nil {
+		return fmt.Errorf("the informers are already started")
+	}
+	cfg := startConfig{stack: r.stack()}
+	if v, ok := a.value("resync"); ok {
+		cfg.resync, _ = time.ParseDuration(v)
+	}
+	cfg.labels, _ = a.value("labels")
+	cfg.fields, _ = a.value("fields")
+	cfg.transform, _ = a.value("transform")
+	for i, s := range r.sides {
+		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{})
+		s.probe = newProbe(lw, cfg.labels, cfg.fields, s.rec)
+		if err := s.start(cfg, r.opts.Seed); err != nil {
+			return err
+		}
+	}
+	r.cfg = &cfg
+	return nil
+}
+
+func cmdAddHandler(r *runner, a args) error {
+	name := a.pos[0]
+	resync := time.Duration(-1)
+	if v, ok := a.value("resync"); ok {
+		resync, _ = time.ParseDuration(v)
+	}
+	for _, s := range r.sides {
+		if s.handlerNamed(name) != nil {
+			return fmt.Errorf("a handler named %q is already registered", name)
+		}
+		h := newHandler(name, resync, a.flags["slow"], s.rec)
+		s.handlers = append(s.handlers, h)
+		if s.inf != nil {
+			if err := s.inf.addHandler(h); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func cmdProgress(r *runner, a args) error {
+	if r.cfg == nil {
+		return fmt.Errorf("progress needs started informers")
+	}
+	for _, s := range r.sides {
+		s.probe.showNextBookmark()
+		if err := s.probe.lw.RequestProgress(r.ctx); err != nil {
+			return err
+		}
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.note(layerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
+	return nil
+}
+
+func (r *runner) advance(d time.Duration) error {
+	r.clock.Step(d)
+	for _, s := range r.sides {
+		if s.probe != nil {
+			s.probe.mu.Lock()
+			s.probe.parked = false // a reflector waiting on the clock moves on
+			s.probe.mu.Unlock()
+		}
+	}
+	r.note(layerEtcd, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
+	return nil
+}
+
+// show adds a show command's lines to a side's trace.
+func (r *runner) show(s *side, a args, sn snapshot) {
+	add := func(text string) { s.rec.add(layerShow, "", text) }
+	switch a.pos[0] {
+	case "store":
+		if s.inf == nil {
+			add("(not started)")
+			return
+		}
+		objs, _ := s.inf.indexer()
+		lines := make([]string, 0, len(objs))
+		for _, o := range objs {
+			lines = append(lines, describeLong(o))
+		}
+		sort.Strings(lines)
+		add(fmt.Sprintf("%d objects; last synced rv %s", len(objs), sn.LastSyncRV))
+		for _, l := range lines {
+			add("  " + l)
+		}
+	case "synced":
+		names := make([]string, 0, len(sn.Synced))
+		for n := range sn.Synced {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			add(fmt.Sprintf("%s HasSynced=%t", n, sn.Synced[n]))
+		}
+	case "handlers":
+		for _, h := range s.handlers {
+			if h.removed {
+				continue
+			}
+			state := ""
+			if h.slow() {
+				state = ", slow (held)"
+			}
+			add(fmt.Sprintf("%s: %d calls%s", h.name, h.callCount(), state))
+		}
+	case "requests":
+		if s.probe == nil {
+			add("(not started)")
+			return
+		}
+		for _, q := range s.probe.requests() {
+			add(q)
+		}
+	case "queue":
+		// Only cachelab's queue can be seen: the line goes in a layer
+		// that is cachelab's own and not compared.
+		if s.inf == nil {
+			return
+		}
+		if b, ok := s.inf.backlog(); ok {
+			keys := make([]string, 0, len(b.Handlers))
+			for k := range b.Handlers {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			parts := []string{fmt.Sprintf("queue: %d unfinished", b.Queued)}
+			for _, k := range keys {
+				parts = append(parts, fmt.Sprintf("%s: %d pending", k, b.Handlers[k]))
+			}
+			s.rec.add(layerPop, "", strings.Join(parts, "; "))
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/deltafifo"
+	"github.com/cachelab/cachelab/store"
+)
+
+// The layers of a trace, in the order a change travels through them. Each
+// trace line belongs to one. The layers marked "both" are recorded the
+// same way for cachelab and client-go and compared after every step; the
+// others exist only in cachelab, whose insides are open.
+const (
+	layerEtcd      = "etcd"      // the world: writes, compactions, connection events
+	layerRequest   = "request"   // both: LIST and WATCH requests and their answers
+	layerWatch     = "watch"     // both: watch events as the reflector takes them
+	layerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
+	layerQueue     = "transform" // both: objects entering the queue, as the transform sees them
+	layerPop       = "pop"       // cachelab: deltas popped for processing
+	layerIndexer   = "indexer"   // both: what the step changed in the indexer
+	layerHandler   = "handler"   // both: each handler's calls (the layer is "handler/<name>")
+	layerSynced    = "synced"    // both: HasSynced turning true
+	layerShow      = "show"      // a show command's output
+	layerNote      = "note"      // invariant notes and explanations
+)
+
+// compared reports whether a layer is recorded on both sides and compared.
+func compared(layer string) bool {
+	switch layer {
+	case layerRequest, layerWatch, layerQueue, layerIndexer, layerSynced, layerShow:
+		return true
+	}
+	return strings.HasPrefix(layer, layerHandler+"/")
+}
+
+// layerRank orders layers in a step's output: the order a change travels.
+func layerRank(layer string) int {
+	order := []string{layerEtcd, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerNote}
+	base, _, _ := strings.Cut(layer, "/")
+	for i, l := range order {
+		if l == base {
+			return i
+		}
+	}
+	return len(order)
+}
+
+// entry is one recorded trace line before it is placed in a step.
+type entry struct {
+	layer, key, text string
+}
+
+// recorder collects one side's trace lines as they happen; take hands
+// over what a step produced.
+type recorder struct {
+	mu  sync.Mutex
+	got []entry
+}
+
+func (r *recorder) add(layer, key, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, entry{layer, key, text})
+}
+
+func (r *recorder) take() []entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.got
+	r.got = nil
+	return out
+}
+
+// arrange puts a step's entries in layer order. Within a layer the order
+// is the order things happened, except in a step where an implementation
+// iterates a map (a relist, a resync, a watch-list's initial list, a late
+// handler's adds): there the lines are sorted by object key, keeping each
+// key's own lines in order, so the trace is the same on every run.
+func arrange(es []entry, mapOrder bool) []entry {
+	out := append([]entry(nil), es...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ra, rb := layerRank(a.layer), layerRank(b.layer); ra != rb {
+			return ra < rb
+		}
+		if a.layer != b.layer {
+			return a.layer < b.layer
+		}
+		if mapOrder && a.layer != layerRequest && a.layer != layerWatch && a.layer != layerReflector && a.layer != layerShow {
+			return a.key < b.key
+		}
+		return false
+	})
+	return out
+}
+
+func metaAccessor(obj any) (metav1.Object, error) { return meta.Accessor(obj) }
+
+// keyOf is an object's namespace/name, or "" if it has none.
+func keyOf(obj any) string {
+	switch t := obj.(type) {
+	case store.DeletedFinalStateUnknown:
+		return t.Key
+	case cache.DeletedFinalStateUnknown:
+		return t.Key
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	if m.GetNamespace() == "" {
+		return m.GetName()
+	}
+	return m.GetNamespace() + "/" + m.GetName()
+}
+
+// describe is how a trace names an object: namespace/name@resourceVersion,
+// or the tombstone that stands for a delete the informer missed.
+func describe(obj any) string {
+	switch t := obj.(type) {
+	case nil:
+		return "<nil>"
+	case store.DeletedFinalStateUnknown:
+		return "DeletedFinalStateUnknown{" + t.Key + ", last seen " + describe(t.Obj) + "}"
+	case cache.DeletedFinalStateUnknown:
+		return "DeletedFinalStateUnknown{" + t.Key + ", last seen " + describe(t.Obj) + "}"
+	case deltafifo.ReplacedAllInfo:
+		objs := make([]string, len(t.Objects))
+		for i, o := range t.Objects {
+			objs[i] = describe(o)
+		}
+		sort.Strings(objs) // the list may come from a map (watch-list)
+		return fmt.Sprintf("{rv %s: %s}", t.ResourceVersion, strings.Join(objs, " "))
+	case deltafifo.SyncAllInfo:
+		return "{every cached object}"
+	case deltafifo.BookmarkInfo:
+		return "{rv " + t.ResourceVersion + "}"
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	return keyOf(obj) + "@" + m.GetResourceVersion()
+}
+
+// describeLong adds what a "show store" wants to see: labels, and
+// managedFields if the object still has them.
+func describeLong(obj any) string {
+	s := describe(obj)
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return s
+	}
+	if l := u.GetLabels(); len(l) > 0 {
+		keys := make([]string, 0, len(l))
+		for k := range l {
+			keys = append(keys, k+"="+l[k])
+		}
+		sort.Strings(keys)
+		s += " labels=" + strings.Join(keys, ",")
+	}
+	if mf := u.GetManagedFields(); len(mf) > 0 {
+		s += fmt.Sprintf(" managedFields=%d", len(mf))
+	}
+	return s
+}
+
+func describeEvent(ev watch.Event) string {
+	switch ev.Type {
+	case watch.Bookmark:
+		rv := ""
+		if m, err := meta.Accessor(ev.Object); err == nil {
+			rv = m.GetResourceVersion()
+		}
+		if isInitialEventsEnd(ev.Object) {
+			return "BOOKMARK rv " + rv + " (initial events end)"
+		}
+		return "BOOKMARK rv " + rv
+	case watch.Error:
+		if st, ok := ev.Object.(*metav1.Status); ok {
+			return fmt.Sprintf("ERROR %d %s: %s", st.Code, st.Reason, st.Message)
+		}
+		return "ERROR " + fmt.Sprint(ev.Object)
+	}
+	return string(ev.Type) + " " + describe(ev.Object)
+}
+
+func describeListOptions(o metav1.ListOptions) string {
+	var parts []string
+	add := func(s string) { parts = append(parts, s) }
+	if o.ResourceVersion == "" {
+		add(`rv=""`)
+	} else {
+		add("rv=" + o.ResourceVersion)
+	}
+	if o.ResourceVersionMatch != "" {
+		add("match=" + string(o.ResourceVersionMatch))
+	}
+	if o.Limit > 0 {
+		add(fmt.Sprintf("limit=%d", o.Limit))
+	}
+	if o.Continue != "" {
+		add("continue=<token>")
+	}
+	if o.LabelSelector != "" {
+		add("labels=" + o.LabelSelector)
+	}
+	if o.FieldSelector != "" {
+		add("fields=" + o.FieldSelector)
+	}
+	if o.SendInitialEvents != nil {
+		add(fmt.Sprintf("sendInitialEvents=%t", *o.SendInitialEvents))
+	}
+	if o.AllowWatchBookmarks {
+		add("bookmarks")
+	}
+	if t := o.TimeoutSeconds; t != nil {
+		// Each reflector draws its watch timeout at random from [5m, 10m);
+		// the trace shows the range so that it is the same on every run.
+		if *t >= 300 && *t < 600 {
+			add("timeout=[5m,10m)")
+		} else {
+			add(fmt.Sprintf("timeout=%ds", *t))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func describeList(obj runtime.Object) (rv string, n int, cont string) {
+	if l, err := meta.ListAccessor(obj); err == nil {
+		rv = l.GetResourceVersion()
+		if l.GetContinue() != "" {
+			cont = " (more pages)"
+		}
+	}
+	items, _ := meta.ExtractList(obj)
+	return rv, len(items), cont
+}

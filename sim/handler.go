@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"sync"
+	"time"
+)
+
+// handler is a scenario's event handler, one per side. It records every
+// call as a trace line, keeps the view of the world its calls build (for
+// the invariants), and can be slow: a slow handler's calls wait until the
+// scenario releases it, which shows that a slow handler delays only itself
+// (P10).
+type handler struct {
+	name   string
+	resync time.Duration // -1: the informer's default
+	rec    *recorder
+
+	reg     interface{ HasSynced() bool } // the registration, once added
+	handle  any                           // what RemoveEventHandler takes
+	removed bool
+
+	mu        sync.Mutex
+	calls     int
+	view      map[string]string // key -> rv, rebuilt from the calls
+	anomalies []string          // calls that did not fit the view
+	gate      chan struct{}     // non-nil while slow: calls wait for it to close
+}
+
+func newHandler(name string, resync time.Duration, slow bool, rec *recorder) *handler {
+	h := &handler{name: name, resync: resync, rec: rec, view: map[string]string{}}
+	if slow {
+		h.gate = make(chan struct{})
+	}
+	return h
+}
+
+func (h *handler) layer() string { return layerHandler + "/" + h.name }
+
+// OnAdd records the call, then waits if the handler is slow.
+func (h *handler) OnAdd(obj any, isInInitialList bool) {
+	text := "OnAdd    " + describe(obj)
+	if isInInitialList {
+		text += " (initial list)"
+	}
+	h.called(keyOf(obj), text, func() {
+		k := keyOf(obj)
+		if _, ok := h.view[k]; ok {
+			h.anomalies = append(h.anomalies, "OnAdd for "+k+", which the handler already had")
+		}
+		h.view[k] = describe(obj)
+	})
+}
+
+// OnUpdate records the call, then waits if the handler is slow.
+func (h *handler) OnUpdate(oldObj, newObj any) {
+	text := "OnUpdate " + describe(oldObj) + " -> " + describe(newObj)
+	if describe(oldObj) == describe(newObj) {
+		text += " (same object: a resync or relist)"
+	}
+	h.called(keyOf(newObj), text, func() {
+		k := keyOf(newObj)
+		if _, ok := h.view[k]; !ok {
+			h.anomalies = append(h.anomalies, "OnUpdate for "+k+", which the handler did not have")
+		}
+		h.view[k] = describe(newObj)
+	})
+}
+
+// OnDelete records the call, then waits if the handler is slow.
+func (h *handler) OnDelete(obj any) {
+	h.called(keyOf(obj), "OnDelete "+describe(obj), func() {
+		k := keyOf(obj)
+		if _, ok := h.view[k]; !ok {
+			h.anomalies = append(h.anomalies, "OnDelete for "+k+", which the handler did not have")
+		}
+		delete(h.view, k)
+	})
+}
+
+func (h *handler) called(key, text string, apply func()) {
+	h.mu.Lock()
+	h.calls++
+	apply()
+	gate := h.gate
+	h.mu.Unlock()
+	h.rec.add(h.layer(), key, text)
+	if gate != nil {
+		<-gate
+	}
+}
+
+// release lets a slow handler's waiting and future calls through.
+func (h *handler) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gate != nil {
+		close(h.gate)
+		h.gate = nil
+	}
+}
+
+func (h *handler) slow() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gate != nil
+}
+
+func (h *handler) callCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls
+}
+
+// viewAndAnomalies returns a copy of the handler's view and the anomalies
+// since the last call.
+func (h *handler) viewAndAnomalies() (map[string]string, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := make(map[string]string, len(h.view))
+	for k, x := range h.view {
+		v[k] = x
+	}
+	a := h.anomalies
+	h.anomalies = nil
+	return v, a
+}

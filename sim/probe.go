@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// probe sits between one informer and its etcd ListerWatcher. Both
+// implementations get the same kind of probe, so everything it sees (the
+// requests, the watch events handed over) is seen the same way on both
+// sides. It is also the scenario's lever on the connection: it applies the
+// informer's selectors, fails the next request on demand, and holds
+// requests while the scenario says the informer is disconnected.
+//
+//	informer ──LIST/WATCH──▶ probe ──▶ listwatch.ListerWatcher ──▶ etcd
+//	         ◀──events──────        ◀──
+type probe struct {
+	lw     *listwatch.ListerWatcher
+	labels string // label selector added to every request
+	fields string // field selector added to every request
+	rec    *recorder
+
+	mu        sync.Mutex
+	failNext  map[string]int   // verb ("list", "watch") -> HTTP status for the next call
+	held      chan struct{}    // closed on reconnect; nil while connected
+	waiting   int              // calls waiting in held
+	open      map[*probeWatch]struct{}
+	parked    bool             // the last call failed with a status whose retry waits on the fake clock
+	showBooks int              // bookmarks still to show (asked for by a progress step)
+	progress  chan struct{}    // signalled on every bookmark
+	history   []string         // every request line, for "show requests"
+}
+
+// request records a request line in the trace and in the history.
+func (p *probe) request(text string) {
+	p.mu.Lock()
+	p.history = append(p.history, text)
+	p.mu.Unlock()
+	p.rec.add(layerRequest, "", text)
+}
+
+func (p *probe) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.history...)
+}
+
+func newProbe(lw *listwatch.ListerWatcher, labels, fields string, rec *recorder) *probe {
+	return &probe{lw: lw, labels: labels, fields: fields, rec: rec,
+		failNext: map[string]int{}, open: map[*probeWatch]struct{}{}, progress: make(chan struct{}, 1)}
+}
+
+// IsWatchListSemanticsUnSupported passes the ListerWatcher's answer on, so
+// both reflectors decide about watch-list streaming the same way.
+func (p *probe) IsWatchListSemanticsUnSupported() bool { return p.lw.IsWatchListSemanticsUnSupported() }
+
+// List is ListWithContext without a context (client-go's ListerWatcher).
+func (p *probe) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return p.ListWithContext(context.Background(), opts)
+}
+
+// Watch is WatchWithContext without a context.
+func (p *probe) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return p.WatchWithContext(context.Background(), opts)
+}
+
+// ListWithContext records the LIST, then serves it (or fails it).
+func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	p.addSelectors(&opts)
+	p.request("LIST "+describeListOptions(opts))
+	if err := p.admit(ctx, "list"); err != nil {
+		p.request("  -> "+describeErr(err))
+		return nil, err
+	}
+	obj, err := p.lw.ListWithContext(ctx, opts)
+	if err != nil {
+		p.request("  -> "+describeErr(err))
+		return nil, err
+	}
+	rv, n, cont := describeList(obj)
+	p.request(fmt.Sprintf("  -> %d items, rv %s%s", n, rv, cont))
+	return obj, nil
+}
+
+// WatchWithContext records the WATCH, then opens it (or fails it) and
+// relays its events, recording each as it is handed to the reflector.
+func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	p.addSelectors(&opts)
+	verb := "WATCH"
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		verb = "WATCH-LIST"
+	}
+	p.request(verb+" "+describeListOptions(opts))
+	if err := p.admit(ctx, "watch"); err != nil {
+		p.request("  -> "+describeErr(err))
+		return nil, err
+	}
+	inner, err := p.lw.WatchWithContext(ctx, opts)
+	if err != nil {
+		p.request("  -> "+describeErr(err))
+		return nil, err
+	}
+	w := &probeWatch{p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
+	p.mu.Lock()
+	p.open[w] = struct{}{}
+	p.mu.Unlock()
+	go w.relay()
+	return w, nil
+}
+
+func (p *probe) addSelectors(opts *metav1.ListOptions) {
+	if p.labels != "" {
+		opts.LabelSelector = p.labels
+	}
+	if p.fields != "" {
+		opts.FieldSelector = p.fields
+	}
+}
+
+// admit fails the call if the scenario asked for that, and waits while
+// disconnected.
+func (p *probe) admit(ctx context.Context, verb string) error {
+	p.mu.Lock()
+	p.parked = false
+	if code, ok := p.failNext[verb]; ok {
+		delete(p.failNext, verb)
+		// A 429 on a watch makes the reflector wait its re-watch backoff on
+		// the (fake) clock: it stays put until the scenario advances time.
+		p.parked = verb == "watch" && code == http.StatusTooManyRequests
+		p.mu.Unlock()
+		return statusError(code, verb)
+	}
+	held := p.held
+	if held != nil {
+		p.waiting++
+	}
+	p.mu.Unlock()
+	if held == nil {
+		return nil
+	}
+	defer func() {
+		p.mu.Lock()
+		p.waiting--
+		p.mu.Unlock()
+	}()
+	select {
+	case <-held:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// statusError is the error kube-apiserver would return with code.
+func statusError(code int, verb string) error {
+	msg := fmt.Sprintf("injected by the scenario: %s failed", verb)
+	switch code {
+	case http.StatusGone:
+		return apierrors.NewResourceExpired("too old resource version (" + msg + ")")
+	case http.StatusTooManyRequests:
+		return apierrors.NewTooManyRequests(msg, 1)
+	default:
+		return apierrors.NewGenericServerResponse(code, verb, listwatch.Pods.GroupResource(), "", msg, 0, true)
+	}
+}
+
+// disconnect drops the open watches and holds every new call until
+// reconnect.
+func (p *probe) disconnect() {
+	p.mu.Lock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+	p.mu.Unlock()
+	p.closeWatches()
+}
+
+func (p *probe) reconnect() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+	}
+}
+
+// closeWatches ends every open watch, as a server closing the stream
+// does. The watches count as closed before this returns, so a settle
+// that follows waits for the informer's next request.
+func (p *probe) closeWatches() int {
+	p.mu.Lock()
+	ws := make([]*probeWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+		delete(p.open, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.end()
+	}
+	return len(ws)
+}
+
+// state is what settle needs to know about the connection.
+func (p *probe) state() (openWatches, waiting int, parked bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.open), p.waiting, p.parked
+}
+
+func (p *probe) setFailNext(verb string, code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failNext[verb] = code
+}
+
+func (p *probe) showNextBookmark() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.showBooks++
+}
+
+// probeWatch relays one watch's events to the reflector. The hand-over is
+// unbuffered, so an event is recorded when the reflector has taken it.
+type probeWatch struct {
+	p     *probe
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+	done  chan struct{}
+}
+
+func (w *probeWatch) ResultChan() <-chan watch.Event { return w.out }
+
+// Stop is the reflector ending the watch.
+func (w *probeWatch) Stop() {
+	w.p.mu.Lock()
+	delete(w.p.open, w)
+	w.p.mu.Unlock()
+	w.end()
+}
+
+func (w *probeWatch) end() {
+	w.once.Do(func() { close(w.stop) })
+	w.inner.Stop()
+	<-w.done
+}
+
+func (w *probeWatch) relay() {
+	defer close(w.done)
+	defer close(w.out)
+	defer func() {
+		w.p.mu.Lock()
+		delete(w.p.open, w)
+		w.p.mu.Unlock()
+	}()
+	in := w.inner.ResultChan()
+	for {
+		var ev watch.Event
+		var ok bool
+		select {
+		case ev, ok = <-in:
+		case <-w.stop:
+			return
+		}
+		if !ok {
+			w.p.rec.add(layerWatch, "", "(closed by the server)")
+			return
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		}
+		w.p.recordEvent(ev)
+	}
+}
+
+// recordEvent records an event the reflector has taken. Bookmarks that
+// answer the simulator's own progress requests (sent while settling) are
+// not shown: they are how the simulator knows the informer caught up.
+func (p *probe) recordEvent(ev watch.Event) {
+	if ev.Type == watch.Bookmark {
+		shown := isInitialEventsEnd(ev.Object)
+		p.mu.Lock()
+		if !shown && p.showBooks > 0 {
+			p.showBooks--
+			shown = true
+		}
+		p.mu.Unlock()
+		select {
+		case p.progress <- struct{}{}:
+		default:
+		}
+		if !shown {
+			return
+		}
+	}
+	p.rec.add(layerWatch, keyOf(ev.Object), describeEvent(ev))
+}
+
+func isInitialEventsEnd(obj runtime.Object) bool {
+	m, err := metaAccessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}
+
+func describeErr(err error) string {
+	if s, ok := err.(apierrors.APIStatus); ok {
+		st := s.Status()
+		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
+	}
+	return strings.TrimSpace(err.Error())
+}

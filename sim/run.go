@@ -1,0 +1,605 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// Options configures a run.
+type Options struct {
+	// Stack, if set, overrides the stack the scenario's start asks for.
+	Stack informer.Stack
+	// Seed seeds cachelab's randomness (backoff jitter, watch timeouts).
+	Seed uint64
+	// Etcd, if it has endpoints, is an external etcd to run on instead of
+	// the embedded one. The run writes under its own prefix and removes
+	// what it wrote.
+	Etcd listwatch.ClientOptions
+	// SettleTimeout bounds how long a step may take to settle (10s if 0).
+	SettleTimeout time.Duration
+	// OnStep, if set, hears each step's result as soon as it is known;
+	// returning false stops the run.
+	OnStep func(StepResult) bool
+}
+
+// Line is one line of a trace.
+type Line struct {
+	Layer string `json:"layer"`
+	Key   string `json:"key,omitempty"`
+	Text  string `json:"text"`
+}
+
+// StepResult is what one step printed, per implementation, and whether
+// they agreed.
+type StepResult struct {
+	Index int    `json:"step"`
+	Pos   string `json:"pos"`
+	Cmd   string `json:"cmd"`
+	// World is what the step did to etcd and the connection.
+	World []Line `json:"world,omitempty"`
+	// Sides holds each implementation's trace lines ("cachelab",
+	// "client-go").
+	Sides map[string][]Line `json:"sides"`
+	// Divergence is the first difference between them, if any.
+	Divergence *Divergence `json:"divergence,omitempty"`
+}
+
+// Divergence is where client-go and cachelab first differed.
+type Divergence struct {
+	Step  int    `json:"step"`
+	Pos   string `json:"pos"`
+	Cmd   string `json:"cmd"`
+	Layer string `json:"layer"`
+	// Diff is go-cmp's diff, -cachelab +client-go.
+	Diff string `json:"diff"`
+}
+
+func (d *Divergence) Error() string {
+	return fmt.Sprintf("%s: step %d (%s): cachelab and client-go differ in layer %q (-cachelab +client-go):\n%s", d.Pos, d.Step, d.Cmd, d.Layer, d.Diff)
+}
+
+// Result is a whole run.
+type Result struct {
+	Header Header       `json:"header"`
+	Steps  []StepResult `json:"steps"`
+	// Divergence is the first divergence; the run stopped there.
+	Divergence *Divergence `json:"divergence,omitempty"`
+}
+
+// runner runs one scenario: one etcd, a writer, a fake clock, and the two
+// sides.
+type runner struct {
+	sc      *Scenario
+	opts    Options
+	ctx     context.Context
+	etcd    *listwatch.Embedded // nil with an external etcd
+	client  *clientv3.Client    // the world's own connection: writes, compaction
+	res     listwatch.Resource
+	writer  *listwatch.Writer
+	clock   *clocktesting.FakeClock
+	sides   []*side // cachelab, client-go
+	clients []*clientv3.Client
+	cfg     *startConfig // set by start
+	world   []Line       // the current step's world lines
+	uids    int
+	paused  bool
+}
+
+// epoch is the fake clock's start: every run's timestamps are the same.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Run runs sc: both implementations over one etcd, step by step, settling
+// and comparing after each step. It returns at the first divergence (in
+// Result.Divergence) or at the end. An error means the run itself could
+// not go on (etcd did not start, a step could not be carried out).
+func Run(ctx context.Context, sc *Scenario, opts Options) (*Result, error) {
+	ses, err := Open(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer ses.Close()
+	res := &Result{Header: ses.Header()}
+	for _, st := range sc.Steps {
+		sr, err := ses.Step(st)
+		if err != nil {
+			return res, err
+		}
+		res.Steps = append(res.Steps, sr)
+		if opts.OnStep != nil && !opts.OnStep(sr) {
+			return res, nil
+		}
+		if sr.Divergence != nil {
+			res.Divergence = sr.Divergence
+			return res, nil
+		}
+	}
+	return res, nil
+}
+
+// Session is a run in progress, stepped by the caller (the scenario tests
+// step it directive by directive).
+type Session struct {
+	r      *runner
+	header Header
+	n      int
+}
+
+// Open starts etcd (or connects to it) and prepares both sides; nothing
+// runs until the first Step.
+func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
+	if opts.SettleTimeout == 0 {
+		opts.SettleTimeout = 10 * time.Second
+	}
+	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: clocktesting.NewFakeClock(epoch)}
+	if err := r.connect(); err != nil {
+		r.close()
+		return nil, err
+	}
+	h := newHeader(sc, r.stack(), opts)
+	if err := setFeatureGates(h.Stack); err != nil {
+		r.close()
+		return nil, err
+	}
+	return &Session{r: r, header: h}, nil
+}
+
+// Header is the run's header.
+func (s *Session) Header() Header { return s.header }
+
+// Step carries out st, settles, and compares.
+func (s *Session) Step(st Step) (StepResult, error) {
+	s.n++
+	sr, err := s.r.step(s.n, st)
+	if err != nil {
+		return sr, fmt.Errorf("%s: %s: %w", s.r.sc.Pos(st), st.Cmd, err)
+	}
+	return sr, nil
+}
+
+// Close stops everything the session started.
+func (s *Session) Close() { s.r.close() }
+
+// stack is the stack the run uses: the override, or the scenario's start.
+func (r *runner) stack() informer.Stack {
+	if r.opts.Stack != "" {
+		return r.opts.Stack
+	}
+	for _, st := range r.sc.Steps {
+		if st.Cmd == "start" {
+			if v, ok := argValue(st.Args, "stack"); ok {
+				s, _ := informer.ParseStack(v)
+				return s
+			}
+		}
+	}
+	return informer.Default
+}
+
+// connect starts the embedded etcd (or connects to the external one) and
+// gives each side its own connection.
+func (r *runner) connect() error {
+	endpoints := r.opts.Etcd.Endpoints
+	if len(endpoints) == 0 {
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{})
+		if err != nil {
+			return err
+		}
+		r.etcd = e
+		endpoints = e.Endpoints()
+	} else {
+		// Never touch a real cluster's pods: an external run keeps to
+		// its own prefix, and starts and ends with it empty.
+		r.res.Resource = fmt.Sprintf("cachelab-sim-%d-pods", time.Now().UnixNano())
+	}
+	copts := r.opts.Etcd
+	copts.Endpoints = endpoints
+	for range 3 { // the world's, cachelab's and client-go's connections
+		c, err := listwatch.Connect(r.ctx, copts)
+		if err != nil {
+			return err
+		}
+		r.clients = append(r.clients, c)
+	}
+	r.client = r.clients[0]
+	r.writer = listwatch.NewWriter(r.client, r.res, listwatch.WriterOptions{
+		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
+		Now:    r.clock.Now,
+	})
+	for i, impl := range []string{implCachelab, implClientGo} {
+		rec := &recorder{}
+		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock,
+			lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
+		_ = i
+	}
+	return nil
+}
+
+func (r *runner) close() {
+	for _, s := range r.sides {
+		s.stop()
+	}
+	if r.etcd == nil && r.client != nil {
+		_, _ = r.client.Delete(context.Background(), "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+	}
+	for _, c := range r.clients {
+		_ = c.Close()
+	}
+	if r.etcd != nil {
+		_ = r.etcd.Close()
+	}
+}
+
+// step carries out one command, settles both sides, and compares them.
+func (r *runner) step(n int, st Step) (StepResult, error) {
+	r.world = nil
+	sr := StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]Line{}}
+	cmd := commands[st.Cmd]
+	a, err := cmd.parse(st.Args)
+	if err != nil {
+		return sr, err
+	}
+	if err := cmd.run(r, a); err != nil {
+		return sr, err
+	}
+	if err := r.settle(); err != nil {
+		if d, ok := err.(*Divergence); ok {
+			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
+			sr.Divergence = d
+		} else {
+			return sr, err
+		}
+	}
+	mapOrder := cmd.mapOrder
+	snaps := make([]snapshot, len(r.sides))
+	entries := make([][]entry, len(r.sides))
+	for i, s := range r.sides {
+		snaps[i] = s.snapshot()
+		if st.Cmd != "show" {
+			s.noteChanges(snaps[i])
+		}
+		if st.Cmd == "show" {
+			r.show(s, a, snaps[i])
+		}
+		entries[i] = s.rec.take()
+		for _, e := range entries[i] {
+			if e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.HasPrefix(e.text, "WATCH-LIST")) {
+				mapOrder = true
+			}
+		}
+	}
+	for i, s := range r.sides {
+		lines := toLines(arrange(entries[i], mapOrder))
+		lines = append(lines, r.invariants(s, snaps[i])...)
+		sr.Sides[s.impl] = lines
+	}
+	sr.World = r.world
+	if sr.Divergence == nil {
+		sr.Divergence = compareSides(sr, snaps)
+	}
+	return sr, nil
+}
+
+func toLines(es []entry) []Line {
+	out := make([]Line, len(es))
+	for i, e := range es {
+		out[i] = Line{Layer: e.layer, Key: e.key, Text: e.text}
+	}
+	return out
+}
+
+func (r *runner) note(layer, key, text string) {
+	r.world = append(r.world, Line{Layer: layer, Key: key, Text: text})
+}
+
+// compareSides compares every layer both sides record, in pipeline order,
+// and the state behind them; the first difference is the divergence.
+func compareSides(sr StepResult, snaps []snapshot) *Divergence {
+	by := func(lines []Line) map[string][]string {
+		m := map[string][]string{}
+		for _, l := range lines {
+			if compared(l.Layer) || l.Layer == layerNote {
+				m[l.Layer] = append(m[l.Layer], l.Text)
+			}
+		}
+		return m
+	}
+	a, b := by(sr.Sides[implCachelab]), by(sr.Sides[implClientGo])
+	layers := map[string]bool{}
+	for l := range a {
+		layers[l] = true
+	}
+	for l := range b {
+		layers[l] = true
+	}
+	names := make([]string, 0, len(layers))
+	for l := range layers {
+		names = append(names, l)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ri, rj := layerRank(names[i]), layerRank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	for _, l := range names {
+		if d := cmp.Diff(a[l], b[l]); d != "" {
+			return &Divergence{Layer: l, Diff: d}
+		}
+	}
+	sa, sb := snaps[0], snaps[1]
+	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa), comparableStoreRV(sb)
+	if d := cmp.Diff(sa, sb); d != "" {
+		return &Divergence{Layer: "state", Diff: d}
+	}
+	return nil
+}
+
+// comparableStoreRV is the indexer's resourceVersion where it means
+// something: in the classic stack it is the RV of whichever object was
+// written last, which after a resync depends on map order.
+func comparableStoreRV(sn snapshot) string {
+	if currentStack == informer.Classic {
+		return ""
+	}
+	return sn.StoreRV
+}
+
+// --- world actions ---
+
+func (r *runner) revision() (int64, error) {
+	resp, err := r.client.Get(r.ctx, "cachelab-revision-probe")
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
+func (r *runner) newPod(key string) (*unstructured.Unstructured, error) {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, fmt.Errorf("object %q: want namespace/name", key)
+	}
+	u := examplePod()
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u, nil
+}
+
+func (r *runner) create(key string, labels map[string]string, managed bool) error {
+	u, err := r.newPod(key)
+	if err != nil {
+		return err
+	}
+	if len(labels) > 0 {
+		u.SetLabels(labels)
+	}
+	if managed {
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "v1", Time: &metav1.Time{Time: r.clock.Now()}, FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}})
+	}
+	out, err := r.writer.Create(r.ctx, u)
+	if err != nil {
+		return err
+	}
+	r.note(layerEtcd, key, "create "+describeLong(out))
+	return nil
+}
+
+func (r *runner) update(key string, labels map[string]string, image string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	u, err := r.writer.Get(r.ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	old := describe(u)
+	if labels != nil {
+		u.SetLabels(labels)
+	}
+	if image != "" {
+		if err := unstructured.SetNestedField(u.Object, image, "spec", "image"); err != nil {
+			return err
+		}
+	}
+	out, err := r.writer.Update(r.ctx, u)
+	if err != nil {
+		return err
+	}
+	r.note(layerEtcd, key, "update "+old+" -> "+describeLong(out))
+	return nil
+}
+
+func (r *runner) delete(key string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	out, err := r.writer.Delete(r.ctx, ns, name, listwatch.Preconditions{})
+	if err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.note(layerEtcd, key, fmt.Sprintf("delete %s (at rv %d)", describe(out), rev))
+	return nil
+}
+
+func (r *runner) compact() error {
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if _, err := r.client.Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+		return fmt.Errorf("compact to %d: %w", rev, err)
+	}
+	r.note(layerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
+	return nil
+}
+
+// --- settling ---
+
+// settle waits until both sides have fully processed the step. cachelab
+// is settled when its reflector has caught up with etcd (or waits at a
+// held connection, or on the fake clock) and its queue and handlers have
+// no work left. client-go's queue and listeners cannot be seen from
+// outside, so once its reflector has caught up it is given until the
+// timeout to reach the same handler call counts, HasSynced values and
+// indexer as cachelab; if it does not, that is a divergence, reported with
+// what each side had.
+func (r *runner) settle() error {
+	if r.cfg == nil {
+		return nil
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	cl, cg := r.sides[0], r.sides[1]
+	if err := r.settleSide(cl, rev, nil); err != nil {
+		return err
+	}
+	want := cl.snapshot()
+	return r.settleSide(cg, rev, &want)
+}
+
+func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	var asked time.Time
+	for {
+		open, waiting, parked := s.probe.state()
+		caughtUp := parked || waiting > 0 || (open > 0 && atLeast(s.inf.lastSyncRV(), rev))
+		if caughtUp {
+			if want == nil {
+				if r.idle(s) {
+					return nil
+				}
+			} else if got := s.snapshot(); settledLike(got, *want) {
+				return nil
+			}
+		} else if open > 0 && time.Since(asked) > 100*time.Millisecond {
+			// Writes the informer's selectors filter out never reach it;
+			// a progress notification tells it etcd's revision.
+			_ = s.probe.lw.RequestProgress(r.ctx)
+			asked = time.Now()
+		}
+		if time.Now().After(deadline) {
+			return r.settleTimeout(s, rev, want, open, waiting)
+		}
+		select {
+		case <-s.probe.progress:
+		case <-time.After(2 * time.Millisecond):
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+}
+
+// idle reports whether cachelab has no work in flight, ignoring handlers
+// the scenario holds (slow ones).
+func (r *runner) idle(s *side) bool {
+	if r.paused {
+		return true
+	}
+	b, _ := s.inf.backlog()
+	if b.Queued > 0 {
+		return false
+	}
+	for _, h := range s.handlers {
+		if !h.removed && !h.slow() && b.Handlers[h.name] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// settledLike reports whether client-go has reached cachelab's settled
+// state: what it must have produced before the two are compared.
+func settledLike(got, want snapshot) bool {
+	got.StoreRV, want.StoreRV = comparableStoreRV(got), comparableStoreRV(want)
+	return cmp.Equal(got, want)
+}
+
+func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, open, waiting int) error {
+	if want == nil {
+		b, _ := s.inf.backlog()
+		return fmt.Errorf("cachelab did not settle within %v: last synced rv %q (etcd at %d), %d open watches, %d held calls, backlog %+v",
+			r.opts.SettleTimeout, s.inf.lastSyncRV(), rev, open, waiting, b)
+	}
+	got := s.snapshot()
+	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state within %v (etcd at rv %d):\n%s",
+		r.opts.SettleTimeout, rev, cmp.Diff(*want, got))}
+}
+
+func atLeast(rv string, rev int64) bool {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return err == nil && n >= rev
+}
+
+// --- invariants ---
+
+// invariants checks, after a settled step: the indexer equals etcd's
+// content at the informer's last synced resourceVersion; each handler's
+// view, rebuilt from its calls, equals the indexer; and no handler was
+// told of an add it already had, or an update or delete of something it
+// did not have. What they find is printed as note lines, so that a
+// cachelab-only violation shows up as a divergence from client-go.
+func (r *runner) invariants(s *side, sn snapshot) []Line {
+	if s.inf == nil || !sn.Synced["informer"] {
+		return nil
+	}
+	var out []Line
+	add := func(text string) { out = append(out, Line{Layer: layerNote, Text: "invariant: " + text}) }
+	if !r.paused {
+		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
+			add("cannot read etcd at the informer's rv " + sn.LastSyncRV + ": " + err.Error())
+		} else if d := cmp.Diff(etcd, sn.Indexer); d != "" {
+			add("the indexer differs from etcd at rv " + sn.LastSyncRV + " (-etcd +indexer):\n" + d)
+		}
+	}
+	for _, h := range s.handlers {
+		if h.removed {
+			continue
+		}
+		view, anomalies := h.viewAndAnomalies()
+		for _, a := range anomalies {
+			add("handler " + h.name + ": " + a)
+		}
+		if h.slow() || r.paused {
+			continue
+		}
+		if d := cmp.Diff(sn.Indexer, view); d != "" {
+			add("handler " + h.name + "'s view differs from the indexer (-indexer +view):\n" + d)
+		}
+	}
+	return out
+}
+
+// etcdAt lists what etcd held at rv, through the informer's selectors.
+func (r *runner) etcdAt(rv string) (map[string]string, error) {
+	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{})
+	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
+		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
+	l, err := lw.ListWithContext(r.ctx, opts)
+	if err != nil {
+		return nil, errors.New(describeErr(err))
+	}
+	out := map[string]string{}
+	for _, it := range l.(*unstructured.UnstructuredList).Items {
+		out[keyOf(&it)] = describe(&it)
+	}
+	return out, nil
+}

@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// Scenario is a parsed scenario file. The format is cockroachdb's
+// datadriven format: a comment paragraph, then directives, each a command
+// line, a "----" separator, and the output the command is expected to
+// print (empty to just run it):
+//
+//	# Add, update and delete, end to end.
+//	# Covers: P1 P2 E6
+//
+//	create ns0/a labels=(app=web)
+//	----
+//	etcd       create ns0/a@2
+//	...
+type Scenario struct {
+	Name  string // the file's base name without extension
+	File  string // the path it was read from, for errors
+	Title string // the first line of the opening comment
+	About string // the whole opening comment, without the "# "
+	IDs   []string
+	Steps []Step
+}
+
+// Step is one directive.
+type Step struct {
+	Line     int // of the command, 1-based
+	Cmd      string
+	Args     []datadriven.CmdArg
+	Text     string // the command line as written
+	Expected string // the output after "----"
+}
+
+// Pos is the step's file:line.
+func (s Scenario) Pos(st Step) string { return fmt.Sprintf("%s:%d", s.File, st.Line) }
+
+// ParseError is a scenario file that cannot be read: File:Line says where,
+// Msg what was wrong and what was expected.
+type ParseError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+var idPattern = regexp.MustCompile(`\b[A-Z][0-9]{1,2}\b`)
+
+// Parse reads a scenario from src; file names it in errors. It checks the
+// layout and every command's arguments, so a run never starts on a file
+// it would fail on halfway.
+func Parse(file string, src []byte) (*Scenario, error) {
+	sc := &Scenario{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	fail := func(line int, format string, args ...any) (*Scenario, error) {
+		return nil, &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	i := 0
+	// The opening comment paragraph describes the scenario.
+	var about []string
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
+		about = append(about, strings.TrimSpace(strings.TrimPrefix(lines[i], "#")))
+	}
+	if len(about) == 0 {
+		return fail(1, "a scenario starts with a # paragraph saying what it shows and the behaviour IDs it covers")
+	}
+	sc.Title = about[0]
+	sc.About = strings.Join(about, "\n")
+	sc.IDs = idPattern.FindAllString(sc.About, -1)
+	for i < len(lines) {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || strings.HasPrefix(line, "#") {
+			i++
+			continue
+		}
+		if line == "----" {
+			return fail(i+1, `"----" with no command before it`)
+		}
+		start := i
+		text := line
+		for strings.HasSuffix(text, `\`) && i+1 < len(lines) {
+			i++
+			text = strings.TrimSuffix(text, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		i++
+		cmd, args, err := parseLine(text)
+		if err != nil {
+			return fail(start+1, "%v", err)
+		}
+		st := Step{Line: start + 1, Cmd: cmd, Args: args, Text: text}
+		if err := checkStep(st); err != nil {
+			return fail(start+1, "%v", err)
+		}
+		if i >= len(lines) || strings.TrimSpace(lines[i]) != "----" {
+			return fail(start+1, "expected a line \"----\" after the command %q (and then its expected output, possibly none)", cmd)
+		}
+		i++
+		// Expected output: up to a blank line, or, after a second
+		// "----", up to a "----" "----" pair (output with blank lines).
+		var out []string
+		if i < len(lines) && lines[i] == "----" {
+			i++
+			for ; ; i++ {
+				if i+1 >= len(lines) {
+					return fail(start+1, "output opened with \"----\" twice is never closed by two \"----\" lines")
+				}
+				if lines[i] == "----" && lines[i+1] == "----" {
+					i += 2
+					break
+				}
+				out = append(out, lines[i])
+			}
+		} else {
+			for ; i < len(lines) && lines[i] != ""; i++ {
+				out = append(out, lines[i])
+			}
+		}
+		if len(out) > 0 {
+			st.Expected = strings.Join(out, "\n") + "\n"
+		}
+		sc.Steps = append(sc.Steps, st)
+	}
+	if len(sc.Steps) == 0 {
+		return fail(len(lines), "the scenario has no commands")
+	}
+	return sc, nil
+}
+
+// parseLine is datadriven's line parser, made safe: it panics on some
+// inputs (which the fuzz target found), and a bad file must be an error.
+func parseLine(text string) (cmd string, args []datadriven.CmdArg, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot parse %q: %v", text, r)
+		}
+	}()
+	cmd, args, err = datadriven.ParseLine(text)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot parse %q: %v", text, err)
+	}
+	return cmd, args, nil
+}
