@@ -154,8 +154,11 @@ func (r *Reflector) replaceWithList(list runtime.Object) error {
 }
 
 func (r *Reflector) replace(objs []any, rv string) error {
+	if err := r.store.Replace(objs, rv); err != nil {
+		return err
+	}
 	r.trace(Event{Step: StepReplace, RV: rv, Count: len(objs)})
-	return r.store.Replace(objs, rv)
+	return nil
 }
 
 // isTableList reports a server answering with a Table (kubectl's output

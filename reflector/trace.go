@@ -21,7 +21,8 @@ const (
 	StepWatchListFallback Step = "watch-list-fallback"
 	// StepList: a LIST page request (F1, F5).
 	StepList Step = "list"
-	// StepReplace: the store is given the listed objects (Store.Replace).
+	// StepReplace: the store has been given the listed objects
+	// (Store.Replace returned).
 	StepReplace Step = "replace"
 	// StepWatch: a plain WATCH request from the last synced RV.
 	StepWatch Step = "watch"

@@ -187,7 +187,7 @@ func init() {
 		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
 			minPos: 1, maxPos: 1, mapOrder: true, values: map[string]string{"resync": "this handler's resync period"},
 			flags: map[string]string{"slow": "its calls wait until `release <name>`"},
-			run: cmdAddHandler},
+			run:   cmdAddHandler},
 		"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1,
 			run: func(r *runner, a args) error {
 				for _, s := range r.sides {

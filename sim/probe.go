@@ -31,14 +31,15 @@ type probe struct {
 	rec    *recorder
 
 	mu        sync.Mutex
-	failNext  map[string]int   // verb ("list", "watch") -> HTTP status for the next call
-	held      chan struct{}    // closed on reconnect; nil while connected
-	waiting   int              // calls waiting in held
+	failNext  map[string]int // verb ("list", "watch") -> HTTP status for the next call
+	held      chan struct{}  // closed on reconnect; nil while connected
+	waiting   int            // calls waiting in held
 	open      map[*probeWatch]struct{}
-	parked    bool             // the last call failed with a status whose retry waits on the fake clock
-	showBooks int              // bookmarks still to show (asked for by a progress step)
-	progress  chan struct{}    // signalled on every bookmark
-	history   []string         // every request line, for "show requests"
+	parked    bool          // the last call failed with a status whose retry waits on the fake clock
+	showBooks int           // bookmarks still to show (asked for by a progress step)
+	progress  chan struct{} // signalled on every bookmark
+	history   []string      // every request line, for "show requests"
+	syncing   bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
 }
 
 // request records a request line in the trace and in the history.
@@ -77,14 +78,14 @@ func (p *probe) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 // ListWithContext records the LIST, then serves it (or fails it).
 func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	p.addSelectors(&opts)
-	p.request("LIST "+describeListOptions(opts))
+	p.request("LIST " + describeListOptions(opts))
 	if err := p.admit(ctx, "list"); err != nil {
-		p.request("  -> "+describeErr(err))
+		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
 	obj, err := p.lw.ListWithContext(ctx, opts)
 	if err != nil {
-		p.request("  -> "+describeErr(err))
+		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
 	rv, n, cont := describeList(obj)
@@ -99,15 +100,16 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	verb := "WATCH"
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		verb = "WATCH-LIST"
+		p.setSyncing()
 	}
-	p.request(verb+" "+describeListOptions(opts))
+	p.request(verb + " " + describeListOptions(opts))
 	if err := p.admit(ctx, "watch"); err != nil {
-		p.request("  -> "+describeErr(err))
+		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
 	inner, err := p.lw.WatchWithContext(ctx, opts)
 	if err != nil {
-		p.request("  -> "+describeErr(err))
+		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
 	w := &probeWatch{p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
@@ -125,6 +127,19 @@ func (p *probe) addSelectors(opts *metav1.ListOptions) {
 	if p.fields != "" {
 		opts.FieldSelector = p.fields
 	}
+}
+
+func (p *probe) setSyncing() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.syncing = true
+}
+
+// replaced is cachelab's reflector saying its Replace is done.
+func (p *probe) replaced() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.syncing = false
 }
 
 // admit fails the call if the scenario asked for that, and waits while
@@ -148,6 +163,7 @@ func (p *probe) admit(ctx context.Context, verb string) error {
 	if held == nil {
 		return nil
 	}
+	p.rec.add(layerRequest, "", "  -> waiting: disconnected")
 	defer func() {
 		p.mu.Lock()
 		p.waiting--
@@ -212,10 +228,10 @@ func (p *probe) closeWatches() int {
 }
 
 // state is what settle needs to know about the connection.
-func (p *probe) state() (openWatches, waiting int, parked bool) {
+func (p *probe) state() (openWatches, waiting int, parked, syncing bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.open), p.waiting, p.parked
+	return len(p.open), p.waiting, p.parked, p.syncing
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -287,27 +303,25 @@ func (w *probeWatch) relay() {
 	}
 }
 
-// recordEvent records an event the reflector has taken. Bookmarks that
-// answer the simulator's own progress requests (sent while settling) are
-// not shown: they are how the simulator knows the informer caught up.
+// recordEvent records an event the reflector has taken. A bookmark that
+// answers the simulator's own progress request (sent while settling, when
+// the informer's selectors filtered out a step's writes) says so.
 func (p *probe) recordEvent(ev watch.Event) {
-	if ev.Type == watch.Bookmark {
-		shown := isInitialEventsEnd(ev.Object)
+	text := describeEvent(ev)
+	if ev.Type == watch.Bookmark && !isInitialEventsEnd(ev.Object) {
 		p.mu.Lock()
-		if !shown && p.showBooks > 0 {
+		if p.showBooks > 0 {
 			p.showBooks--
-			shown = true
+		} else {
+			text += " (progress the simulator asked for, to settle)"
 		}
 		p.mu.Unlock()
 		select {
 		case p.progress <- struct{}{}:
 		default:
 		}
-		if !shown {
-			return
-		}
 	}
-	p.rec.add(layerWatch, keyOf(ev.Object), describeEvent(ev))
+	p.rec.add(layerWatch, keyOf(ev.Object), text)
 }
 
 func isInitialEventsEnd(obj runtime.Object) bool {

@@ -208,7 +208,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Rand:          rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:         func(e informer.Event) { traceInformer(s.rec, e) },
 		ReflectorTrace: func(e reflector.Event) {
-			traceReflector(s.rec, e)
+			traceReflector(s.rec, s.probe, e)
 		},
 	})
 	if err := inf.SetTransform(transform); err != nil {
@@ -268,10 +268,11 @@ func initialMark(initial bool) string {
 
 // traceReflector turns cachelab's reflector steps into trace lines. The
 // requests and events themselves are recorded by the probe.
-func traceReflector(rec *recorder, e reflector.Event) {
+func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 	switch e.Step {
 	case reflector.StepReplace:
 		rec.add(layerReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
+		p.replaced()
 	case reflector.StepWatchListFallback:
 		rec.add(layerReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
 	case reflector.StepWatchEnded:

@@ -105,7 +105,7 @@ type TextStyle struct {
 	Impl string
 }
 
-const layerWidth = 12
+const layerWidth = 16
 
 var layerColor = map[string]string{
 	layerEtcd: "35", layerRequest: "34", layerWatch: "36", layerReflector: "34", layerQueue: "33",
