@@ -95,9 +95,11 @@ func init() {
 						return err
 					}
 					u.SetLabels(labelsArg(a))
-					if _, err := r.writer.Create(r.ctx, u); err != nil {
+					out, err := r.writer.Create(r.ctx, u)
+					if err != nil {
 						return err
 					}
+					r.wrote(nil, out)
 				}
 				rev, err := r.revision()
 				if err != nil {
@@ -114,7 +116,7 @@ func init() {
 				for _, s := range r.sides {
 					n = s.probe.closeWatches()
 				}
-				r.note(layerEtcd, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
+				r.note(layerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
 				return nil
 			}},
 		"disconnect": {usage: "disconnect", help: "drop the informers' connections: open watches end, new requests wait for reconnect",
@@ -122,7 +124,7 @@ func init() {
 				for _, s := range r.sides {
 					s.probe.disconnect()
 				}
-				r.note(layerEtcd, "", "connection lost: watches dropped, new requests wait")
+				r.note(layerSim, "", "connection lost: watches dropped, new requests wait")
 				return nil
 			}},
 		"reconnect": {usage: "reconnect", help: "let waiting and new requests through again",
@@ -130,7 +132,7 @@ func init() {
 				for _, s := range r.sides {
 					s.probe.reconnect()
 				}
-				r.note(layerEtcd, "", "connection back")
+				r.note(layerSim, "", "connection back")
 				return nil
 			}},
 		"fail-next": {usage: "fail-next [list=<status>] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...)",
@@ -142,7 +144,7 @@ func init() {
 						for _, s := range r.sides {
 							s.probe.setFailNext(verb, code)
 						}
-						r.note(layerEtcd, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
+						r.note(layerSim, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
 					}
 				}
 				return nil
@@ -176,12 +178,21 @@ func init() {
 			values: map[string]string{"stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
 				"labels": "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"},
 			run: cmdStart},
+		"start-queue": {usage: "start-queue [stack=default|classic] [resync=<period>] [labels=<selector>] [fields=<selector>]",
+			help: "start a reflector filling the stack's bare queue (RealFIFO or DeltaFIFO) on each side; the simulator pops it after each step", mapOrder: true,
+			values: map[string]string{"stack": "default (RealFIFO) or classic (DeltaFIFO)", "resync": "the resync period",
+				"labels": "a label selector", "fields": "a field selector"},
+			run: cmdStart},
+		"pause": {usage: "pause", help: "stop popping the queue (start-queue only): deltas pile up as the queue stores them",
+			run: func(r *runner, a args) error { return r.setPaused(true) }},
+		"resume": {usage: "resume", help: "pop everything queued, and keep popping after each step (start-queue only)",
+			run: func(r *runner, a args) error { return r.setPaused(false) }},
 		"stop": {usage: "stop", help: "stop both informers", run: func(r *runner, a args) error {
 			for _, s := range r.sides {
 				s.stop()
 			}
 			r.cfg = nil
-			r.note(layerEtcd, "", "informers stopped")
+			r.note(layerSim, "", "informers stopped")
 			return nil
 		}},
 		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
@@ -372,6 +383,7 @@ func cmdStart(r *runner, a args) error {
 	cfg.labels, _ = a.value("labels")
 	cfg.fields, _ = a.value("fields")
 	cfg.transform, _ = a.value("transform")
+	cfg.queue = r.curCmd == "start-queue"
 	for i, s := range r.sides {
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{})
 		s.probe = newProbe(lw, cfg.labels, cfg.fields, s.rec)
@@ -431,7 +443,7 @@ func (r *runner) advance(d time.Duration) error {
 			s.probe.mu.Unlock()
 		}
 	}
-	r.note(layerEtcd, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
+	r.note(layerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
 	return nil
 }
 
@@ -488,6 +500,12 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		if s.inf == nil {
 			return
 		}
+		if q, ok := s.inf.(queueOps); ok {
+			if n, ok := q.queued(); ok {
+				s.rec.add(layerQueueLen, "", fmt.Sprintf("%d items waiting", n))
+			}
+			return
+		}
 		if b, ok := s.inf.backlog(); ok {
 			keys := make([]string, 0, len(b.Handlers))
 			for k := range b.Handlers {
@@ -498,7 +516,21 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			for _, k := range keys {
 				parts = append(parts, fmt.Sprintf("%s: %d pending", k, b.Handlers[k]))
 			}
-			s.rec.add(layerPop, "", strings.Join(parts, "; "))
+			s.rec.add(layerQueueLen, "", strings.Join(parts, "; "))
 		}
 	}
+}
+
+func (r *runner) setPaused(p bool) error {
+	if r.cfg == nil || !r.cfg.queue {
+		return fmt.Errorf("pause and resume work on a queue started with start-queue: in a running informer, " +
+			"processing holds the queue's lock, so pausing it would stop the reflector too (see the queue world in sim/queueworld.go)")
+	}
+	r.paused = p
+	if p {
+		r.note(layerSim, "", "processing paused: nobody pops the queue")
+	} else {
+		r.note(layerSim, "", "processing resumed: the queue is popped")
+	}
+	return nil
 }

@@ -22,7 +22,8 @@ import (
 // same way for cachelab and client-go and compared after every step; the
 // others exist only in cachelab, whose insides are open.
 const (
-	layerEtcd      = "etcd"      // the world: writes, compactions, connection events
+	layerEtcd      = "etcd"      // the world: writes, compactions, progress, restarts
+	layerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
 	layerRequest   = "request"   // both: LIST and WATCH requests and their answers
 	layerWatch     = "watch"     // both: watch events as the reflector takes them
 	layerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
@@ -32,21 +33,24 @@ const (
 	layerHandler   = "handler"   // both: each handler's calls (the layer is "handler/<name>")
 	layerSynced    = "synced"    // both: HasSynced turning true
 	layerShow      = "show"      // a show command's output
+	layerQueueLen  = "queue"     // cachelab: what its queue holds (client-go's cannot be seen)
 	layerNote      = "note"      // invariant notes and explanations
 )
 
 // compared reports whether a layer is recorded on both sides and compared.
-func compared(layer string) bool {
+func compared(layer string, queueWorld bool) bool {
 	switch layer {
 	case layerRequest, layerWatch, layerQueue, layerIndexer, layerSynced, layerShow:
 		return true
+	case layerPop:
+		return queueWorld // in the queue world the simulator pops both queues
 	}
 	return strings.HasPrefix(layer, layerHandler+"/")
 }
 
 // layerRank orders layers in a step's output: the order a change travels.
 func layerRank(layer string) int {
-	order := []string{layerEtcd, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerNote}
+	order := []string{layerEtcd, layerSim, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerQueueLen, layerNote}
 	base, _, _ := strings.Cut(layer, "/")
 	for i, l := range order {
 		if l == base {
@@ -136,15 +140,14 @@ func describe(obj any) string {
 	case cache.DeletedFinalStateUnknown:
 		return "DeletedFinalStateUnknown{" + t.Key + ", last seen " + describe(t.Obj) + "}"
 	case deltafifo.ReplacedAllInfo:
-		objs := make([]string, len(t.Objects))
-		for i, o := range t.Objects {
-			objs[i] = describe(o)
-		}
-		sort.Strings(objs) // the list may come from a map (watch-list)
-		return fmt.Sprintf("{rv %s: %s}", t.ResourceVersion, strings.Join(objs, " "))
-	case deltafifo.SyncAllInfo:
+		return describeReplacedAll(t.ResourceVersion, t.Objects)
+	case cache.ReplacedAllInfo:
+		return describeReplacedAll(t.ResourceVersion, t.Objects)
+	case deltafifo.SyncAllInfo, cache.SyncAllInfo:
 		return "{every cached object}"
 	case deltafifo.BookmarkInfo:
+		return "{rv " + t.ResourceVersion + "}"
+	case cache.BookmarkInfo:
 		return "{rv " + t.ResourceVersion + "}"
 	}
 	m, err := meta.Accessor(obj)
@@ -152,6 +155,17 @@ func describe(obj any) string {
 		return fmt.Sprintf("%T", obj)
 	}
 	return keyOf(obj) + "@" + m.GetResourceVersion()
+}
+
+// describeReplacedAll names a relist's objects, sorted: the list may come
+// from a map (a watch-list's temporary store).
+func describeReplacedAll(rv string, objects []any) string {
+	objs := make([]string, len(objects))
+	for i, o := range objects {
+		objs[i] = describe(o)
+	}
+	sort.Strings(objs)
+	return fmt.Sprintf("{rv %s: %s}", rv, strings.Join(objs, " "))
 }
 
 // describeLong adds what a "show store" wants to see: labels, and

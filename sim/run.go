@@ -100,6 +100,20 @@ type runner struct {
 	world   []Line       // the current step's world lines
 	uids    int
 	paused  bool
+	curCmd  string // the command being carried out
+	// unseenWrite is set when the newest write is one the informers'
+	// selectors filter out: no event will tell them etcd's revision, so
+	// settling asks etcd for a progress notification (a bookmark).
+	unseenWrite bool
+}
+
+// wrote notes a write and whether the informers' watches will see it: an
+// object that matches the selectors before or after the write.
+func (r *runner) wrote(before, after *unstructured.Unstructured) {
+	if r.cfg == nil {
+		return
+	}
+	r.unseenWrite = !(r.cfg.matches(before) || r.cfg.matches(after))
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -185,7 +199,7 @@ func (r *runner) stack() informer.Stack {
 		return r.opts.Stack
 	}
 	for _, st := range r.sc.Steps {
-		if st.Cmd == "start" {
+		if st.Cmd == "start" || st.Cmd == "start-queue" {
 			if v, ok := argValue(st.Args, "stack"); ok {
 				s, _ := informer.ParseStack(v)
 				return s
@@ -254,6 +268,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	r.world = nil
 	sr := StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]Line{}}
 	cmd := commands[st.Cmd]
+	r.curCmd = st.Cmd
 	a, err := cmd.parse(st.Args)
 	if err != nil {
 		return sr, err
@@ -261,7 +276,11 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	if err := cmd.run(r, a); err != nil {
 		return sr, err
 	}
-	if err := r.settle(); err != nil {
+	err = r.settle()
+	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused {
+		err = r.drain()
+	}
+	if err != nil {
 		if d, ok := err.(*Divergence); ok {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
@@ -295,7 +314,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	}
 	sr.World = r.world
 	if sr.Divergence == nil {
-		sr.Divergence = compareSides(sr, snaps)
+		sr.Divergence = compareSides(sr, snaps, r.cfg != nil && r.cfg.queue)
 	}
 	return sr, nil
 }
@@ -314,11 +333,11 @@ func (r *runner) note(layer, key, text string) {
 
 // compareSides compares every layer both sides record, in pipeline order,
 // and the state behind them; the first difference is the divergence.
-func compareSides(sr StepResult, snaps []snapshot) *Divergence {
+func compareSides(sr StepResult, snaps []snapshot, queueWorld bool) *Divergence {
 	by := func(lines []Line) map[string][]string {
 		m := map[string][]string{}
 		for _, l := range lines {
-			if compared(l.Layer) || l.Layer == layerNote {
+			if compared(l.Layer, queueWorld) || l.Layer == layerNote {
 				m[l.Layer] = append(m[l.Layer], l.Text)
 			}
 		}
@@ -403,6 +422,7 @@ func (r *runner) create(key string, labels map[string]string, managed bool) erro
 	if err != nil {
 		return err
 	}
+	r.wrote(nil, out)
 	r.note(layerEtcd, key, "create "+describeLong(out))
 	return nil
 }
@@ -414,6 +434,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 		return err
 	}
 	old := describe(u)
+	before := u.DeepCopy()
 	if labels != nil {
 		u.SetLabels(labels)
 	}
@@ -426,6 +447,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 	if err != nil {
 		return err
 	}
+	r.wrote(before, out)
 	r.note(layerEtcd, key, "update "+old+" -> "+describeLong(out))
 	return nil
 }
@@ -436,6 +458,7 @@ func (r *runner) delete(key string) error {
 	if err != nil {
 		return err
 	}
+	r.wrote(out, nil)
 	rev, err := r.revision()
 	if err != nil {
 		return err
@@ -479,7 +502,9 @@ func (r *runner) settle() error {
 		return err
 	}
 	want := cl.snapshot()
-	return r.settleSide(cg, rev, &want)
+	err = r.settleSide(cg, rev, &want)
+	r.unseenWrite = false
+	return err
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
@@ -500,7 +525,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			} else if got := s.snapshot(); settledLike(got, *want) {
 				return nil
 			}
-		} else if open > 0 && time.Since(asked) > time.Second {
+		} else if r.unseenWrite && open > 0 && time.Since(asked) > time.Second {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision.
 			_ = s.probe.lw.RequestProgress(r.ctx)
@@ -521,8 +546,8 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 // idle reports whether cachelab has no work in flight, ignoring handlers
 // the scenario holds (slow ones).
 func (r *runner) idle(s *side) bool {
-	if r.paused {
-		return true
+	if r.cfg.queue {
+		return true // the simulator pops the queue itself, after settling
 	}
 	b, _ := s.inf.backlog()
 	if b.Queued > 0 {

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -33,6 +35,25 @@ type startConfig struct {
 	labels    string
 	fields    string
 	transform string // "" or "strip-managed-fields"
+	queue     bool   // the queue world (start-queue): a reflector and a bare queue
+}
+
+// matches reports whether obj passes the informers' selectors (nil never
+// does).
+func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
+	if obj == nil {
+		return false
+	}
+	ls, err := labels.Parse(c.labels)
+	if err != nil {
+		return false
+	}
+	fs, err := fields.ParseSelector(c.fields)
+	if err != nil {
+		return false
+	}
+	return ls.Matches(labels.Set(obj.GetLabels())) &&
+		fs.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()})
 }
 
 // side is one implementation's informer with its probe, handlers and
@@ -46,11 +67,13 @@ type side struct {
 	clock *clocktesting.FakeClock
 
 	handlers []*handler // in the order added, removed ones included
+	enqueued int        // transform calls: objects that entered the queue
 
 	inf informerOps // nil before start
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+	mu     sync.Mutex // guards enqueued
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
@@ -83,6 +106,9 @@ func (s *side) handlerNamed(name string) *handler {
 // start builds and runs the informer with every handler added so far.
 func (s *side) start(cfg startConfig, seed uint64) error {
 	transform := func(obj any) (any, error) {
+		s.mu.Lock()
+		s.enqueued++
+		s.mu.Unlock()
 		s.rec.add(layerQueue, keyOf(obj), describe(obj))
 		if cfg.transform == "strip-managed-fields" {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -94,9 +120,14 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 		return obj, nil
 	}
 	var err error
-	if s.impl == implCachelab {
+	switch {
+	case cfg.queue && s.impl == implCachelab:
+		s.inf = newCachelabQueueWorld(s, cfg, seed, transform)
+	case cfg.queue:
+		s.inf = newClientGoQueueWorld(s, cfg, transform)
+	case s.impl == implCachelab:
 		s.inf, err = newCachelabInformer(s, cfg, seed, transform)
-	} else {
+	default:
 		s.inf, err = newClientGoInformer(s, cfg, transform)
 	}
 	if err != nil {
@@ -134,7 +165,8 @@ type snapshot struct {
 	StoreRV    string
 	LastSyncRV string
 	Synced     map[string]bool // "informer" and each handler's name
-	Calls      map[string]int  // each handler's number of calls
+	Calls      map[string]int  // each handler's number of calls ("pops" in the queue world)
+	Enqueued   int             // objects that entered the queue
 }
 
 func (s *side) snapshot() snapshot {
@@ -147,7 +179,13 @@ func (s *side) snapshot() snapshot {
 		sn.StoreRV = rv
 		sn.LastSyncRV = s.inf.lastSyncRV()
 		sn.Synced["informer"] = s.inf.hasSynced()
+		if q, ok := s.inf.(interface{ popCount() int }); ok {
+			sn.Calls["pops"] = q.popCount()
+		}
 	}
+	s.mu.Lock()
+	sn.Enqueued = s.enqueued
+	s.mu.Unlock()
 	for _, h := range s.handlers {
 		if h.removed {
 			continue
@@ -163,17 +201,25 @@ func (s *side) snapshot() snapshot {
 // noteChanges records what the step changed in the indexer and in
 // HasSynced, as trace lines.
 func (s *side) noteChanges(sn snapshot) {
-	for k, v := range sn.Indexer {
-		switch old, ok := s.lastIndexer[k]; {
-		case !ok:
-			s.rec.add(layerIndexer, k, "add    "+v)
-		case old != v:
-			s.rec.add(layerIndexer, k, "update "+old+" -> "+v)
+	keys := make([]string, 0, len(sn.Indexer)+len(s.lastIndexer))
+	for k := range sn.Indexer {
+		keys = append(keys, k)
+	}
+	for k := range s.lastIndexer {
+		if _, ok := sn.Indexer[k]; !ok {
+			keys = append(keys, k)
 		}
 	}
-	for k, old := range s.lastIndexer {
-		if _, ok := sn.Indexer[k]; !ok {
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, now := sn.Indexer[k]
+		switch old, before := s.lastIndexer[k]; {
+		case !before:
+			s.rec.add(layerIndexer, k, "add    "+v)
+		case !now:
 			s.rec.add(layerIndexer, k, "delete "+old)
+		case old != v:
+			s.rec.add(layerIndexer, k, "update "+old+" -> "+v)
 		}
 	}
 	names := make([]string, 0, len(sn.Synced))

@@ -108,7 +108,7 @@ type TextStyle struct {
 const layerWidth = 16
 
 var layerColor = map[string]string{
-	layerEtcd: "35", layerRequest: "34", layerWatch: "36", layerReflector: "34", layerQueue: "33",
+	layerEtcd: "35", layerSim: "35", layerQueueLen: "33", layerRequest: "34", layerWatch: "36", layerReflector: "34", layerQueue: "33",
 	layerPop: "33", layerIndexer: "32", layerHandler: "1;32", layerSynced: "32", layerShow: "0", layerNote: "31",
 }
 

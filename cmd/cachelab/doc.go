@@ -1,0 +1,29 @@
+// Cachelab runs scenarios: small scripts of writes to etcd, connection
+// faults and clock jumps, played to cachelab's informer and client-go's side
+// by side, with a trace of every request, watch event, delta, indexer change
+// and handler call.
+//
+// Usage:
+//
+//	cachelab run <scenario name or file> [flags]
+//	cachelab scenarios [--commands]
+//
+// A run starts an etcd inside the process (or connects to
+// --etcd-endpoints), starts both informers over it, and carries out the
+// scenario one step at a time. After each step it waits until both have
+// settled, compares everything they did, and prints the step:
+//
+//	scenario file ──► sim.Session.Step ──► etcd ──► cachelab's informer ──┐
+//	                                           └──► client-go's informer ─┴──► compare ──► trace
+//
+// The run stops at the first step where the two differ.
+//
+// Exit status: 0 when client-go agreed with cachelab at every step; 1 when
+// they differed, or when a step could not be carried out; 2 for bad input
+// (an unknown command, flag or scenario, a missing or malformed scenario
+// file).
+//
+// The command is a Main value (root.go) so that tests run the whole CLI in
+// the test process with their own streams: main.go only wires it to the
+// process. There is one file per subcommand (run.go, scenarios.go).
+package main
