@@ -355,6 +355,11 @@ type Backlog struct {
 	// type) to the notifications it has not yet returned from: buffered,
 	// plus the one it is handling.
 	Handlers map[string]int
+	// SyncPending counts sync bookkeeping not yet done: the queue has
+	// delivered the initial list but HasSynced has not turned true yet, or
+	// a registration has not yet heard that the informer synced. (Both
+	// happen on goroutines of their own, a moment later.)
+	SyncPending int
 }
 
 // Backlog reports the work in flight. A simulator uses it to know when a
@@ -367,7 +372,19 @@ func (s *SharedIndexInformer) Backlog() Backlog {
 	var b Backlog
 	if q != nil {
 		b.Queued = q.Unfinished()
+		if isClosed(q.Done()) && !s.HasSynced() {
+			b.SyncPending++
+		}
 	}
-	b.Handlers = s.processor.backlog()
+	b.Handlers, b.SyncPending = s.processor.backlog(b.SyncPending)
 	return b
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -141,13 +141,17 @@ func effectiveResyncPeriod(requested, check time.Duration) time.Duration {
 	return requested
 }
 
-// backlog maps each listener's name to its unfinished notifications.
-func (p *processor) backlog() map[string]int {
+// backlog maps each listener's name to its unfinished notifications, and
+// adds to syncPending the listeners not yet told the informer synced.
+func (p *processor) backlog(syncPending int) (map[string]int, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make(map[string]int, len(p.listeners))
 	for l := range p.listeners {
 		out[l.name] += l.unfinished()
+		if isClosed(l.synced.upstream) && !l.synced.upstreamOK.Load() {
+			syncPending++
+		}
 	}
-	return out
+	return out, syncPending
 }

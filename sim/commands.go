@@ -307,6 +307,12 @@ func (c *command) check(a args) error {
 			if d, err := time.ParseDuration(p); err != nil || d <= 0 {
 				return fmt.Errorf("advance %s: want a positive duration such as 30s", p)
 			}
+		case commands["show"]:
+			switch p {
+			case "store", "queue", "handlers", "synced", "requests":
+			default:
+				return fmt.Errorf("show %q: want store, queue, handlers, requests or synced", p)
+			}
 		case commands["create"], commands["update"], commands["delete"]:
 			if ns, name, ok := strings.Cut(p, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 				return fmt.Errorf("object %q: want namespace/name", p)

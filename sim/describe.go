@@ -70,12 +70,19 @@ type entry struct {
 type recorder struct {
 	mu  sync.Mutex
 	got []entry
+	// tamper, in tests only, alters what one side records, to prove that
+	// the runner reports a difference.
+	tamper func(*entry)
 }
 
 func (r *recorder) add(layer, key, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.got = append(r.got, entry{layer, key, text})
+	e := entry{layer, key, text}
+	if r.tamper != nil {
+		r.tamper(&e)
+	}
+	r.got = append(r.got, e)
 }
 
 func (r *recorder) take() []entry {

@@ -231,7 +231,9 @@ func (p *probe) closeWatches() int {
 func (p *probe) state() (openWatches, waiting int, parked, syncing bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.open), p.waiting, p.parked, p.syncing
+	// A bookmark the scenario asked for and has not seen yet is work in
+	// flight, like a Replace.
+	return len(p.open), p.waiting, p.parked, p.syncing || p.showBooks > 0
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -335,4 +337,12 @@ func describeErr(err error) string {
 		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
 	}
 	return strings.TrimSpace(err.Error())
+}
+
+// awaitingBookmark reports whether a bookmark the scenario asked for has
+// not arrived yet.
+func (p *probe) awaitingBookmark() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.showBooks > 0
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// OnStep, if set, hears each step's result as soon as it is known;
 	// returning false stops the run.
 	OnStep func(StepResult) bool
+
+	// tamper, in tests only, alters cachelab's recorded lines.
+	tamper func(*entry)
 }
 
 // Line is one line of a trace.
@@ -241,7 +244,10 @@ func (r *runner) connect() error {
 	})
 	for i, impl := range []string{implCachelab, implClientGo} {
 		rec := &recorder{}
-		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock,
+		if impl == implCachelab {
+			rec.tamper = r.opts.tamper
+		}
+		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock),
 			lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 		_ = i
 	}
@@ -314,7 +320,10 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	}
 	sr.World = r.world
 	if sr.Divergence == nil {
-		sr.Divergence = compareSides(sr, snaps, r.cfg != nil && r.cfg.queue)
+		if d := compareSides(sr, snaps, r.cfg != nil && r.cfg.queue); d != nil {
+			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
+			sr.Divergence = d
+		}
 	}
 	return sr, nil
 }
@@ -515,7 +524,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// cachelab's trace says when a LIST's or watch-list's Replace is
 		// done; client-go's cannot, and the comparison with cachelab's
 		// state below covers it.
-		syncing = syncing && want == nil
+		syncing = syncing && (want == nil || s.probe.awaitingBookmark())
 		caughtUp := parked || waiting > 0 || (open > 0 && !syncing && atLeast(s.inf.lastSyncRV(), rev))
 		if caughtUp {
 			if want == nil {
@@ -550,7 +559,7 @@ func (r *runner) idle(s *side) bool {
 		return true // the simulator pops the queue itself, after settling
 	}
 	b, _ := s.inf.backlog()
-	if b.Queued > 0 {
+	if b.Queued > 0 || b.SyncPending > 0 || s.ticks.pending() {
 		return false
 	}
 	for _, h := range s.handlers {

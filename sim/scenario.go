@@ -88,7 +88,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		text := line
 		for strings.HasSuffix(text, `\`) && i+1 < len(lines) {
 			i++
-			text = strings.TrimSuffix(text, `\`) + " " + strings.TrimSpace(lines[i])
+			text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + strings.TrimSpace(lines[i])
 		}
 		i++
 		cmd, args, err := parseLine(text)
@@ -129,13 +129,13 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		sc.Steps = append(sc.Steps, st)
 	}
 	if len(sc.Steps) == 0 {
-		return fail(len(lines), "the scenario has no commands")
+		return fail(1, "the scenario has no commands")
 	}
 	return sc, nil
 }
 
-// parseLine is datadriven's line parser, made safe: it panics on some
-// inputs (which the fuzz target found), and a bad file must be an error.
+// parseLine is datadriven's line parser, made safe: a bad file must be an
+// error, never a panic, whatever the parser does with it.
 func parseLine(text string) (cmd string, args []datadriven.CmdArg, err error) {
 	defer func() {
 		if r := recover(); r != nil {

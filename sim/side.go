@@ -65,6 +65,7 @@ type side struct {
 	rec   *recorder
 	probe *probe
 	clock *clocktesting.FakeClock
+	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
 
 	handlers []*handler // in the order added, removed ones included
 	enqueued int        // transform calls: objects that entered the queue
@@ -249,7 +250,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		ExampleObject: examplePod(),
 		ResyncPeriod:  cfg.resync,
 		Indexers:      store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
-		Clock:         s.clock,
+		Clock:         s.ticks,
 		RelistClock:   clock.RealClock{}, // as client-go: relist backoff waits real time
 		Rand:          rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:         func(e informer.Event) { traceInformer(s.rec, e) },

@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cachelab/cachelab/informer"
+)
+
+// The runner's comparison can fail: a cachelab trace altered in one line
+// is reported at that step and layer, with a diff, and the run stops.
+func TestDivergenceIsReported(t *testing.T) {
+	sc, err := Load("add-update-delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Seed: 1, tamper: func(e *entry) {
+		if strings.HasPrefix(e.text, "OnUpdate") {
+			e.text = strings.Replace(e.text, "OnUpdate", "OnAdd", 1)
+		}
+	}}
+	res, err := Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Divergence
+	if d == nil {
+		t.Fatal("no divergence reported")
+	}
+	if d.Layer != "handler/h1" || !strings.HasPrefix(d.Cmd, "update ns0/a") || !strings.Contains(d.Diff, "OnUpdate") {
+		t.Errorf("got divergence at step %d %q layer %q:\n%s", d.Step, d.Cmd, d.Layer, d.Diff)
+	}
+	if !strings.HasSuffix(d.Pos, "add-update-delete.txt:"+lineOf(t, sc, "update")) {
+		t.Errorf("divergence position %q", d.Pos)
+	}
+	if last := res.Steps[len(res.Steps)-1]; last.Divergence != d || len(res.Steps) == len(sc.Steps) {
+		t.Errorf("the run went on after the divergence: %d of %d steps", len(res.Steps), len(sc.Steps))
+	}
+}
+
+func lineOf(t *testing.T, sc *Scenario, cmd string) string {
+	for _, st := range sc.Steps {
+		if st.Cmd == cmd {
+			return strings.TrimPrefix(sc.Pos(st), sc.File+":")
+		}
+	}
+	t.Fatalf("no %s step", cmd)
+	return ""
+}
+
+// Both stacks agree on every scenario: each built-in scenario also runs in
+// the other stack, compared step by step against client-go (the expected
+// output in the file is for the scenario's own stack, so it is not
+// checked here).
+func TestScenariosInTheOtherStack(t *testing.T) {
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range cat {
+		t.Run(sc.Name, func(t *testing.T) {
+			other := informer.Classic
+			if newHeader(sc, stackOf(sc), Options{}).Stack == informer.Classic {
+				other = informer.Default
+			}
+			res, err := Run(context.Background(), sc, Options{Seed: 1, Stack: other})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Divergence != nil {
+				t.Fatal(res.Divergence)
+			}
+		})
+	}
+}
+
+func stackOf(sc *Scenario) informer.Stack {
+	r := &runner{sc: sc}
+	return r.stack()
+}

@@ -1,0 +1,96 @@
+// Package sim runs scenarios: scripts of things that happen to etcd and to
+// informers, played against cachelab's stack and client-go's side by side
+// over one real (embedded) etcd, with a trace of every step and a
+// comparison of the two after each one.
+//
+// # A scenario
+//
+// A scenario file is in cockroachdb's datadriven format. It opens with a
+// "#" paragraph saying what it shows and which REFERENCE.md behaviours it
+// covers; then come commands, each followed by "----" and the trace it is
+// expected to print:
+//
+//	# A label selector turns "no longer matches" into a delete.
+//	# Covers: E5 E6 P1 P2
+//
+//	add-handler h1
+//	----
+//
+//	start labels=(app=web)
+//	----
+//	request          WATCH-LIST rv="" ... labels=app=web sendInitialEvents=true ...
+//	...
+//
+// The commands act on the world (create, update, delete, bulk-create,
+// compact, progress, close-watch, disconnect, reconnect, fail-next,
+// restart-etcd, advance, resync), on the informers (start, start-queue,
+// stop, add-handler, remove-handler, release, pause, resume), or look
+// (show store|queue|handlers|requests|synced). CommandHelp lists them. The
+// built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
+// each with expected output, and `go test ./sim -run TestScenarios
+// -rewrite` refreshes that output.
+//
+// # How a step runs
+//
+//	scenario step ──▶ etcd write / lever ──▶ both informers react
+//	                                              │
+//	        settle: cachelab caught up and idle ◀─┘
+//	                client-go reached the same state (or a timeout)
+//	                                              │
+//	        compare every shared layer; check invariants ◀─┘
+//
+// Each informer has its own etcd connection behind a probe (probe.go) that
+// applies the selectors, records every request and every watch event as
+// the reflector takes it, and pulls the scenario's levers: fail the next
+// request, hold requests while "disconnected", close the watch. Each side
+// records, in the same code for both, what its transform sees (objects
+// entering the queue), its handlers' calls, its indexer's changes and its
+// HasSynced values. cachelab adds what only it can show: the reflector's
+// steps (replace, backoff, resync) and the deltas it pops.
+//
+// # Settling
+//
+// A step is compared only once both sides have fully processed it.
+// cachelab says so itself: its reflector has caught up with etcd's
+// revision (or waits at a held connection or on the fake clock), its
+// Replace is done, and its queue and handlers have nothing left
+// (informer.Backlog). client-go's queue and listeners cannot be seen from
+// outside, so once its reflector has caught up it is given until
+// Options.SettleTimeout to reach cachelab's handler call counts, HasSynced
+// values, indexer and queue input; not reaching them is a divergence.
+// When a step's newest write is hidden by the selectors, no event would
+// tell the informers etcd's revision, so settling asks etcd for a progress
+// notification; that bookmark shows in the trace, labelled.
+//
+// # Determinism
+//
+// A fresh embedded etcd gives the same resourceVersions every run; the
+// clock is fake (client-go's informer is given it through its unexported
+// clock fields, since it has no option for one); UIDs and timestamps come
+// from counters and the fake clock; cachelab's randomness is seeded; the
+// watch timeout each reflector draws is printed as its range. Where an
+// implementation iterates a map (a relist, a resync, a watch-list's
+// initial list, a late handler's adds), a step's lines are sorted by
+// object key, keeping each key's own lines in order. client-go's relist
+// backoff always waits on the real clock, so a relist takes about a
+// second of real time in both implementations (cachelab is told to do the
+// same with RelistClock).
+//
+// # Invariants
+//
+// After every settled step, on each side: the indexer equals etcd's
+// content at the informer's last synced resourceVersion; each handler's
+// view, rebuilt from its calls, equals the indexer; no handler heard of an
+// add it already had, or an update or delete of something it did not
+// have. Findings print as "note" lines, and are compared like everything
+// else, so one that client-go shares is shown, not failed.
+//
+// # The queue world
+//
+// A SharedIndexInformer cannot be paused deterministically (its queue is
+// processed under the queue's lock, so pausing processing stops the
+// reflector too). start-queue runs a reflector into the stack's bare queue
+// on each side, and the simulator pops both queues after each step unless
+// paused: DeltaFIFO's grouping by key and RealFIFO's arrival order then
+// show exactly (queueworld.go).
+package sim
