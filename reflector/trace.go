@@ -26,7 +26,8 @@ const (
 	StepReplace Step = "replace"
 	// StepWatch: a plain WATCH request from the last synced RV.
 	StepWatch Step = "watch"
-	// StepEvent: a watch event arrived and goes to the store (F3).
+	// StepEvent: a watch event was given to the store (F3); reported once
+	// the store call has returned.
 	StepEvent Step = "event"
 	// StepEventDropped: a watch event was dropped (wrong type, no metadata).
 	StepEventDropped Step = "event-dropped"

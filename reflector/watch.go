@@ -183,7 +183,7 @@ func (r *Reflector) drop(ctx context.Context, event watch.Event, err error) {
 // reported and otherwise ignored: the event still counts as processed. It
 // reports whether the event was the initial-events-end bookmark.
 func (r *Reflector) apply(ctx context.Context, store Store, event watch.Event) (endBookmark bool) {
-	r.trace(Event{Step: StepEvent, Type: event.Type, Object: event.Object})
+	defer r.trace(Event{Step: StepEvent, Type: event.Type, Object: event.Object})
 	var err error
 	switch event.Type {
 	case watch.Added:

@@ -40,6 +40,7 @@ type probe struct {
 	progress  chan struct{} // signalled on every bookmark
 	history   []string      // every request line, for "show requests"
 	syncing   bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
+	handed, handled int // watch events given to the reflector, and (cachelab) applied by it
 }
 
 // request records a request line in the trace and in the history.
@@ -164,11 +165,6 @@ func (p *probe) admit(ctx context.Context, verb string) error {
 		return nil
 	}
 	p.rec.add(layerRequest, "", "  -> waiting: disconnected")
-	defer func() {
-		p.mu.Lock()
-		p.waiting--
-		p.mu.Unlock()
-	}()
 	select {
 	case <-held:
 		return nil
@@ -201,12 +197,15 @@ func (p *probe) disconnect() {
 	p.closeWatches()
 }
 
+// reconnect releases the waiting calls. They stop counting as waiting at
+// once, so a settle that follows waits for what they bring.
 func (p *probe) reconnect() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.held != nil {
 		close(p.held)
 		p.held = nil
+		p.waiting = 0
 	}
 }
 
@@ -309,6 +308,7 @@ func (w *probeWatch) relay() {
 // answers the simulator's own progress request (sent while settling, when
 // the informer's selectors filtered out a step's writes) says so.
 func (p *probe) recordEvent(ev watch.Event) {
+	p.handedOver(ev)
 	text := describeEvent(ev)
 	if ev.Type == watch.Bookmark && !isInitialEventsEnd(ev.Object) {
 		p.mu.Lock()
@@ -337,6 +337,32 @@ func describeErr(err error) string {
 		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
 	}
 	return strings.TrimSpace(err.Error())
+}
+
+// handedOver counts an event given to the reflector; handledEvent counts
+// one cachelab's reflector reports done. An Error event ends the watch
+// without a store call, so it counts as handled at once.
+func (p *probe) handedOver(ev watch.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handed++
+	if ev.Type == watch.Error {
+		p.handled++
+	}
+}
+
+func (p *probe) handledEvent() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handled++
+}
+
+// eventsInFlight reports events handed over and not reported handled
+// (meaningful for cachelab only).
+func (p *probe) eventsInFlight() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.handed != p.handled
 }
 
 // awaitingBookmark reports whether a bookmark the scenario asked for has

@@ -525,6 +525,9 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// done; client-go's cannot, and the comparison with cachelab's
 		// state below covers it.
 		syncing = syncing && (want == nil || s.probe.awaitingBookmark())
+		if want == nil && s.probe.eventsInFlight() {
+			syncing = true
+		}
 		caughtUp := parked || waiting > 0 || (open > 0 && !syncing && atLeast(s.inf.lastSyncRV(), rev))
 		if caughtUp {
 			if want == nil {

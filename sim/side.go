@@ -317,6 +317,8 @@ func initialMark(initial bool) string {
 // requests and events themselves are recorded by the probe.
 func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 	switch e.Step {
+	case reflector.StepEvent, reflector.StepEventDropped:
+		p.handledEvent()
 	case reflector.StepReplace:
 		rec.add(layerReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
 		p.replaced()
