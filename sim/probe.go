@@ -30,17 +30,17 @@ type probe struct {
 	fields string // field selector added to every request
 	rec    *recorder
 
-	mu        sync.Mutex
-	failNext  map[string]int // verb ("list", "watch") -> HTTP status for the next call
-	held      chan struct{}  // closed on reconnect; nil while connected
-	waiting   int            // calls waiting in held
-	open      map[*probeWatch]struct{}
-	parked    bool          // the last call failed with a status whose retry waits on the fake clock
-	showBooks int           // bookmarks still to show (asked for by a progress step)
-	progress  chan struct{} // signalled on every bookmark
-	history   []string      // every request line, for "show requests"
-	syncing   bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
-	handed, handled int // watch events given to the reflector, and (cachelab) applied by it
+	mu              sync.Mutex
+	failNext        map[string]int // verb ("list", "watch") -> HTTP status for the next call
+	held            chan struct{}  // closed on reconnect; nil while connected
+	waiting         int            // calls waiting in held
+	open            map[*probeWatch]struct{}
+	parked          bool          // the last call failed with a status whose retry waits on the fake clock
+	showBooks       int           // bookmarks still to show (asked for by a progress step)
+	progress        chan struct{} // signalled on every bookmark
+	history         []string      // every request line, for "show requests"
+	syncing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
+	handed, handled int           // watch events given to the reflector, and (cachelab) applied by it
 }
 
 // request records a request line in the trace and in the history.
