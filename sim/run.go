@@ -172,11 +172,11 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 		r.close()
 		return nil, err
 	}
-	h := newHeader(sc, r.stack(), opts)
-	if err := setFeatureGates(h.Stack); err != nil {
+	if err := setFeatureGates(r.stack()); err != nil {
 		r.close()
 		return nil, err
 	}
+	h := newHeader(sc, r.stack(), opts)
 	return &Session{r: r, header: h}, nil
 }
 

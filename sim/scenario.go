@@ -24,7 +24,7 @@ import (
 type Scenario struct {
 	Name  string // the file's base name without extension
 	File  string // the path it was read from, for errors
-	Title string // the first line of the opening comment
+	Title string // the first sentence of the opening comment
 	About string // the whole opening comment, without the "# "
 	IDs   []string
 	Steps []Step
@@ -72,8 +72,8 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	if len(about) == 0 {
 		return fail(1, "a scenario starts with a # paragraph saying what it shows and the behaviour IDs it covers")
 	}
-	sc.Title = about[0]
 	sc.About = strings.Join(about, "\n")
+	sc.Title = firstSentence(strings.Join(about, " "))
 	sc.IDs = idPattern.FindAllString(sc.About, -1)
 	for i < len(lines) {
 		line := strings.TrimSpace(lines[i])
@@ -147,4 +147,17 @@ func parseLine(text string) (cmd string, args []datadriven.CmdArg, err error) {
 		return "", nil, fmt.Errorf("cannot parse %q: %v", text, err)
 	}
 	return cmd, args, nil
+}
+
+// firstSentence is text up to its first ". " or ": ", or all of it.
+func firstSentence(text string) string {
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '.' && text[i+1] == ' ' {
+			return text[:i+1]
+		}
+		if text[i] == ':' && text[i+1] == ' ' {
+			return text[:i]
+		}
+	}
+	return text
 }

@@ -156,7 +156,9 @@ func (s *side) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.probe.reconnect()
+	if s.probe != nil {
+		s.probe.reconnect()
+	}
 	s.done.Wait()
 }
 

@@ -199,13 +199,13 @@ type jsonLine struct {
 
 // WriteJSONHeader writes the header record.
 func WriteJSONHeader(w io.Writer, h Header) error {
-	return json.NewEncoder(w).Encode(jsonLine{Kind: "header", Header: &h})
+	return newJSONEncoder(w).Encode(jsonLine{Kind: "header", Header: &h})
 }
 
 // WriteJSONStep writes a step's records: every line of the world and of
 // the chosen implementations, then the verdict.
 func WriteJSONStep(w io.Writer, sr StepResult, impl string) error {
-	enc := json.NewEncoder(w)
+	enc := newJSONEncoder(w)
 	emit := func(who string, lines []Line) error {
 		for _, l := range lines {
 			if err := enc.Encode(jsonLine{Kind: "line", Step: sr.Index, Impl: who, Layer: l.Layer, Key: l.Key, Text: l.Text}); err != nil {
@@ -230,4 +230,12 @@ func WriteJSONStep(w io.Writer, sr StepResult, impl string) error {
 		v.Layer, v.Diff = sr.Divergence.Layer, sr.Divergence.Diff
 	}
 	return enc.Encode(v)
+}
+
+// newJSONEncoder writes one record per line, with "<", ">" and "&" as they
+// are (traces are full of "->").
+func newJSONEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }

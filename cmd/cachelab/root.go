@@ -125,7 +125,7 @@ func (c *choice) Type() string   { return strings.Join(c.allowed, "|") }
 
 func (c *choice) Set(s string) error {
 	if !slices.Contains(c.allowed, s) {
-		return fmt.Errorf("want %s", strings.Join(c.allowed, " or "))
+		return fmt.Errorf("want one of %s", strings.Join(c.allowed, ", "))
 	}
 	c.value = s
 	return nil

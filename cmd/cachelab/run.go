@@ -104,7 +104,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err != nil {
 		return usage(err)
 	}
-	start := m.Now()
+	began := m.Now()
 	ses, err := sim.Open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Seed: o.seed,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout})
 	if err != nil {
@@ -116,28 +116,51 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err := p.header(ses.Header()); err != nil {
 		return failed(err)
 	}
+	ran, err := m.steps(ctx, ses, sc, o.step, p)
+	if err != nil {
+		return err
+	}
+	if total := len(sc.Steps); ran < total {
+		return p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", ran, total))
+	}
+	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
+	return p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran))
+}
+
+// steps carries out the scenario's steps in order and prints each one. It
+// stops at the first divergence or failure (an error), or when the user
+// stops it at a --step pause, and returns how many steps ran.
+func (m *Main) steps(ctx context.Context, ses *sim.Session, sc *sim.Scenario, pausing bool, p *printer) (int, error) {
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
 	for i, st := range sc.Steps {
 		sr, err := ses.Step(st)
+		if ctx.Err() != nil {
+			return i, failed(fmt.Errorf("interrupted at step %d of %d (%s)", i+1, total, sc.Pos(st)))
+		}
 		if err != nil {
-			return failed(err)
+			return i, failed(err)
 		}
 		if err := p.step(sr); err != nil {
-			return failed(err)
+			return i, failed(err)
 		}
-		if d := sr.Divergence; d != nil {
-			return failed(fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer))
+		if sr.Divergence != nil {
+			return i + 1, diverged(sr.Divergence)
 		}
-		if o.step && i+1 < total && !m.pause(ctx, stdin, i+2, total) {
+		if pausing && i+1 < total && !m.pause(ctx, stdin, i+2, total) {
 			if ctx.Err() != nil {
-				return failed(fmt.Errorf("interrupted after step %d of %d", i+1, total))
+				return i + 1, failed(fmt.Errorf("interrupted after step %d of %d", i+1, total))
 			}
-			return p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", i+1, total))
+			return i + 1, nil
 		}
 	}
-	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, total, m.Now().Sub(start).Round(time.Millisecond))
-	return p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", total))
+	return total, nil
+}
+
+// diverged is the one-line summary of a divergence, for stderr: the trace
+// on stdout already shows the difference.
+func diverged(d *sim.Divergence) error {
+	return failed(fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer))
 }
 
 // color reports whether the text trace is coloured: only on a terminal,
