@@ -473,12 +473,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			add("  " + l)
 		}
 	case "synced":
-		names := make([]string, 0, len(sn.Synced))
-		for n := range sn.Synced {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range syncedNames(sn) {
 			add(fmt.Sprintf("%s HasSynced=%t", n, sn.Synced[n]))
 		}
 	case "handlers":

@@ -85,6 +85,17 @@ func (r *recorder) add(layer, key, text string) {
 	r.got = append(r.got, e)
 }
 
+// peek returns what the current step has recorded so far, as text.
+func (r *recorder) peek() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, e := range r.got {
+		fmt.Fprintf(&b, "  %-16s %s\n", e.layer, e.text)
+	}
+	return b.String()
+}
+
 func (r *recorder) take() []entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -106,6 +106,13 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	p.request(verb + " " + describeListOptions(opts))
 	if err := p.admit(ctx, "watch"); err != nil {
 		p.request("  -> " + describeErr(err))
+		if apierrors.IsTooManyRequests(err) {
+			// The reflector now waits its re-watch backoff on the (fake)
+			// clock: it stays put until the scenario advances time.
+			p.mu.Lock()
+			p.parked = true
+			p.mu.Unlock()
+		}
 		return nil, err
 	}
 	inner, err := p.lw.WatchWithContext(ctx, opts)
@@ -150,9 +157,6 @@ func (p *probe) admit(ctx context.Context, verb string) error {
 	p.parked = false
 	if code, ok := p.failNext[verb]; ok {
 		delete(p.failNext, verb)
-		// A 429 on a watch makes the reflector wait its re-watch backoff on
-		// the (fake) clock: it stays put until the scenario advances time.
-		p.parked = verb == "watch" && code == http.StatusTooManyRequests
 		p.mu.Unlock()
 		return statusError(code, verb)
 	}

@@ -583,8 +583,8 @@ func settledLike(got, want snapshot) bool {
 func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, open, waiting int) error {
 	if want == nil {
 		b, _ := s.inf.backlog()
-		return fmt.Errorf("cachelab did not settle within %v: last synced rv %q (etcd at %d), %d open watches, %d held calls, backlog %+v",
-			r.opts.SettleTimeout, s.inf.lastSyncRV(), rev, open, waiting, b)
+		return fmt.Errorf("cachelab did not settle within %v: last synced rv %q (etcd at %d), %d open watches, %d held calls, backlog %+v; the step's trace so far:\n%s",
+			r.opts.SettleTimeout, s.inf.lastSyncRV(), rev, open, waiting, b, s.rec.peek())
 	}
 	got := s.snapshot()
 	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state within %v (etcd at rv %d):\n%s",

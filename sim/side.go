@@ -225,12 +225,7 @@ func (s *side) noteChanges(sn snapshot) {
 			s.rec.add(layerIndexer, k, "update "+old+" -> "+v)
 		}
 	}
-	names := make([]string, 0, len(sn.Synced))
-	for n := range sn.Synced {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range syncedNames(sn) {
 		if v := sn.Synced[n]; v != s.lastSynced[n] {
 			what := "handler " + n
 			if n == "informer" {
@@ -427,4 +422,20 @@ func examplePod() *unstructured.Unstructured {
 	u.SetAPIVersion("v1")
 	u.SetKind("Pod")
 	return u
+}
+
+// syncedNames lists a snapshot's HasSynced entries: the informer first,
+// then the handlers by name.
+func syncedNames(sn snapshot) []string {
+	names := make([]string, 0, len(sn.Synced))
+	for n := range sn.Synced {
+		if n != "informer" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if _, ok := sn.Synced["informer"]; ok {
+		names = append([]string{"informer"}, names...)
+	}
+	return names
 }
