@@ -41,6 +41,7 @@ type probe struct {
 	history         []string      // every request line, for "show requests"
 	syncing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
 	handed, handled int           // watch events given to the reflector, and (cachelab) applied by it
+	watches         int           // watch requests so far, to name them
 }
 
 // request records a request line in the trace and in the history.
@@ -103,7 +104,11 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		verb = "WATCH-LIST"
 		p.setSyncing()
 	}
-	p.request(verb + " " + describeListOptions(opts))
+	p.mu.Lock()
+	p.watches++
+	id := fmt.Sprintf("w%d", p.watches)
+	p.mu.Unlock()
+	p.request(id + " " + verb + " " + describeListOptions(opts))
 	if err := p.admit(ctx, "watch"); err != nil {
 		p.request("  -> " + describeErr(err))
 		if apierrors.IsTooManyRequests(err) {
@@ -120,7 +125,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
-	w := &probeWatch{p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &probeWatch{id: id, p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
 	p.mu.Lock()
 	p.open[w] = struct{}{}
 	p.mu.Unlock()
@@ -254,6 +259,7 @@ func (p *probe) showNextBookmark() {
 // probeWatch relays one watch's events to the reflector. The hand-over is
 // unbuffered, so an event is recorded when the reflector has taken it.
 type probeWatch struct {
+	id    string // w1, w2, ...: names the watch in request and event lines
 	p     *probe
 	inner watch.Interface
 	out   chan watch.Event
@@ -296,7 +302,7 @@ func (w *probeWatch) relay() {
 			return
 		}
 		if !ok {
-			w.p.rec.add(layerWatch, "", "(closed by the server)")
+			w.p.rec.add(layerWatch, "", w.id+" closed by the server")
 			return
 		}
 		select {
@@ -304,14 +310,14 @@ func (w *probeWatch) relay() {
 		case <-w.stop:
 			return
 		}
-		w.p.recordEvent(ev)
+		w.p.recordEvent(w.id, ev)
 	}
 }
 
 // recordEvent records an event the reflector has taken. A bookmark that
 // answers the simulator's own progress request (sent while settling, when
 // the informer's selectors filtered out a step's writes) says so.
-func (p *probe) recordEvent(ev watch.Event) {
+func (p *probe) recordEvent(id string, ev watch.Event) {
 	p.handedOver(ev)
 	text := describeEvent(ev)
 	if ev.Type == watch.Bookmark && !isInitialEventsEnd(ev.Object) {
@@ -327,7 +333,7 @@ func (p *probe) recordEvent(ev watch.Event) {
 		default:
 		}
 	}
-	p.rec.add(layerWatch, keyOf(ev.Object), text)
+	p.rec.add(layerWatch, keyOf(ev.Object), id+" "+text)
 }
 
 func isInitialEventsEnd(obj runtime.Object) bool {
