@@ -3,23 +3,16 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"reflect"
 	"sort"
 	"sync"
 	"time"
-	"unsafe"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/informer"
-	"github.com/cachelab/cachelab/reflector"
-	"github.com/cachelab/cachelab/store"
 )
 
 // The two implementations a scenario runs side by side.
@@ -235,193 +228,6 @@ func (s *side) noteChanges(sn snapshot) {
 		}
 	}
 	s.lastIndexer, s.lastSynced = sn.Indexer, sn.Synced
-}
-
-// --- cachelab ---
-
-type cachelabInformer struct{ inf *informer.SharedIndexInformer }
-
-func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
-	inf := informer.New(s.probe, informer.Options{
-		Stack:         cfg.stack,
-		ExampleObject: examplePod(),
-		ResyncPeriod:  cfg.resync,
-		Indexers:      store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
-		Clock:         s.ticks,
-		RelistClock:   clock.RealClock{}, // as client-go: relist backoff waits real time
-		Rand:          rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		Trace:         func(e informer.Event) { traceInformer(s.rec, e) },
-		ReflectorTrace: func(e reflector.Event) {
-			traceReflector(s.rec, s.probe, e)
-		},
-	})
-	if err := inf.SetTransform(transform); err != nil {
-		return nil, err
-	}
-	return cachelabInformer{inf}, nil
-}
-
-func (c cachelabInformer) addHandler(h *handler) error {
-	var period *time.Duration
-	if h.resync >= 0 {
-		period = &h.resync
-	}
-	reg, err := c.inf.AddEventHandlerWithOptions(h, informer.HandlerOptions{Name: h.name, ResyncPeriod: period})
-	if err != nil {
-		return err
-	}
-	h.reg, h.handle = reg, reg
-	return nil
-}
-
-func (c cachelabInformer) removeHandler(h *handler) error {
-	return c.inf.RemoveEventHandler(h.handle.(informer.Registration))
-}
-func (c cachelabInformer) run(ctx context.Context) { c.inf.Run(ctx) }
-func (c cachelabInformer) hasSynced() bool         { return c.inf.HasSynced() }
-func (c cachelabInformer) lastSyncRV() string      { return c.inf.LastSyncResourceVersion() }
-func (c cachelabInformer) indexer() ([]any, string) {
-	idx := c.inf.GetIndexer()
-	return idx.List(), idx.LastStoreSyncResourceVersion()
-}
-func (c cachelabInformer) backlog() (informer.Backlog, bool) { return c.inf.Backlog(), true }
-
-// traceInformer turns cachelab's processing steps into trace lines.
-// Handler calls are recorded by the handlers themselves, the same way on
-// both sides.
-func traceInformer(rec *recorder, e informer.Event) {
-	switch e.Step {
-	case informer.StepPop:
-		for _, d := range e.Deltas {
-			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
-		}
-	case informer.StepPopBatch:
-		rec.add(layerPop, "", fmt.Sprintf("batch of %d deltas, written in one transaction", len(e.Deltas)))
-		for _, d := range e.Deltas {
-			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
-		}
-	}
-}
-
-func initialMark(initial bool) string {
-	if initial {
-		return " (initial list)"
-	}
-	return ""
-}
-
-// traceReflector turns cachelab's reflector steps into trace lines. The
-// requests and events themselves are recorded by the probe.
-func traceReflector(rec *recorder, p *probe, e reflector.Event) {
-	switch e.Step {
-	case reflector.StepEvent, reflector.StepEventDropped:
-		p.handledEvent()
-	case reflector.StepReplace:
-		rec.add(layerReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
-		p.replaced()
-	case reflector.StepWatchListFallback:
-		rec.add(layerReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
-	case reflector.StepWatchEnded:
-		if e.Err == nil {
-			rec.add(layerReflector, "", "watch ended")
-		} else {
-			rec.add(layerReflector, "", "watch ended: "+errText(e.Err))
-		}
-	case reflector.StepRVUnavailable:
-		rec.add(layerReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
-	case reflector.StepRelistBackoff:
-		rec.add(layerReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
-	case reflector.StepRewatchBackoff:
-		rec.add(layerReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
-	case reflector.StepResync:
-		rec.add(layerReflector, "", "resync: queue Sync deltas for the cache's objects")
-	case reflector.StepWatchErrorHandler:
-		rec.add(layerReflector, "", "watch error handler: "+errText(e.Err))
-	}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "<nil>"
-	}
-	return describeErr(err)
-}
-
-// --- client-go ---
-
-type clientGoInformer struct{ inf cache.SharedIndexInformer }
-
-func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, error)) (informerOps, error) {
-	inf := cache.NewSharedIndexInformerWithOptions(s.probe, examplePod(), cache.SharedIndexInformerOptions{
-		ResyncPeriod: cfg.resync,
-		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-	})
-	if err := setClock(inf, s.clock); err != nil {
-		return nil, err
-	}
-	if err := inf.SetTransform(transform); err != nil {
-		return nil, err
-	}
-	return clientGoInformer{inf}, nil
-}
-
-// setClock gives client-go's informer the simulator's fake clock. client-go
-// has the field ("clock allows for testability") but no option to set it,
-// so the runner sets the informer's and its processor's clock fields
-// before anything reads them. The informer hands its clock to the
-// controller and reflector it builds in Run, so resync timers, watch
-// durations and re-watch backoff all run on the fake clock, as in
-// cachelab. (Its relist backoff always uses the real clock.)
-func setClock(inf cache.SharedIndexInformer, c clock.Clock) error {
-	v := reflect.ValueOf(inf)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("sim: client-go informer is a %T, not the struct pointer the fake clock needs", inf)
-	}
-	ic := v.Elem().FieldByName("clock")
-	proc := v.Elem().FieldByName("processor")
-	if !ic.IsValid() || !proc.IsValid() || proc.Kind() != reflect.Pointer {
-		return fmt.Errorf("sim: client-go's sharedIndexInformer has no clock or processor field; cannot run it on the fake clock")
-	}
-	pc := proc.Elem().FieldByName("clock")
-	if !pc.IsValid() {
-		return fmt.Errorf("sim: client-go's sharedProcessor has no clock field")
-	}
-	for _, f := range []reflect.Value{ic, pc} {
-		reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(c))
-	}
-	return nil
-}
-
-func (c clientGoInformer) addHandler(h *handler) error {
-	opts := cache.HandlerOptions{}
-	if h.resync >= 0 {
-		opts.ResyncPeriod = &h.resync
-	}
-	reg, err := c.inf.AddEventHandlerWithOptions(h, opts)
-	if err != nil {
-		return err
-	}
-	h.reg, h.handle = reg, reg
-	return nil
-}
-
-func (c clientGoInformer) removeHandler(h *handler) error {
-	return c.inf.RemoveEventHandler(h.handle.(cache.ResourceEventHandlerRegistration))
-}
-func (c clientGoInformer) run(ctx context.Context) { c.inf.RunWithContext(ctx) }
-func (c clientGoInformer) hasSynced() bool         { return c.inf.HasSynced() }
-func (c clientGoInformer) lastSyncRV() string      { return c.inf.LastSyncResourceVersion() }
-func (c clientGoInformer) indexer() ([]any, string) {
-	idx := c.inf.GetIndexer()
-	return idx.List(), idx.LastStoreSyncResourceVersion()
-}
-func (c clientGoInformer) backlog() (informer.Backlog, bool) { return informer.Backlog{}, false }
-
-func examplePod() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("Pod")
-	return u
 }
 
 // syncedNames lists a snapshot's HasSynced entries: the informer first,

@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// invariants checks, after a settled step: the indexer equals etcd's
+// content at the informer's last synced resourceVersion; each handler's
+// view, rebuilt from its calls, equals the indexer; and no handler was
+// told of an add it already had, or an update or delete of something it
+// did not have. What they find is printed as note lines, so that a
+// cachelab-only violation shows up as a divergence from client-go.
+func (r *runner) invariants(s *side, sn snapshot) []Line {
+	if s.inf == nil || !sn.Synced["informer"] {
+		return nil
+	}
+	var out []Line
+	add := func(text string) { out = append(out, Line{Layer: layerNote, Text: "invariant: " + text}) }
+	if !r.paused {
+		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
+			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
+		} else if d := cmp.Diff(etcd, sn.Indexer); d != "" {
+			add("the indexer differs from etcd at rv " + sn.LastSyncRV + " (-etcd +indexer):\n" + d)
+		}
+	}
+	for _, h := range s.handlers {
+		if h.removed {
+			continue
+		}
+		view, anomalies := h.viewAndAnomalies()
+		for _, a := range anomalies {
+			add("handler " + h.name + ": " + a)
+		}
+		if h.slow() || r.paused {
+			continue
+		}
+		if d := cmp.Diff(sn.Indexer, view); d != "" {
+			add("handler " + h.name + "'s view differs from the indexer (-indexer +view):\n" + d)
+		}
+	}
+	return out
+}
+
+// etcdAt lists what etcd held at rv, through the informer's selectors.
+func (r *runner) etcdAt(rv string) (map[string]string, error) {
+	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{})
+	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
+		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
+	l, err := lw.ListWithContext(r.ctx, opts)
+	if err != nil {
+		return nil, errors.New(describeErr(err))
+	}
+	out := map[string]string{}
+	for _, it := range l.(*unstructured.UnstructuredList).Items {
+		out[keyOf(&it)] = describe(&it)
+	}
+	return out, nil
+}
