@@ -58,8 +58,13 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 		return nil, fmt.Errorf("listwatch: connect to %v: %w", opts.Endpoints, err)
 	}
 	// Fail now, with the endpoint named, rather than at the first list.
-	// ctx bounds only this check: the client lives until Close.
-	if _, err := client.Status(ctx, opts.Endpoints[0]); err != nil {
+	// ctx and the dial timeout bound only this check: the client lives
+	// until Close. (Without the timeout, an endpoint that accepts the
+	// connection but never answers, such as a TLS server asked in plain
+	// text, would hang here.)
+	cctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	defer cancel()
+	if _, err := client.Status(cctx, opts.Endpoints[0]); err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("listwatch: etcd at %s is not answering: %w", opts.Endpoints[0], err)
 	}

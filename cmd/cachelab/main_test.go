@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.uber.org/goleak"
+
+	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/listwatch"
 )
 
 // TestMain makes this test binary the cachelab command too: testscript
@@ -48,9 +52,40 @@ func TestCLI(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"jsonlines": cmdJSONLines,
+			"etcd":      cmdEtcd,
 		},
 	})
 }
+
+// cmdEtcd starts an etcd over TLS for the rest of the script, as an
+// external cluster would be: its endpoint and certificate files go in
+// $ETCD_ENDPOINT, $ETCD_CACERT, $ETCD_CERT and $ETCD_KEY.
+//
+//	etcd
+func cmdEtcd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: etcd")
+	}
+	dir := ts.MkAbs("etcd")
+	tls := testcerts.Write(scriptTB{ts}, ts.MkAbs("."))
+	e, err := listwatch.StartEmbedded(context.Background(), listwatch.EmbeddedOptions{Dir: dir, TLS: tls})
+	if err != nil {
+		ts.Fatalf("etcd: %v", err)
+	}
+	ts.Defer(func() { _ = e.Close() })
+	ts.Setenv("ETCD_ENDPOINT", e.Endpoints()[0])
+	ts.Setenv("ETCD_CACERT", tls.CAFile)
+	ts.Setenv("ETCD_CERT", tls.CertFile)
+	ts.Setenv("ETCD_KEY", tls.KeyFile)
+}
+
+// scriptTB lets testcerts report to a script.
+type scriptTB struct {
+	*testscript.TestScript
+}
+
+func (s scriptTB) Helper()           {}
+func (s scriptTB) Fatal(args ...any) { s.TestScript.Fatalf("%s", fmt.Sprint(args...)) }
 
 // cmdExits runs a command as exec does and checks its exit code, which
 // exec cannot: `! exec` only says that the command failed.

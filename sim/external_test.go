@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// A run against an etcd reached only by its endpoints (here one started
+// for the test, over TLS with client certificates, as a real cluster's):
+// both implementations agree, and the run leaves nothing behind in etcd.
+func TestExternalEtcd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tls := testcerts.Write(t, t.TempDir())
+	server, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir(), TLS: tls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	sc, err := Load("selector-delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etcd := listwatch.ClientOptions{Endpoints: server.Endpoints(), TLS: tls}
+	res, err := Run(ctx, sc, Options{Seed: 1, Etcd: etcd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	if got := res.Header.Etcd; got != server.Endpoints()[0] {
+		t.Errorf("header names etcd %q, want %q", got, server.Endpoints()[0])
+	}
+	c, err := listwatch.Connect(ctx, etcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	left, err := c.Get(ctx, "/registry/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left.Count != 0 {
+		t.Errorf("the run left %d keys under /registry/", left.Count)
+	}
+	if _, err := Run(ctx, mustParse(t, "# restart\n\nrestart-etcd\n----\n"), Options{Etcd: etcd}); err == nil ||
+		!strings.Contains(err.Error(), "restart-etcd needs the embedded etcd") {
+		t.Errorf("restart-etcd on an external etcd: got %v", err)
+	}
+}
+
+func mustParse(t *testing.T, src string) *Scenario {
+	t.Helper()
+	sc, err := Parse("inline.txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
