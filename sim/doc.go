@@ -58,6 +58,9 @@
 // outside, so once its reflector has caught up it is given until
 // Options.SettleTimeout to reach cachelab's handler call counts, HasSynced
 // values, indexer and queue input; not reaching them is a divergence.
+// After the last step, both informers are stopped and any handler call
+// or queue input either made after its last comparison is compared too
+// (Session.Finish), so a late extra call from client-go is not missed.
 // When a step's newest write is hidden by the selectors, no event would
 // tell the informers etcd's revision, so settling asks etcd for a progress
 // notification; that bookmark shows in the trace, labelled.

@@ -134,6 +134,7 @@ func Run(ctx context.Context, sc *Scenario, opts Options) (*Result, error) {
 			return res, nil
 		}
 	}
+	res.Divergence = ses.Finish()
 	return res, nil
 }
 
@@ -178,6 +179,25 @@ func (s *Session) Step(st Step) (StepResult, error) {
 		return sr, fmt.Errorf("%s: %s: %w", s.r.sc.Pos(st), st.Cmd, err)
 	}
 	return sr, nil
+}
+
+// Finish stops both informers after the last step and compares what each
+// did after that step was compared: a handler call client-go made late,
+// after matching cachelab's state, would otherwise go unseen.
+func (s *Session) Finish() *Divergence {
+	lines := map[string][]string{}
+	for _, sd := range s.r.sides {
+		sd.stop()
+		for _, e := range sd.rec.take() {
+			if strings.HasPrefix(e.layer, layerHandler+"/") || e.layer == layerQueue {
+				lines[sd.impl] = append(lines[sd.impl], e.layer+" "+e.text)
+			}
+		}
+	}
+	if d := cmp.Diff(lines[implCachelab], lines[implClientGo]); d != "" {
+		return &Divergence{Step: s.n + 1, Pos: s.r.sc.File, Cmd: "(after the last step)", Layer: "late calls", Diff: d}
+	}
+	return nil
 }
 
 // Close stops everything the session started.

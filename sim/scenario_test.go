@@ -51,4 +51,7 @@ func runScenarioFile(t *testing.T, file string) {
 		}
 		return StepOutput(sr)
 	})
+	if d := ses.Finish(); d != nil {
+		t.Error(d)
+	}
 }

@@ -123,6 +123,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if total := len(sc.Steps); ran < total {
 		return p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", ran, total))
 	}
+	if d := ses.Finish(); d != nil {
+		fmt.Fprintf(m.Stdout, "%s\n", d.Error())
+		return diverged(d)
+	}
 	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
 	return p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran))
 }
