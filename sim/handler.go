@@ -77,13 +77,15 @@ func (h *handler) OnDelete(obj any) {
 	})
 }
 
+// called records a call. The line is recorded under the same lock as the
+// count, so whoever sees the count sees the line.
 func (h *handler) called(key, text string, apply func()) {
 	h.mu.Lock()
+	h.rec.add(h.layer(), key, text)
 	h.calls++
 	apply()
 	gate := h.gate
 	h.mu.Unlock()
-	h.rec.add(h.layer(), key, text)
 	if gate != nil {
 		<-gate
 	}

@@ -42,6 +42,7 @@ type probe struct {
 	syncing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
 	handed, handled int           // watch events given to the reflector, and (cachelab) applied by it
 	watches         int           // watch requests so far, to name them
+	inRelay         int           // events taken from etcd and not yet handed over and recorded
 }
 
 // request records a request line in the trace and in the history.
@@ -241,7 +242,7 @@ func (p *probe) state() (openWatches, waiting int, parked, syncing bool) {
 	defer p.mu.Unlock()
 	// A bookmark the scenario asked for and has not seen yet is work in
 	// flight, like a Replace.
-	return len(p.open), p.waiting, p.parked, p.syncing || p.showBooks > 0
+	return len(p.open), p.waiting, p.parked, p.syncing || p.showBooks > 0 || p.inRelay > 0
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -305,13 +306,24 @@ func (w *probeWatch) relay() {
 			w.p.rec.add(layerWatch, "", w.id+" closed by the server")
 			return
 		}
+		// From here until the event is recorded, it is in flight: a settle
+		// must not finish between the hand-over and the trace line.
+		w.p.relaying(+1)
 		select {
 		case w.out <- ev:
 		case <-w.stop:
+			w.p.relaying(-1)
 			return
 		}
 		w.p.recordEvent(w.id, ev)
+		w.p.relaying(-1)
 	}
+}
+
+func (p *probe) relaying(delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inRelay += delta
 }
 
 // recordEvent records an event the reflector has taken. A bookmark that
@@ -381,4 +393,11 @@ func (p *probe) awaitingBookmark() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.showBooks > 0
+}
+
+// relayBusy reports an event on its way to the reflector or its trace.
+func (p *probe) relayBusy() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inRelay > 0
 }

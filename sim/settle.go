@@ -42,7 +42,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// cachelab's trace says when a LIST's or watch-list's Replace is
 		// done; client-go's cannot, and the comparison with cachelab's
 		// state below covers it.
-		syncing = syncing && (want == nil || s.probe.awaitingBookmark())
+		syncing = syncing && (want == nil || s.probe.awaitingBookmark() || s.probe.relayBusy())
 		if want == nil && s.probe.eventsInFlight() {
 			syncing = true
 		}

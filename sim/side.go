@@ -101,9 +101,9 @@ func (s *side) handlerNamed(name string) *handler {
 func (s *side) start(cfg startConfig, seed uint64) error {
 	transform := func(obj any) (any, error) {
 		s.mu.Lock()
+		s.rec.add(layerQueue, keyOf(obj), describe(obj)) // with the count: see handler.called
 		s.enqueued++
 		s.mu.Unlock()
-		s.rec.add(layerQueue, keyOf(obj), describe(obj))
 		if cfg.transform == "strip-managed-fields" {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				u = u.DeepCopy()
