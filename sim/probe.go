@@ -294,6 +294,7 @@ func (w *probeWatch) relay() {
 		w.p.mu.Unlock()
 	}()
 	in := w.inner.ResultChan()
+	sawError := false
 	for {
 		var ev watch.Event
 		var ok bool
@@ -303,9 +304,15 @@ func (w *probeWatch) relay() {
 			return
 		}
 		if !ok {
-			w.p.rec.add(layerWatch, "", w.id+" closed by the server")
+			if !sawError {
+				// After an Error event the reflector stops the watch
+				// itself, racing the server's close: only a close on its
+				// own is a fact worth a line.
+				w.p.rec.add(layerWatch, "", w.id+" closed by the server")
+			}
 			return
 		}
+		sawError = sawError || ev.Type == watch.Error
 		// From here until the event is recorded, it is in flight: a settle
 		// must not finish between the hand-over and the trace line.
 		w.p.relaying(+1)
