@@ -1,0 +1,67 @@
+package cells
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const chapterTest = `package ch_test
+
+import "fmt"
+
+// greet is a helper.
+func greet() string { return "hello" }
+
+func ExampleGreet() {
+	fmt.Println(greet())
+	// Output:
+	// hello
+}
+
+func ExampleUnshown() {
+	// Output:
+}
+`
+
+const readme = "# Chapter\n\n<!-- cell: ExampleGreet -->\n<!-- end -->\n\n<!-- source: greet -->\n<!-- end -->\n\n<!-- cell: ExampleMissing -->\n<!-- end -->\n"
+
+// A README out of step with its cells is reported, block by block; -update
+// rewrites it so that it is in step.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ch_test.go", chapterTest)
+	write("README.md", readme)
+	problems, err := Compare(dir, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{
+		`cell "ExampleGreet" differs from its source`,
+		`source "greet" differs from its source`,
+		`cell "ExampleMissing": no such function`,
+		`ExampleUnshown is a cell of this chapter but README.md does not show it`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q; got:\n%s", want, got)
+		}
+	}
+	if _, err := Compare(dir, dir, true); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !strings.Contains(string(b), "```go\nfmt.Println(greet())\n```\nOutput:\n```\nhello\n```\n") {
+		t.Errorf("rewritten README lacks the cell:\n%s", b)
+	}
+	problems, _ = Compare(dir, dir, false)
+	if len(problems) != 2 { // the missing Example, and the unshown one
+		t.Errorf("after the rewrite, got %d problems, want 2: %v", len(problems), problems)
+	}
+}

@@ -1,0 +1,75 @@
+// Package lab runs a chapter's exercise checks and reports them the way a
+// lab sheet would: one line per behaviour (its REFERENCE.md ID and what it
+// says), "pass", or the first difference from client-go in plain words.
+package lab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Check is one behaviour an exercise must reproduce. Run returns nil when
+// the learner's code behaves as client-go does, else an error that says,
+// in plain words, the first place where it does not.
+type Check struct {
+	ID        string // REFERENCE.md ID, e.g. "S1"
+	Behaviour string // what it says, in a few words
+	Run       func() error
+}
+
+// Result is a check's outcome.
+type Result struct {
+	Check
+	Err error
+}
+
+// Run runs every check. A check that panics fails with the panic, so an
+// unfinished exercise reports rather than crashes.
+func Run(checks []Check) []Result {
+	out := make([]Result, len(checks))
+	for i, c := range checks {
+		out[i] = Result{Check: c, Err: safely(c.Run)}
+	}
+	return out
+}
+
+func safely(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("your code panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// Passed reports whether every check passed.
+func Passed(rs []Result) bool {
+	for _, r := range rs {
+		if r.Err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Report prints one line per check, and the reason under a failed one.
+func Report(w io.Writer, title string, rs []Result) {
+	fmt.Fprintf(w, "%s\n", title)
+	n := 0
+	for _, r := range rs {
+		status := "pass"
+		if r.Err != nil {
+			status = "FAIL"
+		} else {
+			n++
+		}
+		fmt.Fprintf(w, "  %-4s %-52s %s\n", r.ID, r.Behaviour, status)
+		if r.Err != nil {
+			for _, l := range strings.Split(strings.TrimRight(r.Err.Error(), "\n"), "\n") {
+				fmt.Fprintf(w, "         %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d of %d behaviours match client-go.\n", n, len(rs))
+}
