@@ -1,0 +1,119 @@
+package exercise
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cachelab/cachelab/notebooks/02-queues/exercise/solution"
+	"github.com/cachelab/cachelab/notebooks/internal/lab"
+)
+
+// The reference solution passes every check.
+func TestSolutionPasses(t *testing.T) {
+	for _, r := range lab.Run(Checks(solution.Pops)) {
+		if r.Err != nil {
+			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+}
+
+// skeletonSum is the SHA-256 of deltafifo.go as committed: the untouched
+// skeleton. Once you edit deltafifo.go this test steps aside.
+const skeletonSum = "9cc911431d047809068052f51e0268af4a1bc782cd4d97239db7460a78b077fa"
+
+// The untouched skeleton fails the lab, and each failure says what
+// client-go does instead.
+func TestSkeletonFails(t *testing.T) {
+	src, err := os.ReadFile("deltafifo.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
+		t.Skipf("deltafifo.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
+	}
+	rs := lab.Run(Checks(Pops))
+	if lab.Passed(rs) {
+		t.Fatal("the untouched skeleton passes the lab")
+	}
+	for _, r := range rs {
+		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
+			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+	var b strings.Builder
+	lab.Report(&b, "skeleton", rs)
+	t.Logf("the skeleton's report:\n%s", b.String())
+}
+
+// Every check can fail: each is failed by at least one of these plausible
+// mistakes (models of the other queues, or of DeltaFIFO with one rule
+// missing).
+func TestEachCheckCanFail(t *testing.T) {
+	realFIFO := func(ops []Op) [][]Delta { // every change its own item, D3 kept
+		var queue [][]Delta
+		var out [][]Delta
+		seen := map[string]bool{}
+		for _, op := range ops {
+			switch {
+			case op.Kind == "pop":
+				if len(queue) > 0 {
+					out, queue = append(out, queue[0]), queue[1:]
+				}
+			case op.Kind == "delete" && !seen[op.Key]:
+			default:
+				typ := map[string]string{"add": "Added", "update": "Updated", "delete": "Deleted"}[op.Kind]
+				seen[op.Key] = true
+				queue = append(queue, []Delta{{Type: typ, Key: op.Key, RV: op.RV}})
+			}
+		}
+		return append(out, queue...)
+	}
+	without := func(rule string) PopsFunc {
+		return func(ops []Op) [][]Delta {
+			var kept []Op
+			for _, op := range ops {
+				kept = append(kept, op)
+			}
+			got := solution.Pops(kept)
+			switch rule {
+			case "D2": // keep both deletes: add a duplicate where the model dropped one
+				for i, item := range got {
+					if n := len(item); n > 0 && item[n-1].Type == "Deleted" {
+						for _, op := range ops {
+							if op.Kind == "delete" && op.Key == item[n-1].Key && op.RV != item[n-1].RV {
+								got[i] = append(item, Delta{Type: "Deleted", Key: op.Key, RV: op.RV})
+								break
+							}
+						}
+					}
+				}
+			case "order": // keys sorted by name instead of queue order
+				for i := range got {
+					for j := i + 1; j < len(got); j++ {
+						if got[j][0].Key < got[i][0].Key {
+							got[i], got[j] = got[j], got[i]
+						}
+					}
+				}
+			}
+			return got
+		}
+	}
+	mistakes := map[string]PopsFunc{"realfifo": realFIFO, "no D2": without("D2"), "sorted keys": without("order")}
+	failed := map[int]bool{}
+	for _, m := range mistakes {
+		for i, r := range lab.Run(Checks(m)) {
+			if r.Err != nil {
+				failed[i] = true
+			}
+		}
+	}
+	for i, c := range Checks(solution.Pops) {
+		if !failed[i] {
+			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
+		}
+	}
+}
