@@ -79,7 +79,9 @@ func traceInformer(rec *recorder, e informer.Event) {
 			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
 		}
 	case informer.StepPopBatch:
-		rec.add(layerPop, "", fmt.Sprintf("batch of %d deltas, written in one transaction", len(e.Deltas)))
+		// How many deltas a batch holds depends on how far processing
+		// lags the reflector, which is timing, so the trace shows the
+		// deltas one by one, as a single pop would.
 		for _, d := range e.Deltas {
 			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
 		}
