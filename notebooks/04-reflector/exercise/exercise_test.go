@@ -1,0 +1,124 @@
+package exercise_test
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cachelab/cachelab/notebooks/04-reflector/exercise"
+	"github.com/cachelab/cachelab/notebooks/04-reflector/exercise/solution"
+	"github.com/cachelab/cachelab/notebooks/internal/lab"
+)
+
+// The reference solution passes every check.
+func TestSolutionPasses(t *testing.T) {
+	for _, r := range lab.Run(exercise.Checks(t, solution.AfterWatch)) {
+		if r.Err != nil {
+			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+}
+
+// skeletonSum is the SHA-256 of afterwatch.go as committed: the untouched
+// skeleton. Once you edit afterwatch.go this test steps aside.
+const skeletonSum = "aefdad7d0ca167131a29901a20b5ef2cc912076d09b04527ae62366ba48a86df"
+
+// The untouched skeleton fails the lab, and each failure says what
+// client-go does instead.
+func TestSkeletonFails(t *testing.T) {
+	src, err := os.ReadFile("afterwatch.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
+		t.Skipf("afterwatch.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
+	}
+	rs := lab.Run(exercise.Checks(t, exercise.Yours))
+	if lab.Passed(rs) {
+		t.Fatal("the untouched skeleton passes the lab")
+	}
+	for _, r := range rs {
+		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
+			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+	var b strings.Builder
+	lab.Report(&b, "skeleton", rs)
+	t.Logf("the skeleton's report:\n%s", b.String())
+}
+
+// Every check can fail: each is failed by at least one of these plausible
+// mistakes, so none passes whatever the code does.
+func TestEachCheckCanFail(t *testing.T) {
+	ref := solution.AfterWatch
+	mistakes := map[string]func(exercise.WatchEnd) exercise.Next{
+		"every ending relists after a backoff": func(e exercise.WatchEnd) exercise.Next {
+			return exercise.Next{Action: exercise.Relist, Backoff: true, ResourceVersion: e.LastSyncedRV}
+		},
+		"every ending watches again at once": func(e exercise.WatchEnd) exercise.Next {
+			return exercise.Next{Action: exercise.Rewatch, ResourceVersion: e.LastSyncedRV}
+		},
+		"410 relists from rv \"\"": func(e exercise.WatchEnd) exercise.Next {
+			n := ref(e)
+			if e.Status == http.StatusGone {
+				n.ResourceVersion = ""
+			}
+			return n
+		},
+		"a watch of exactly 1 s is short": func(e exercise.WatchEnd) exercise.Next {
+			if e.Status == 0 && e.Lasted <= time.Second && e.Events == 0 {
+				return exercise.Next{Action: exercise.Relist, Backoff: true, ResourceVersion: e.LastSyncedRV}
+			}
+			return ref(e)
+		},
+		"short means short, events or not": func(e exercise.WatchEnd) exercise.Next {
+			if e.Status == 0 && e.Lasted < time.Second {
+				return exercise.Next{Action: exercise.Relist, Backoff: true, ResourceVersion: e.LastSyncedRV}
+			}
+			return ref(e)
+		},
+		"short is checked before the error": func(e exercise.WatchEnd) exercise.Next {
+			if e.Lasted < time.Second && e.Events == 0 {
+				return exercise.Next{Action: exercise.Relist, Backoff: true, ResourceVersion: e.LastSyncedRV}
+			}
+			return ref(e)
+		},
+		"429 re-watches at once": func(e exercise.WatchEnd) exercise.Next {
+			n := ref(e)
+			if e.Status == http.StatusTooManyRequests {
+				n.Backoff = false
+			}
+			return n
+		},
+		"a failed Watch call is retried as a watch": func(e exercise.WatchEnd) exercise.Next {
+			n := ref(e)
+			if e.FromWatchCall {
+				n.Action = exercise.Rewatch
+			}
+			return n
+		},
+		"500 is retried as a watch at once": func(e exercise.WatchEnd) exercise.Next {
+			if e.Status == http.StatusInternalServerError {
+				return exercise.Next{Action: exercise.Rewatch, ResourceVersion: e.LastSyncedRV}
+			}
+			return ref(e)
+		},
+	}
+	failed := map[int]bool{}
+	for _, m := range mistakes {
+		for i, r := range lab.Run(exercise.Checks(t, m)) {
+			if r.Err != nil {
+				failed[i] = true
+			}
+		}
+	}
+	for i, c := range exercise.Checks(t, ref) {
+		if !failed[i] {
+			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
+		}
+	}
+}
