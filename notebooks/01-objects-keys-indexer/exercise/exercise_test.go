@@ -1,9 +1,7 @@
 package exercise
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,11 +13,7 @@ var reference = Impl{KeyFunc: solution.KeyFunc, AppIndex: solution.AppIndex}
 
 // The reference solution passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(Checks(reference, reference)) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, Checks(reference, reference))
 }
 
 // skeletonSum is the SHA-256 of keys.go as committed: the untouched
@@ -29,25 +23,7 @@ const skeletonSum = "9814b6955c1ff7458ad7b2788101e4470b07a47099b1a0b1ca78ce50fce
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("keys.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("keys.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(Checks(Yours, reference))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "keys.go", skeletonSum, Checks(Yours, reference))
 }
 
 // Every check can fail: each is failed by at least one of these plausible
@@ -89,17 +65,9 @@ func TestEachCheckCanFail(t *testing.T) {
 			return v, err
 		}},
 	}
-	failed := map[int]bool{}
-	for _, m := range mistakes {
-		for i, r := range lab.Run(Checks(m, reference)) {
-			if r.Err != nil {
-				failed[i] = true
-			}
-		}
+	runs := map[string][]lab.Check{}
+	for name, m := range mistakes {
+		runs[name] = Checks(m, reference)
 	}
-	for i, c := range Checks(reference, reference) {
-		if !failed[i] {
-			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
-		}
-	}
+	lab.EachCanFail(t, Checks(reference, reference), runs)
 }

@@ -1,10 +1,6 @@
 package exercise
 
 import (
-	"crypto/sha256"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/cachelab/cachelab/notebooks/02-queues/exercise/solution"
@@ -13,11 +9,7 @@ import (
 
 // The reference solution passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(Checks(solution.Pops)) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, Checks(solution.Pops))
 }
 
 // skeletonSum is the SHA-256 of deltafifo.go as committed: the untouched
@@ -27,25 +19,7 @@ const skeletonSum = "9cc911431d047809068052f51e0268af4a1bc782cd4d97239db7460a78b
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("deltafifo.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("deltafifo.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(Checks(Pops))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "deltafifo.go", skeletonSum, Checks(Pops))
 }
 
 // Every check can fail: each is failed by at least one of these plausible
@@ -103,17 +77,9 @@ func TestEachCheckCanFail(t *testing.T) {
 		}
 	}
 	mistakes := map[string]PopsFunc{"realfifo": realFIFO, "no D2": without("D2"), "sorted keys": without("order")}
-	failed := map[int]bool{}
-	for _, m := range mistakes {
-		for i, r := range lab.Run(Checks(m)) {
-			if r.Err != nil {
-				failed[i] = true
-			}
-		}
+	runs := map[string][]lab.Check{}
+	for name, m := range mistakes {
+		runs[name] = Checks(m)
 	}
-	for i, c := range Checks(solution.Pops) {
-		if !failed[i] {
-			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
-		}
-	}
+	lab.EachCanFail(t, Checks(solution.Pops), runs)
 }

@@ -2,10 +2,7 @@ package exercise
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +27,7 @@ func reference(ctx context.Context, list ListFunc, pageSize int64) ([]string, st
 
 // The reference solution passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(Checks(reference)) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, Checks(reference))
 }
 
 // skeletonSum is the SHA-256 of pager.go as committed: the untouched
@@ -44,25 +37,7 @@ const skeletonSum = "21416f4692018f11fe2511d3e4225d16281ae01377e91e95f9849a56085
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("pager.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("pager.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(Checks(ListAll))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "pager.go", skeletonSum, Checks(ListAll))
 }
 
 // Every check can fail: each is failed by at least one of these plausible

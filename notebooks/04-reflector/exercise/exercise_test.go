@@ -1,11 +1,7 @@
 package exercise_test
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"net/http"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +12,7 @@ import (
 
 // The reference solution passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(exercise.Checks(t, solution.AfterWatch)) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, exercise.Checks(t, solution.AfterWatch))
 }
 
 // skeletonSum is the SHA-256 of afterwatch.go as committed: the untouched
@@ -30,25 +22,7 @@ const skeletonSum = "aefdad7d0ca167131a29901a20b5ef2cc912076d09b04527ae62366ba48
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("afterwatch.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("afterwatch.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(exercise.Checks(t, exercise.Yours))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "afterwatch.go", skeletonSum, exercise.Checks(t, exercise.Yours))
 }
 
 // Every check can fail: each is failed by at least one of these plausible
@@ -108,17 +82,9 @@ func TestEachCheckCanFail(t *testing.T) {
 			return ref(e)
 		},
 	}
-	failed := map[int]bool{}
-	for _, m := range mistakes {
-		for i, r := range lab.Run(exercise.Checks(t, m)) {
-			if r.Err != nil {
-				failed[i] = true
-			}
-		}
+	runs := map[string][]lab.Check{}
+	for name, m := range mistakes {
+		runs[name] = exercise.Checks(t, m)
 	}
-	for i, c := range exercise.Checks(t, ref) {
-		if !failed[i] {
-			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
-		}
-	}
+	lab.EachCanFail(t, exercise.Checks(t, ref), runs)
 }

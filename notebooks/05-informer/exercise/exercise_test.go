@@ -1,10 +1,6 @@
 package exercise
 
 import (
-	"crypto/sha256"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/cachelab/cachelab/notebooks/05-informer/exercise/solution"
@@ -13,11 +9,7 @@ import (
 
 // The reference solution passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(Checks(solution.Process)) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, Checks(solution.Process))
 }
 
 // skeletonSum is the SHA-256 of process.go as committed: the untouched
@@ -27,25 +19,7 @@ const skeletonSum = "e7ea4ec6817ef87872b793e2f87dd4af27b3eda1dd383d4efb09e941ea8
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("process.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("process.go is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(Checks(Process))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "process.go", skeletonSum, Checks(Process))
 }
 
 // Every check can fail: each is failed by at least one plausible mistake.
@@ -92,17 +66,9 @@ func TestEachCheckCanFail(t *testing.T) {
 			return out
 		},
 	}
-	failed := map[int]bool{}
-	for _, m := range mistakes {
-		for i, r := range lab.Run(Checks(m)) {
-			if r.Err != nil {
-				failed[i] = true
-			}
-		}
+	runs := map[string][]lab.Check{}
+	for name, m := range mistakes {
+		runs[name] = Checks(m)
 	}
-	for i, c := range Checks(solution.Process) {
-		if !failed[i] {
-			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
-		}
-	}
+	lab.EachCanFail(t, Checks(solution.Process), runs)
 }

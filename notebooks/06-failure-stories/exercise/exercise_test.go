@@ -1,11 +1,8 @@
 package exercise
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
@@ -13,11 +10,7 @@ import (
 
 // The reference story passes every check.
 func TestSolutionPasses(t *testing.T) {
-	for _, r := range lab.Run(Checks("solution/story.txt")) {
-		if r.Err != nil {
-			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
+	lab.SolutionPasses(t, Checks("solution/story.txt"))
 }
 
 // skeletonSum is the SHA-256 of story.txt as committed: the untouched
@@ -27,25 +20,7 @@ const skeletonSum = "ea18d899a860f8a90d43dca8b5bb16c9e2c437027f4134b68f7b632f9f3
 // The untouched skeleton fails the lab, and each failure says what
 // client-go did instead.
 func TestSkeletonFails(t *testing.T) {
-	src, err := os.ReadFile("story.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := fmt.Sprintf("%x", sha256.Sum256(src)); sum != skeletonSum {
-		t.Skipf("story.txt is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", sum)
-	}
-	rs := lab.Run(Checks("story.txt"))
-	if lab.Passed(rs) {
-		t.Fatal("the untouched skeleton passes the lab")
-	}
-	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go did: %v", r.ID, r.Behaviour, r.Err)
-		}
-	}
-	var b strings.Builder
-	lab.Report(&b, "skeleton", rs)
-	t.Logf("the skeleton's report:\n%s", b.String())
+	lab.SkeletonFails(t, "story.txt", skeletonSum, Checks("story.txt"))
 }
 
 // Every check can fail: each is failed by at least one of these stories,
@@ -59,22 +34,13 @@ func TestEachCheckCanFail(t *testing.T) {
 		"never reconnects":  head + "advance 1s\n----\n\ndisconnect\n----\n\ndelete ns0/b\n----\n\ncompact\n----\n",
 		"nothing deleted":   head + "advance 1s\n----\n\ndisconnect\n----\n\nupdate ns0/a labels=(v=2)\n----\n\ncompact\n----\n\nreconnect\n----\n",
 	}
-	failed := map[int]bool{}
+	runs := map[string][]lab.Check{}
 	for name, src := range stories {
-		path := filepath.Join(t.TempDir(), "story.txt")
+		path := filepath.Join(t.TempDir(), name+".txt")
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for i, r := range lab.Run(Checks(path)) {
-			if r.Err != nil {
-				failed[i] = true
-				t.Logf("%s fails %s %s", name, r.ID, r.Behaviour)
-			}
-		}
+		runs[name] = Checks(path)
 	}
-	for i, c := range Checks("solution/story.txt") {
-		if !failed[i] {
-			t.Errorf("%s %s: no story fails it", c.ID, c.Behaviour)
-		}
-	}
+	lab.EachCanFail(t, Checks("solution/story.txt"), runs)
 }

@@ -1,0 +1,70 @@
+package lab
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// What CI proves of every lab, both ways: the reference solution passes,
+// the untouched skeleton fails with messages a learner can act on, and no
+// check passes whatever the code does.
+
+// SolutionPasses fails t for each check the reference solution fails.
+func SolutionPasses(t *testing.T, checks []Check) {
+	t.Helper()
+	for _, r := range Run(checks) {
+		if r.Err != nil {
+			t.Errorf("%s %s: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+}
+
+// SkeletonFails checks that the skeleton in file (whose committed SHA-256
+// is sum) fails the lab, and that every failure says what client-go does.
+// Once a learner has edited file, it is their work, and the test steps
+// aside.
+func SkeletonFails(t *testing.T, file, sum string, checks []Check) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256(src)); got != sum {
+		t.Skipf("%s is not the committed skeleton (sha256 %s): it is your work; check it with go test -tags lab", file, got)
+	}
+	rs := Run(checks)
+	if Passed(rs) {
+		t.Fatal("the untouched skeleton passes the lab")
+	}
+	for _, r := range rs {
+		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
+			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
+		}
+	}
+	var b strings.Builder
+	Report(&b, "skeleton", rs)
+	t.Logf("the skeleton's report:\n%s", b.String())
+}
+
+// EachCanFail checks that every check of the reference run is failed by
+// at least one of the mistakes (each a run of the same checks against a
+// plausible wrong solution).
+func EachCanFail(t *testing.T, reference []Check, mistakes map[string][]Check) {
+	t.Helper()
+	failed := map[int]bool{}
+	for _, checks := range mistakes {
+		for i, r := range Run(checks) {
+			if r.Err != nil {
+				failed[i] = true
+			}
+		}
+	}
+	for i, c := range reference {
+		if !failed[i] {
+			t.Errorf("%s %s: no mistake fails it", c.ID, c.Behaviour)
+		}
+	}
+}
