@@ -36,7 +36,7 @@ type probe struct {
 	waiting         int            // calls waiting in held
 	open            map[*probeWatch]struct{}
 	parked          bool          // the last call failed with a status whose retry waits on the fake clock
-	showBooks       int           // bookmarks still to show (asked for by a progress step)
+	showBooks       int           // bookmarks a progress step asked for and not yet seen (others are labelled as the simulator's)
 	progress        chan struct{} // signalled on every bookmark
 	history         []string      // every request line, for "show requests"
 	syncing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
