@@ -39,7 +39,7 @@ type probe struct {
 	showBooks       int           // bookmarks a progress step asked for and not yet seen (others are labelled as the simulator's)
 	progress        chan struct{} // signalled on every bookmark
 	history         []string      // every request line, for "show requests"
-	syncing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
+	listing         bool          // a LIST or watch-list was sent and its Replace is not done (only cachelab reports Replace)
 	handed, handled int           // watch events given to the reflector, and (cachelab) applied by it
 	watches         int           // watch requests so far, to name them
 	inRelay         int           // events taken from etcd and not yet handed over and recorded
@@ -103,7 +103,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	verb := "WATCH"
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
 		verb = "WATCH-LIST"
-		p.setSyncing()
+		p.setListing()
 	}
 	p.mu.Lock()
 	p.watches++
@@ -143,17 +143,17 @@ func (p *probe) addSelectors(opts *metav1.ListOptions) {
 	}
 }
 
-func (p *probe) setSyncing() {
+func (p *probe) setListing() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.syncing = true
+	p.listing = true
 }
 
 // replaced is cachelab's reflector saying its Replace is done.
 func (p *probe) replaced() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.syncing = false
+	p.listing = false
 }
 
 // admit fails the call if the scenario asked for that, and waits while
@@ -236,13 +236,21 @@ func (p *probe) closeWatches() int {
 	return len(ws)
 }
 
-// state is what settle needs to know about the connection.
-func (p *probe) state() (openWatches, waiting int, parked, syncing bool) {
+// connState is what settle needs to know about a connection.
+type connState struct {
+	open, waiting int  // open watches; calls held while disconnected
+	parked        bool // waiting a re-watch backoff on the fake clock (after a 429)
+	listing       bool // a LIST or watch-list was sent and cachelab has not reported its Replace
+	askedBookmark bool // a bookmark a progress step asked for has not arrived
+	relaying      bool // an event is between etcd and its trace line
+	unapplied     bool // events handed over that cachelab has not reported applied
+}
+
+func (p *probe) state() connState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// A bookmark the scenario asked for and has not seen yet is work in
-	// flight, like a Replace.
-	return len(p.open), p.waiting, p.parked, p.syncing || p.showBooks > 0 || p.inRelay > 0
+	return connState{open: len(p.open), waiting: p.waiting, parked: p.parked, listing: p.listing,
+		askedBookmark: p.showBooks > 0, relaying: p.inRelay > 0, unapplied: p.handed != p.handled}
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -384,27 +392,4 @@ func (p *probe) handledEvent() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.handled++
-}
-
-// eventsInFlight reports events handed over and not reported handled
-// (meaningful for cachelab only).
-func (p *probe) eventsInFlight() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.handed != p.handled
-}
-
-// awaitingBookmark reports whether a bookmark the scenario asked for has
-// not arrived yet.
-func (p *probe) awaitingBookmark() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.showBooks > 0
-}
-
-// relayBusy reports an event on its way to the reflector or its trace.
-func (p *probe) relayBusy() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.inRelay > 0
 }

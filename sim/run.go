@@ -99,7 +99,7 @@ type runner struct {
 	world   []Line       // the current step's world lines
 	uids    int
 	paused  bool
-	curCmd  string // the command being carried out
+	classic bool // the run's stack is the classic one
 	// unseenWrite is set when the newest write is one the informers'
 	// selectors filter out: no event will tell them etcd's revision, so
 	// settling asks etcd for a progress notification (a bookmark).
@@ -160,6 +160,7 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 		r.close()
 		return nil, err
 	}
+	r.classic = r.stack() == informer.Classic
 	if err := setFeatureGates(r.stack()); err != nil {
 		r.close()
 		return nil, err
@@ -249,14 +250,13 @@ func (r *runner) connect() error {
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
-	for i, impl := range []string{implCachelab, implClientGo} {
+	for _, impl := range []string{implCachelab, implClientGo} {
 		rec := &recorder{}
 		if impl == implCachelab {
 			rec.tamper = r.opts.tamper
 		}
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock),
 			lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
-		_ = i
 	}
 	return nil
 }
@@ -281,7 +281,6 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	r.world = nil
 	sr := StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]Line{}}
 	cmd := commands[st.Cmd]
-	r.curCmd = st.Cmd
 	a, err := cmd.parse(st.Args)
 	if err != nil {
 		return sr, err
@@ -327,7 +326,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	}
 	sr.World = r.world
 	if sr.Divergence == nil {
-		if d := compareSides(sr, snaps, r.cfg != nil && r.cfg.queue); d != nil {
+		if d := compareSides(sr, snaps, r.cfg != nil && r.cfg.queue, r.classic); d != nil {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		}
@@ -349,7 +348,7 @@ func (r *runner) note(layer, key, text string) {
 
 // compareSides compares every layer both sides record, in pipeline order,
 // and the state behind them; the first difference is the divergence.
-func compareSides(sr StepResult, snaps []snapshot, queueWorld bool) *Divergence {
+func compareSides(sr StepResult, snaps []snapshot, queueWorld, classic bool) *Divergence {
 	by := func(lines []Line) map[string][]string {
 		m := map[string][]string{}
 		for _, l := range lines {
@@ -383,7 +382,7 @@ func compareSides(sr StepResult, snaps []snapshot, queueWorld bool) *Divergence 
 		}
 	}
 	sa, sb := snaps[0], snaps[1]
-	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa), comparableStoreRV(sb)
+	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa, classic), comparableStoreRV(sb, classic)
 	if d := cmp.Diff(sa, sb); d != "" {
 		return &Divergence{Layer: "state", Diff: d}
 	}
@@ -393,8 +392,8 @@ func compareSides(sr StepResult, snaps []snapshot, queueWorld bool) *Divergence 
 // comparableStoreRV is the indexer's resourceVersion where it means
 // something: in the classic stack it is the RV of whichever object was
 // written last, which after a resync depends on map order.
-func comparableStoreRV(sn snapshot) string {
-	if currentStack == informer.Classic {
+func comparableStoreRV(sn snapshot, classic bool) string {
+	if classic {
 		return ""
 	}
 	return sn.StoreRV

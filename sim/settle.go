@@ -38,31 +38,31 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	var asked time.Time
 	for {
-		open, waiting, parked, syncing := s.probe.state()
-		// cachelab's trace says when a LIST's or watch-list's Replace is
-		// done; client-go's cannot, and the comparison with cachelab's
-		// state below covers it.
-		syncing = syncing && (want == nil || s.probe.awaitingBookmark() || s.probe.relayBusy())
-		if want == nil && s.probe.eventsInFlight() {
-			syncing = true
+		c := s.probe.state()
+		// Work still on its way to the store. cachelab reports when a
+		// Replace is done and when each event is applied; client-go cannot,
+		// and waiting for cachelab's state below covers it.
+		busy := c.askedBookmark || c.relaying
+		if want == nil {
+			busy = busy || c.listing || c.unapplied
 		}
-		caughtUp := parked || waiting > 0 || (open > 0 && !syncing && atLeast(s.inf.lastSyncRV(), rev))
+		caughtUp := c.parked || c.waiting > 0 || (c.open > 0 && !busy && atLeast(s.inf.lastSyncRV(), rev))
 		if caughtUp {
 			if want == nil {
 				if r.idle(s) {
 					return nil
 				}
-			} else if got := s.snapshot(); settledLike(got, *want) {
+			} else if got := s.snapshot(); r.settledLike(got, *want) {
 				return nil
 			}
-		} else if r.unseenWrite && open > 0 && time.Since(asked) > time.Second {
+		} else if r.unseenWrite && c.open > 0 && time.Since(asked) > time.Second {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision.
 			_ = s.probe.lw.RequestProgress(r.ctx)
 			asked = time.Now()
 		}
 		if time.Now().After(deadline) {
-			return r.settleTimeout(s, rev, want, open, waiting)
+			return r.settleTimeout(s, rev, want, c.open, c.waiting)
 		}
 		select {
 		case <-s.probe.progress:
@@ -93,8 +93,8 @@ func (r *runner) idle(s *side) bool {
 
 // settledLike reports whether client-go has reached cachelab's settled
 // state: what it must have produced before the two are compared.
-func settledLike(got, want snapshot) bool {
-	got.StoreRV, want.StoreRV = comparableStoreRV(got), comparableStoreRV(want)
+func (r *runner) settledLike(got, want snapshot) bool {
+	got.StoreRV, want.StoreRV = comparableStoreRV(got, r.classic), comparableStoreRV(want, r.classic)
 	return cmp.Equal(got, want)
 }
 

@@ -72,9 +72,6 @@ func gatesFor(st informer.Stack) map[string]bool {
 	return out
 }
 
-// currentStack is the stack the process's client-go gates are set for.
-var currentStack informer.Stack
-
 // setFeatureGates sets client-go's gates for st: the classic stack is
 // InOrderInformers and WatchListClient off (both are on by default).
 func setFeatureGates(st informer.Stack) error {
@@ -91,7 +88,6 @@ func setFeatureGates(st informer.Stack) error {
 			return err
 		}
 	}
-	currentStack = st
 	return nil
 }
 

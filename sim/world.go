@@ -118,7 +118,9 @@ func (r *runner) compact() error {
 	return nil
 }
 
-func cmdStart(r *runner, a args) error {
+// cmdStart starts both informers (start), or both bare queues with their
+// reflectors (start-queue, queue true).
+func cmdStart(r *runner, a args, queue bool) error {
 	if r.cfg != nil {
 		return fmt.Errorf("the informers are already started")
 	}
@@ -129,7 +131,7 @@ func cmdStart(r *runner, a args) error {
 	cfg.labels, _ = a.value("labels")
 	cfg.fields, _ = a.value("fields")
 	cfg.transform, _ = a.value("transform")
-	cfg.queue = r.curCmd == "start-queue"
+	cfg.queue = queue
 	for i, s := range r.sides {
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{})
 		s.probe = newProbe(lw, cfg.labels, cfg.fields, s.rec)
