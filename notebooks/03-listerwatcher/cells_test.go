@@ -108,6 +108,19 @@ func bookmark(ctx context.Context, lw *listwatch.ListerWatcher, w watch.Interfac
 	}
 }
 
+// newEtcd starts an etcd inside the test process (a temporary directory,
+// loopback ports the kernel picks) and returns it with a Writer and a
+// ListerWatcher for pods, the two sides of kube-apiserver's storage.
+func newEtcd(ctx context.Context) (*listwatch.Embedded, *listwatch.Writer, *listwatch.ListerWatcher) {
+	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+	if err != nil {
+		panic(err)
+	}
+	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
+	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
+	return e, pods, lw
+}
+
 // An object lives in etcd under /registry/<resource>/<namespace>/<name>,
 // stored without a resourceVersion: its resourceVersion is the etcd
 // revision that last wrote it (E1). A LIST reads every item at one
@@ -115,14 +128,8 @@ func bookmark(ctx context.Context, lw *listwatch.ListerWatcher, w watch.Interfac
 // newest item's (E3); with ResourceVersionMatch Exact it reads the past.
 func ExampleListerWatcher_ListWithContext() {
 	ctx := context.Background()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	e, pods, lw := newEtcd(ctx)
 	defer e.Close()
-	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
-	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
 
 	for _, name := range []string{"web-1", "web-2", "db-1"} {
 		created, _ := pods.Create(ctx, pod("shop", name, nil))
@@ -158,14 +165,8 @@ func ExampleListerWatcher_ListWithContext() {
 // (E4).
 func ExampleListerWatcher_ListWithContext_pages() {
 	ctx := context.Background()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	e, pods, lw := newEtcd(ctx)
 	defer e.Close()
-	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
-	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
 	for _, name := range []string{"a", "b", "c", "d", "e"} {
 		_, _ = pods.Create(ctx, pod("shop", name, nil)) // resourceVersions 2 to 6
 	}
@@ -212,14 +213,8 @@ func ExampleListerWatcher_ListWithContext_pages() {
 // matching as DELETED (E5).
 func ExampleListerWatcher_WatchWithContext() {
 	ctx := context.Background()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	e, pods, lw := newEtcd(ctx)
 	defer e.Close()
-	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
-	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
 	web := map[string]string{"app": "web"}
 	db := map[string]string{"app": "db"}
 	front := map[string]string{"app": "web", "tier": "front"}
@@ -268,14 +263,8 @@ func ExampleListerWatcher_WatchWithContext() {
 // again from the present.
 func ExampleEmbedded_Compact() {
 	ctx := context.Background()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	e, pods, lw := newEtcd(ctx)
 	defer e.Close()
-	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
-	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
 	for _, name := range []string{"a", "b", "c"} {
 		_, _ = pods.Create(ctx, pod("shop", name, nil)) // 2, 3, 4
 	}
@@ -288,7 +277,7 @@ func ExampleEmbedded_Compact() {
 	_ = e.Compact(ctx, rev)
 	fmt.Println("compacted etcd at revision", rev)
 
-	_, err = lw.ListWithContext(ctx, metav1.ListOptions{Limit: 2, Continue: page1.GetContinue()})
+	_, err := lw.ListWithContext(ctx, metav1.ListOptions{Limit: 2, Continue: page1.GetContinue()})
 	fmt.Println("page 2:", status(err))
 	_, err = lw.ListWithContext(ctx, metav1.ListOptions{
 		ResourceVersion: "4", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
@@ -317,14 +306,8 @@ func ExampleEmbedded_Compact() {
 // here one comes when the test asks etcd for progress.
 func ExampleListerWatcher_WatchWithContext_watchList() {
 	ctx := context.Background()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	e, pods, lw := newEtcd(ctx)
 	defer e.Close()
-	pods := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{})
-	lw := listwatch.NewListerWatcher(e.Client(), listwatch.Pods, listwatch.Options{})
 	relabel := map[string]string{"v": "2"}
 	_, _ = pods.Create(ctx, pod("shop", "a", nil))     // 2
 	_, _ = pods.Create(ctx, pod("shop", "b", nil))     // 3
