@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
 )
 
 // Options configures a ListerWatcher.
@@ -16,6 +17,11 @@ type Options struct {
 	// NoWatchList makes the ListerWatcher report that it does not support
 	// watch-list streaming, so client-go's reflector uses LIST then WATCH.
 	NoWatchList bool
+	// Clock measures a watch's TimeoutSeconds, as kube-apiserver's timer
+	// does; the real clock if nil. A simulation gives its fake clock, so
+	// that a watch ends when scenario time passes its timeout and never
+	// because a person paused for minutes of wall-clock time.
+	Clock clock.Clock
 }
 
 // ListerWatcher lists and watches one resource in etcd with
@@ -31,6 +37,9 @@ type ListerWatcher struct {
 
 // NewListerWatcher returns a ListerWatcher for res over client.
 func NewListerWatcher(client *clientv3.Client, res Resource, opts Options) *ListerWatcher {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	return &ListerWatcher{client: client, res: res, opts: opts}
 }
 

@@ -49,8 +49,9 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 			req.rv = now
 		}
 	}
-	// The watch lives until Stop, its timeout, or the end of ctx.
-	wctx, cancel := context.WithCancel(ctx)
+	// The watch lives until Stop, its timeout, or the end of ctx. The
+	// timeout's timer starts now, on the ListerWatcher's clock.
+	wctx, cancel := lw.watchContext(ctx, req.timeout)
 	w := &watcher{lw: lw, req: req, cancel: cancel, result: make(chan watch.Event), done: make(chan struct{})}
 	if err := lw.admit(ctx, w); err != nil {
 		cancel()
@@ -110,16 +111,32 @@ func (w *watcher) Stop() {
 func (w *watcher) run(ctx context.Context) {
 	defer close(w.done)
 	defer close(w.result)
-	if w.req.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, w.req.timeout)
-		defer cancel()
-	}
 	start, ok := w.startRevision(ctx)
 	if !ok {
 		return
 	}
 	w.follow(ctx, start)
+}
+
+// watchContext is a watch's context: cancelled by Stop and, if timeout is
+// set, when the ListerWatcher's clock passes it, the way kube-apiserver
+// ends a watch at its TimeoutSeconds. (context.WithTimeout would measure
+// wall-clock time, whatever clock the caller runs on.)
+func (lw *ListerWatcher) watchContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if timeout <= 0 {
+		return ctx, cancel
+	}
+	t := lw.opts.Clock.NewTimer(timeout)
+	go func() {
+		defer t.Stop()
+		select {
+		case <-t.C():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // startRevision sends the initial events if the request wants them and

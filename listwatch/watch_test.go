@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -211,15 +212,26 @@ func TestWatchWithoutInitialEvents(t *testing.T) {
 
 // TimeoutSeconds closes the watch.
 func TestWatchTimeout(t *testing.T) {
+	// The timeout is measured on the ListerWatcher's clock, as
+	// kube-apiserver's timer measures it: 11 minutes of fake time end a
+	// 10-minute watch; no wall-clock time passes, and none is needed.
 	wd := newWorld(t)
-	w := wd.watch(t, metav1.ListOptions{ResourceVersion: strconv.FormatInt(wd.rev(t), 10), TimeoutSeconds: ptr.To[int64](1)})
+	fake := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	wd.lw = listwatch.NewListerWatcher(wd.etcd.Client(), listwatch.Pods, listwatch.Options{Clock: fake})
+	w := wd.watch(t, metav1.ListOptions{ResourceVersion: strconv.FormatInt(wd.rev(t), 10), TimeoutSeconds: ptr.To[int64](600)})
+	fake.Step(599 * time.Second)
+	wd.create(t, pod("a/alive"))
+	if e := describe(next(t, w)); !strings.HasPrefix(e, "ADDED") {
+		t.Fatalf("at 9m59s got %s, want the watch still open (ADDED)", e)
+	}
+	fake.Step(11*time.Minute - 599*time.Second)
 	select {
 	case e, open := <-w.ResultChan():
 		if open {
 			t.Errorf("got %s, want the channel closed by the timeout", describe(e))
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("watch still open 30s after its 1s timeout")
+		t.Fatal("watch still open 30s (wall clock) after its timeout passed on the fake clock")
 	}
 }
 
