@@ -116,6 +116,7 @@ func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 		rec.add(layerReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
 	case reflector.StepRelistBackoff:
 		rec.add(layerReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
+		p.relistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
 		rec.add(layerReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
 	case reflector.StepResync:

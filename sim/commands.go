@@ -186,14 +186,8 @@ func init() {
 			run: func(r *runner, a args) error { return r.setPaused(true) }},
 		"resume": {usage: "resume", help: "pop everything queued, and keep popping after each step (start-queue only)",
 			run: func(r *runner, a args) error { return r.setPaused(false) }},
-		"stop": {usage: "stop", help: "stop both informers", run: func(r *runner, a args) error {
-			for _, s := range r.sides {
-				s.stop()
-			}
-			r.cfg = nil
-			r.note(layerSim, "", "informers stopped")
-			return nil
-		}},
+		"stop": {usage: "stop", help: "stop both informers; they keep what they hold, refuse new handlers, and a later start builds fresh ones",
+			run: cmdStop},
 		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
 			minPos: 1, maxPos: 1, mapOrder: true, values: map[string]string{"resync": "this handler's resync period"},
 			flags: map[string]string{"slow": "its calls wait until `release <name>`"},

@@ -68,8 +68,9 @@ type entry struct {
 // recorder collects one side's trace lines as they happen; take hands
 // over what a step produced.
 type recorder struct {
-	mu  sync.Mutex
-	got []entry
+	mu    sync.Mutex
+	got   []entry
+	total int // lines ever recorded
 	// tamper, in tests only, alters what one side records, to prove that
 	// the runner reports a difference.
 	tamper func(*entry)
@@ -83,17 +84,41 @@ func (r *recorder) add(layer, key, text string) {
 		r.tamper(&e)
 	}
 	r.got = append(r.got, e)
+	r.total++
 }
 
-// peek returns what the current step has recorded so far, as text.
-func (r *recorder) peek() string {
+// count is how many lines were ever recorded: settling counts a new line
+// as progress.
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}
+
+// peek returns the last n lines the current step has recorded so far, as
+// text, each cut to a screen's width: enough to see where a step got to,
+// never megabytes.
+func (r *recorder) peek(n int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
-	for _, e := range r.got {
-		fmt.Fprintf(&b, "  %-16s %s\n", e.layer, e.text)
+	got := r.got
+	if len(got) > n {
+		fmt.Fprintf(&b, "  ... %d earlier lines\n", len(got)-n)
+		got = got[len(got)-n:]
+	}
+	for _, e := range got {
+		fmt.Fprintf(&b, "  %-16s %s\n", e.layer, clip(e.text, 120))
 	}
 	return b.String()
+}
+
+// clip cuts text to at most n runes, saying so.
+func clip(text string, n int) string {
+	if r := []rune(text); len(r) > n {
+		return string(r[:n]) + " ..."
+	}
+	return text
 }
 
 func (r *recorder) take() []entry {

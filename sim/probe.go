@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/listwatch"
 )
@@ -25,12 +29,13 @@ import (
 //	informer ──LIST/WATCH──▶ probe ──▶ listwatch.ListerWatcher ──▶ etcd
 //	         ◀──events──────        ◀──
 type probe struct {
-	lw     *listwatch.ListerWatcher
-	labels string // label selector added to every request
-	fields string // field selector added to every request
-	rec    *recorder
+	lw    *listwatch.ListerWatcher
+	clock clock.PassiveClock // the scenario's: watch deadlines are on it
+	rec   *recorder
 
 	mu              sync.Mutex
+	labels          string         // label selector added to every request
+	fields          string         // field selector added to every request
 	failNext        map[string]int // verb ("list", "watch") -> HTTP status for the next call
 	held            chan struct{}  // closed on reconnect; nil while connected
 	waiting         int            // calls waiting in held
@@ -43,6 +48,25 @@ type probe struct {
 	handed, handled int           // watch events given to the reflector, and (cachelab) applied by it
 	watches         int           // watch requests so far, to name them
 	inRelay         int           // events taken from etcd and not yet handed over and recorded
+	backoffEnd      time.Time     // (cachelab) when its relist backoff, on the real clock, ends
+	backoffDelay    time.Duration // (cachelab) that backoff's length
+}
+
+// relistBackoff is cachelab's reflector starting a relist backoff of d.
+// It waits on the real clock, as client-go's does; settling counts the
+// wait as progress, not as a step that is stuck.
+func (p *probe) relistBackoff(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.backoffEnd, p.backoffDelay = time.Now().Add(d), d
+}
+
+// backoff is the relist backoff cachelab's reflector last started: when
+// it ends (real time), and how long it is.
+func (p *probe) backoff() (time.Time, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.backoffEnd, p.backoffDelay
 }
 
 // request records a request line in the trace and in the history.
@@ -59,9 +83,21 @@ func (p *probe) requests() []string {
 	return append([]string(nil), p.history...)
 }
 
-func newProbe(lw *listwatch.ListerWatcher, labels, fields string, rec *recorder) *probe {
-	return &probe{lw: lw, labels: labels, fields: fields, rec: rec,
+func newProbe(lw *listwatch.ListerWatcher, clk clock.PassiveClock, rec *recorder) *probe {
+	return &probe{lw: lw, clock: clk, rec: rec,
 		failNext: map[string]int{}, open: map[*probeWatch]struct{}{}, progress: make(chan struct{}, 1)}
+}
+
+// startInformer readies the probe for a newly started informer with these
+// selectors. The connection's state (a held connection, a failure asked
+// for) stays: a lever pulled before start acts on the first requests.
+// What belonged to the informer before (a stopped one) is forgotten.
+func (p *probe) startInformer(labels, fields string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.labels, p.fields = labels, fields
+	p.parked, p.listing, p.showBooks = false, false, 0
+	p.handed, p.handled = 0, 0
 }
 
 // IsWatchListSemanticsUnSupported passes the ListerWatcher's answer on, so
@@ -121,12 +157,22 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		}
 		return nil, err
 	}
+	timeout := serverTimeout(&opts)
 	inner, err := p.lw.WatchWithContext(ctx, opts)
 	if err != nil {
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
 	w := &probeWatch{id: id, p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
+	if timeout > 0 {
+		// The ListerWatcher ends the watch when the scenario's clock
+		// passes this; until it has, settling waits for it.
+		w.deadline = p.clock.Now().Add(timeout)
+	}
+	w.after = -1 // a watch-list's start is known at its end bookmark
+	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && rv > 0 && verb == "WATCH" {
+		w.after = rv
+	}
 	p.mu.Lock()
 	p.open[w] = struct{}{}
 	p.mu.Unlock()
@@ -134,7 +180,32 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	return w, nil
 }
 
+// maxWatchTimeout is how long the simulated server lets a watch live:
+// the shortest timeout a reflector asks for (client-go and cachelab draw
+// timeoutSeconds from [5m, 10m)).
+const maxWatchTimeout = 5 * time.Minute
+
+// serverTimeout is how long the server will keep this watch open, and
+// caps opts.TimeoutSeconds to it. client-go draws its watch timeout from
+// an unseeded source, so two reflectors asked to watch "as long as they
+// like" would end their watches at different scenario times; a server
+// that ends every watch after 5 minutes (sooner than either asked, which
+// a server may always do) keeps both sides in step, run after run.
+func serverTimeout(opts *metav1.ListOptions) time.Duration {
+	if opts.TimeoutSeconds == nil || *opts.TimeoutSeconds <= 0 {
+		return 0
+	}
+	d := time.Duration(*opts.TimeoutSeconds) * time.Second
+	if d > maxWatchTimeout {
+		capped := int64(maxWatchTimeout / time.Second)
+		opts.TimeoutSeconds, d = &capped, maxWatchTimeout
+	}
+	return d
+}
+
 func (p *probe) addSelectors(opts *metav1.ListOptions) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.labels != "" {
 		opts.LabelSelector = p.labels
 	}
@@ -244,13 +315,49 @@ type connState struct {
 	askedBookmark bool // a bookmark a progress step asked for has not arrived
 	relaying      bool // an event is between etcd and its trace line
 	unapplied     bool // events handed over that cachelab has not reported applied
+	expiring      bool // a watch's timeout has passed on the scenario's clock and it has not ended yet
 }
 
 func (p *probe) state() connState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return connState{open: len(p.open), waiting: p.waiting, parked: p.parked, listing: p.listing,
+	c := connState{open: len(p.open), waiting: p.waiting, parked: p.parked, listing: p.listing,
 		askedBookmark: p.showBooks > 0, relaying: p.inRelay > 0, unapplied: p.handed != p.handled}
+	now := p.clock.Now()
+	for w := range p.open {
+		c.expiring = c.expiring || !w.deadline.IsZero() && !now.Before(w.deadline)
+	}
+	return c
+}
+
+// progressBlocker says why etcd would ignore a progress request on this
+// connection now that it is at rev, or "" if every open watch will get a
+// bookmark. etcd answers a progress request only when every watch on the
+// client's stream has reached the revision it starts from (a watch opened
+// at etcd's current revision starts at the next one, so it waits for a
+// write), and a watch-list is not following etcd until its initial
+// events are sent.
+func (p *probe) progressBlocker(rev int64) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.open) == 0 {
+		return "no watch is open on the connection, so there is nobody to notify"
+	}
+	ws := make([]*probeWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].after < ws[j].after })
+	for _, w := range ws {
+		switch {
+		case w.after < 0:
+			return w.id + " is still sending its initial events and is not following etcd yet"
+		case w.after >= rev:
+			return fmt.Sprintf("%s follows etcd from rv %d and etcd is at rv %d: etcd sends progress only once every watch "+
+				"on a connection has reached the revision it starts at, so it waits for the next write", w.id, w.after+1, rev)
+		}
+	}
+	return ""
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -268,7 +375,9 @@ func (p *probe) showNextBookmark() {
 // probeWatch relays one watch's events to the reflector. The hand-over is
 // unbuffered, so an event is recorded when the reflector has taken it.
 type probeWatch struct {
-	id    string // w1, w2, ...: names the watch in request and event lines
+	id       string    // w1, w2, ...: names the watch in request and event lines
+	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
+	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
 	p     *probe
 	inner watch.Interface
 	out   chan watch.Event
@@ -316,7 +425,11 @@ func (w *probeWatch) relay() {
 				// After an Error event the reflector stops the watch
 				// itself, racing the server's close: only a close on its
 				// own is a fact worth a line.
-				w.p.rec.add(layerWatch, "", w.id+" closed by the server")
+				why := ""
+				if !w.deadline.IsZero() && !w.p.clock.Now().Before(w.deadline) {
+					why = fmt.Sprintf(" (its timeout passed: the simulated server ends a watch after %v of scenario time)", maxWatchTimeout)
+				}
+				w.p.rec.add(layerWatch, "", w.id+" closed by the server"+why)
 			}
 			return
 		}
@@ -330,7 +443,7 @@ func (w *probeWatch) relay() {
 			w.p.relaying(-1)
 			return
 		}
-		w.p.recordEvent(w.id, ev)
+		w.p.recordEvent(w, ev)
 		w.p.relaying(-1)
 	}
 }
@@ -344,9 +457,19 @@ func (p *probe) relaying(delta int) {
 // recordEvent records an event the reflector has taken. A bookmark that
 // answers the simulator's own progress request (sent while settling, when
 // the informer's selectors filtered out a step's writes) says so.
-func (p *probe) recordEvent(id string, ev watch.Event) {
+func (p *probe) recordEvent(w *probeWatch, ev watch.Event) {
 	p.handedOver(ev)
+	id := w.id
 	text := describeEvent(ev)
+	if ev.Type == watch.Bookmark && isInitialEventsEnd(ev.Object) {
+		if m, err := metaAccessor(ev.Object); err == nil {
+			if rv, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil {
+				p.mu.Lock()
+				w.after = rv
+				p.mu.Unlock()
+			}
+		}
+	}
 	if ev.Type == watch.Bookmark && !isInitialEventsEnd(ev.Object) {
 		p.mu.Lock()
 		if p.showBooks > 0 {

@@ -99,6 +99,7 @@ type runner struct {
 	world   []Line       // the current step's world lines
 	uids    int
 	paused  bool
+	stopped bool // stop ran: the informers keep their state and run no more
 	classic bool // the run's stack is the classic one
 	// unseenWrite is set when the newest write is one the informers'
 	// selectors filter out: no event will tell them etcd's revision, so
@@ -250,13 +251,18 @@ func (r *runner) connect() error {
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
-	for _, impl := range []string{implCachelab, implClientGo} {
+	for i, impl := range []string{implCachelab, implClientGo} {
 		rec := &recorder{}
 		if impl == implCachelab {
 			rec.tamper = r.opts.tamper
 		}
+		// The probe is the side's connection, there from the start: a
+		// lever pulled before start (fail-next, disconnect) waits for the
+		// informer's first requests. Watch timeouts run on the scenario's
+		// clock, as everything the world does on a timer.
+		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock),
-			lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
+			probe: newProbe(lw, r.clock, rec), lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
 	return nil
 }
@@ -289,7 +295,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 		return sr, err
 	}
 	err = r.settle()
-	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused {
+	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused && !r.stopped {
 		err = r.drain()
 	}
 	if err != nil {

@@ -2,10 +2,14 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cachelab/cachelab/informer"
 )
 
 // settle waits until both sides have fully processed the step. cachelab
@@ -17,7 +21,8 @@ import (
 // indexer as cachelab; if it does not, that is a divergence, reported with
 // what each side had.
 func (r *runner) settle() error {
-	if r.cfg == nil {
+	if r.cfg == nil || r.stopped {
+		r.unseenWrite = false
 		return nil
 	}
 	rev, err := r.revision()
@@ -35,14 +40,18 @@ func (r *runner) settle() error {
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
-	deadline := time.Now().Add(r.opts.SettleTimeout)
-	var asked time.Time
+	began := time.Now()
+	wait := r.newSettleWait(s, want)
+	var asked time.Time // when settling last asked etcd for progress
+	if s.probe.state().askedBookmark {
+		asked = began // the progress step has just asked
+	}
 	for {
 		c := s.probe.state()
 		// Work still on its way to the store. cachelab reports when a
 		// Replace is done and when each event is applied; client-go cannot,
 		// and waiting for cachelab's state below covers it.
-		busy := c.askedBookmark || c.relaying
+		busy := c.askedBookmark || c.relaying || c.expiring
 		if want == nil {
 			busy = busy || c.listing || c.unapplied
 		}
@@ -55,14 +64,16 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			} else if got := s.snapshot(); r.settledLike(got, *want) {
 				return nil
 			}
-		} else if r.unseenWrite && c.open > 0 && time.Since(asked) > time.Second {
+		} else if c.open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.askedBookmark && time.Since(asked) > 3*time.Second) {
 			// Writes the informer's selectors filter out never reach it;
-			// a progress notification tells it etcd's revision.
+			// a progress notification tells it etcd's revision. (A
+			// progress step's request that etcd dropped, because a
+			// watch was briefly behind, is asked again.)
 			_ = s.probe.lw.RequestProgress(r.ctx)
 			asked = time.Now()
 		}
-		if time.Now().After(deadline) {
-			return r.settleTimeout(s, rev, want, c.open, c.waiting)
+		if wait.stuck() {
+			return r.settleTimeout(s, rev, want, c, time.Since(began))
 		}
 		select {
 		case <-s.probe.progress:
@@ -71,6 +82,55 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			return r.ctx.Err()
 		}
 	}
+}
+
+// settleWait decides when a side that has not settled is stuck: when it
+// has made no progress (no new trace line, no change in its state) for
+// the settle timeout. A relist backoff in progress is progress: client-go
+// waits it on the real clock, and it grows to 30-60 s after repeated
+// failures, so a fixed bound on the whole step would fail runs in which
+// both sides agree.
+type settleWait struct {
+	r        *runner
+	s        *side
+	clientGo bool // waiting for client-go to reach cachelab's state
+	lines    int
+	state    connState
+	deadline time.Time
+}
+
+func (r *runner) newSettleWait(s *side, want *snapshot) *settleWait {
+	w := &settleWait{r: r, s: s, clientGo: want != nil}
+	w.mark()
+	return w
+}
+
+// mark notes the side's progress so far and restarts the timeout. For
+// client-go, whose backoff cannot be seen, cachelab's backoff in the
+// same step stands in: client-go's is at most twice as long (both draw
+// from [d, 2d) around the same base).
+func (w *settleWait) mark() {
+	w.lines, w.state = w.s.rec.count(), w.s.probe.state()
+	w.deadline = time.Now().Add(w.r.opts.SettleTimeout)
+	end, d := w.s.probe.backoff()
+	if w.clientGo {
+		end, d = w.r.sides[0].probe.backoff()
+		end = end.Add(d)
+	}
+	if end.Add(w.r.opts.SettleTimeout).After(w.deadline) {
+		w.deadline = end.Add(w.r.opts.SettleTimeout)
+	}
+}
+
+// stuck reports whether the side has made no progress for the timeout.
+// Every request, event, queue input and handler call is a trace line, so
+// a side that does anything records something.
+func (w *settleWait) stuck() bool {
+	if w.s.rec.count() != w.lines || w.s.probe.state() != w.state {
+		w.mark()
+		return false
+	}
+	return time.Now().After(w.deadline)
 }
 
 // idle reports whether cachelab has no work in flight, ignoring handlers
@@ -98,15 +158,59 @@ func (r *runner) settledLike(got, want snapshot) bool {
 	return cmp.Equal(got, want)
 }
 
-func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, open, waiting int) error {
+// settleTimeout is the error for a side that stopped making progress:
+// what it was waiting for, the last lines of its trace, and what to try.
+func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c connState, took time.Duration) error {
+	hint := fmt.Sprintf("no progress for %v (%v in all); if the machine is busy, try a longer --settle-timeout", r.opts.SettleTimeout, took.Round(time.Second))
 	if want == nil {
 		b, _ := s.inf.backlog()
-		return fmt.Errorf("cachelab did not settle within %v: last synced rv %q (etcd at %d), %d open watches, %d held calls, backlog %+v; the step's trace so far:\n%s",
-			r.opts.SettleTimeout, s.inf.lastSyncRV(), rev, open, waiting, b, s.rec.peek())
+		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",
+			hint, waitingFor(s.inf.lastSyncRV(), rev, c, b), s.rec.peek(20))
 	}
 	got := s.snapshot()
-	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state within %v (etcd at rv %d):\n%s",
-		r.opts.SettleTimeout, rev, cmp.Diff(*want, got))}
+	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s",
+		rev, hint, clipLines(cmp.Diff(*want, got), 40))}
+}
+
+// waitingFor says in words what keeps cachelab from settling.
+func waitingFor(lastRV string, rev int64, c connState, b informer.Backlog) string {
+	var why []string
+	if !atLeast(lastRV, rev) {
+		why = append(why, fmt.Sprintf("its reflector to reach etcd's rv %d (it is at %q)", rev, lastRV))
+	}
+	if c.open == 0 && c.waiting == 0 && !c.parked {
+		why = append(why, "a watch to be open (none is)")
+	}
+	for _, w := range []struct {
+		on   bool
+		text string
+	}{{c.listing, "a LIST or watch-list to be stored (Replace)"}, {c.unapplied, "watch events handed over to be applied"},
+		{c.askedBookmark, "a bookmark etcd was asked for"}, {c.expiring, "a watch past its timeout to end"},
+		{b.Queued > 0, fmt.Sprintf("%d queued deltas to be processed", b.Queued)},
+		{b.SyncPending > 0, "the sync bookkeeping"}} {
+		if w.on {
+			why = append(why, w.text)
+		}
+	}
+	for h, n := range b.Handlers {
+		if n > 0 {
+			why = append(why, fmt.Sprintf("handler %s to take %d pending notifications", h, n))
+		}
+	}
+	if len(why) == 0 {
+		return "a resync tick to be handled"
+	}
+	sort.Strings(why)
+	return strings.Join(why, "; ")
+}
+
+// clipLines keeps the first n lines of text, saying how many were left out.
+func clipLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) <= n {
+		return text
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... %d more lines", len(lines)-n)
 }
 
 func atLeast(rv string, rev int64) bool {

@@ -140,6 +140,24 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	return nil
 }
 
+// fresh readies the side for new informers after a stop: the handlers
+// registered before the stop start again with no calls and empty views
+// (fresh registrations on fresh informers), and what the next step
+// changed is measured from nothing.
+func (s *side) fresh() {
+	var hs []*handler
+	for _, h := range s.handlers {
+		if !h.removed {
+			hs = append(hs, newHandler(h.name, h.resync, false, s.rec))
+		}
+	}
+	s.handlers, s.inf, s.cancel = hs, nil, nil
+	s.mu.Lock()
+	s.enqueued = 0
+	s.mu.Unlock()
+	s.lastIndexer, s.lastSynced = map[string]string{}, map[string]bool{}
+}
+
 // stop ends the informer and lets every held handler go, so no goroutine
 // outlives the run.
 func (s *side) stop() {

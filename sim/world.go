@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -112,6 +114,10 @@ func (r *runner) compact() error {
 		return err
 	}
 	if _, err := r.client.Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+		if errors.Is(err, rpctypes.ErrCompacted) {
+			r.note(layerEtcd, "", fmt.Sprintf("compact: nothing to do, etcd is compacted at rv %d already (nothing was written since)", rev))
+			return nil
+		}
 		return fmt.Errorf("compact to %d: %w", rev, err)
 	}
 	r.note(layerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
@@ -121,8 +127,8 @@ func (r *runner) compact() error {
 // cmdStart starts both informers (start), or both bare queues with their
 // reflectors (start-queue, queue true).
 func cmdStart(r *runner, a args, queue bool) error {
-	if r.cfg != nil {
-		return fmt.Errorf("the informers are already started")
+	if r.cfg != nil && !r.stopped {
+		return fmt.Errorf("the informers are already started; stop them first to start fresh ones")
 	}
 	cfg := startConfig{stack: r.stack()}
 	if v, ok := a.value("resync"); ok {
@@ -132,14 +138,42 @@ func cmdStart(r *runner, a args, queue bool) error {
 	cfg.fields, _ = a.value("fields")
 	cfg.transform, _ = a.value("transform")
 	cfg.queue = queue
-	for i, s := range r.sides {
-		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{})
-		s.probe = newProbe(lw, cfg.labels, cfg.fields, s.rec)
+	if r.stopped {
+		// Fresh informers, as a controller that restarts builds them: the
+		// handlers start again with empty views, and every layer's
+		// "what changed" starts from nothing.
+		for _, s := range r.sides {
+			s.fresh()
+		}
+		r.note(layerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
+	}
+	for _, s := range r.sides {
+		s.probe.startInformer(cfg.labels, cfg.fields)
 		if err := s.start(cfg, r.opts.Seed); err != nil {
 			return err
 		}
 	}
-	r.cfg = &cfg
+	r.cfg, r.stopped, r.paused = &cfg, false, false
+	return nil
+}
+
+// cmdStop stops both informers. They keep their indexers and HasSynced
+// values (client-go's do), refuse new handlers, and a later start builds
+// fresh ones.
+func cmdStop(r *runner, a args) error {
+	switch {
+	case r.cfg == nil:
+		r.note(layerSim, "", "nothing to stop: the informers were never started")
+		return nil
+	case r.stopped:
+		r.note(layerSim, "", "nothing to stop: the informers are stopped already")
+		return nil
+	}
+	for _, s := range r.sides {
+		s.stop()
+	}
+	r.stopped = true
+	r.note(layerSim, "", "informers stopped")
 	return nil
 }
 
@@ -154,19 +188,55 @@ func cmdAddHandler(r *runner, a args) error {
 			return fmt.Errorf("a handler named %q is already registered", name)
 		}
 		h := newHandler(name, resync, a.flags["slow"], s.rec)
-		s.handlers = append(s.handlers, h)
 		if s.inf != nil {
 			if err := s.inf.addHandler(h); err != nil {
-				return err
+				if !r.stopped {
+					return err
+				}
+				// Both informers refuse a handler once stopped; that is
+				// what the scenario shows, not a failed run.
+				s.rec.add(h.layer(), "", "not added: "+refusal(name, err))
+				continue
 			}
 		}
+		s.handlers = append(s.handlers, h)
 	}
 	return nil
 }
 
+// refusal is an informer's AddEventHandler error with the handler's
+// printed value (client-go formats it with %v, pointers and all) replaced
+// by its name, so the line is the same on every run.
+func refusal(name string, err error) string {
+	msg := err.Error()
+	const stopped = " was not added to shared informer because it has stopped already"
+	if strings.HasPrefix(msg, "handler ") && strings.HasSuffix(msg, stopped) {
+		return "handler " + name + stopped
+	}
+	return msg
+}
+
+// cmdProgress asks etcd for a progress notification on each informer's
+// connection. It always ends: when etcd would ignore the request, the
+// trace says why instead of waiting for a bookmark that never comes.
 func cmdProgress(r *runner, a args) error {
-	if r.cfg == nil {
-		return fmt.Errorf("progress needs started informers")
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.note(layerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
+	if r.cfg == nil || r.stopped {
+		r.note(layerSim, "", "no bookmark: no informer is running, so no watch is open")
+		return nil
+	}
+	why := r.sides[0].probe.progressBlocker(rev)
+	if other := r.sides[1].probe.progressBlocker(rev); other != why {
+		// Settled sides have the same watches; if not, say both.
+		why = fmt.Sprintf("%s: %s; %s: %s", implCachelab, orNone(why), implClientGo, orNone(other))
+	}
+	if why != "" {
+		r.note(layerSim, "", "no bookmark: "+why)
+		return nil
 	}
 	for _, s := range r.sides {
 		s.probe.showNextBookmark()
@@ -174,12 +244,14 @@ func cmdProgress(r *runner, a args) error {
 			return err
 		}
 	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	r.note(layerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
 	return nil
+}
+
+func orNone(why string) string {
+	if why == "" {
+		return "every watch gets one"
+	}
+	return why
 }
 
 func (r *runner) advance(d time.Duration) error {
