@@ -378,12 +378,12 @@ type probeWatch struct {
 	id       string    // w1, w2, ...: names the watch in request and event lines
 	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
 	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
-	p     *probe
-	inner watch.Interface
-	out   chan watch.Event
-	stop  chan struct{}
-	once  sync.Once
-	done  chan struct{}
+	p        *probe
+	inner    watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	once     sync.Once
+	done     chan struct{}
 }
 
 func (w *probeWatch) ResultChan() <-chan watch.Event { return w.out }
