@@ -63,6 +63,10 @@ func layerRank(layer string) int {
 // entry is one recorded trace line before it is placed in a step.
 type entry struct {
 	layer, key, text string
+	// unordered marks a line that comes in map order on its side (a held
+	// handler's initial-list call, named on release): its step's lines
+	// are sorted by key.
+	unordered bool
 }
 
 // recorder collects one side's trace lines as they happen; take hands
@@ -76,10 +80,16 @@ type recorder struct {
 	tamper func(*entry)
 }
 
-func (r *recorder) add(layer, key, text string) {
+func (r *recorder) add(layer, key, text string) { r.record(entry{layer: layer, key: key, text: text}) }
+
+// addUnordered records a line that comes in map order (entry.unordered).
+func (r *recorder) addUnordered(layer, key, text string) {
+	r.record(entry{layer: layer, key: key, text: text, unordered: true})
+}
+
+func (r *recorder) record(e entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := entry{layer, key, text}
 	if r.tamper != nil {
 		r.tamper(&e)
 	}

@@ -24,6 +24,17 @@ type handler struct {
 	view      map[string]string // key -> rv, rebuilt from the calls
 	anomalies []string          // calls that did not fit the view
 	gate      chan struct{}     // non-nil while slow: calls wait for it to close
+	// heldInitial is set while the handler is held in an initial-list
+	// call, until that call's line is recorded after release.
+	heldInitial bool
+	blocked     bool // in a call, waiting for release
+}
+
+// isBlocked reports whether the handler is in a call, held by the scenario.
+func (h *handler) isBlocked() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.blocked
 }
 
 func newHandler(name string, resync time.Duration, slow bool, rec *recorder) *handler {
@@ -42,7 +53,7 @@ func (h *handler) OnAdd(obj any, isInInitialList bool) {
 	if isInInitialList {
 		text += " (initial list)"
 	}
-	h.called(keyOf(obj), text, func() {
+	h.called(keyOf(obj), text, isInInitialList, func() {
 		k := keyOf(obj)
 		if _, ok := h.view[k]; ok {
 			h.anomalies = append(h.anomalies, "OnAdd for "+k+", which the handler already had")
@@ -57,7 +68,7 @@ func (h *handler) OnUpdate(oldObj, newObj any) {
 	if describe(oldObj) == describe(newObj) {
 		text += " (same object: a resync or relist)"
 	}
-	h.called(keyOf(newObj), text, func() {
+	h.called(keyOf(newObj), text, false, func() {
 		k := keyOf(newObj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnUpdate for "+k+", which the handler did not have")
@@ -68,7 +79,7 @@ func (h *handler) OnUpdate(oldObj, newObj any) {
 
 // OnDelete records the call, then waits if the handler is slow.
 func (h *handler) OnDelete(obj any) {
-	h.called(keyOf(obj), "OnDelete "+describe(obj), func() {
+	h.called(keyOf(obj), "OnDelete "+describe(obj), false, func() {
 		k := keyOf(obj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnDelete for "+k+", which the handler did not have")
@@ -79,16 +90,49 @@ func (h *handler) OnDelete(obj any) {
 
 // called records a call. The line is recorded under the same lock as the
 // count, so whoever sees the count sees the line.
-func (h *handler) called(key, text string, apply func()) {
+//
+// A slow handler held in an initial-list call is the exception: which of
+// the initial list's objects reaches it first is map order (a watch-list's
+// temporary store, or the indexer a late handler catches up from), so the
+// line says only that it is held, and names the object once released,
+// when the rest of the list follows and the step's lines can be sorted.
+func (h *handler) called(key, text string, initial bool, apply func()) {
 	h.mu.Lock()
-	h.rec.add(h.layer(), key, text)
+	gate := h.gate
+	heldInitial := gate != nil && initial
+	if heldInitial {
+		h.rec.add(h.layer(), "", "OnAdd    (held: slow) an object of the initial list; which one comes first is map order, so it is named on release")
+		h.heldInitial = true
+	} else {
+		h.rec.add(h.layer(), key, text)
+	}
 	h.calls++
 	apply()
-	gate := h.gate
-	h.mu.Unlock()
 	if gate != nil {
-		<-gate
+		h.blocked = true
 	}
+	h.mu.Unlock()
+	if gate == nil {
+		return
+	}
+	<-gate
+	h.mu.Lock()
+	h.blocked = false
+	h.mu.Unlock()
+	if heldInitial {
+		h.mu.Lock()
+		h.rec.addUnordered(h.layer(), key, text) // like the rest: which one was held is map order too
+		h.heldInitial = false
+		h.mu.Unlock()
+	}
+}
+
+// heldInInitialList reports whether the handler is held in an
+// initial-list call, or released from one and not yet past its line.
+func (h *handler) heldInInitialList() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.heldInitial
 }
 
 // release lets a slow handler's waiting and future calls through.

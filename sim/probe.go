@@ -163,7 +163,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
-	w := &probeWatch{id: id, p: p, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &probeWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock
 		// passes this; until it has, settling waits for it.
@@ -379,6 +379,7 @@ type probeWatch struct {
 	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
 	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
 	p        *probe
+	ctx      context.Context // the request's: when it ends, the client ended the watch
 	inner    watch.Interface
 	out      chan watch.Event
 	stop     chan struct{}
@@ -421,10 +422,11 @@ func (w *probeWatch) relay() {
 			return
 		}
 		if !ok {
-			if !sawError {
+			if !sawError && w.ctx.Err() == nil {
 				// After an Error event the reflector stops the watch
-				// itself, racing the server's close: only a close on its
-				// own is a fact worth a line.
+				// itself, racing the server's close, and a reflector
+				// that is stopping cancels its request: only a close on
+				// the server's own is a fact worth a line.
 				why := ""
 				if !w.deadline.IsZero() && !w.p.clock.Now().Before(w.deadline) {
 					why = fmt.Sprintf(" (its timeout passed: the simulated server ends a watch after %v of scenario time)", maxWatchTimeout)

@@ -320,7 +320,8 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 		entries[i] = s.rec.take()
 		for _, e := range entries[i] {
 			if e.layer == layerReflector && strings.HasPrefix(e.text, "replace:") || e.layer == layerWatch && strings.HasSuffix(e.text, "(initial events end)") ||
-				e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.Contains(e.text, " WATCH-LIST ") || strings.Contains(e.text, " items, rv ")) {
+				e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.Contains(e.text, " WATCH-LIST ") || strings.Contains(e.text, " items, rv ")) ||
+				e.unordered {
 				mapOrder = true
 			}
 		}

@@ -144,7 +144,18 @@ func (r *runner) idle(s *side) bool {
 		return false
 	}
 	for _, h := range s.handlers {
-		if !h.removed && !h.slow() && b.Handlers[h.name] > 0 {
+		if h.removed {
+			continue
+		}
+		if h.slow() {
+			// A held handler is idle once it is in its held call; until
+			// then, a notification is on its way to it.
+			if b.Handlers[h.name] > 0 && !h.isBlocked() {
+				return false
+			}
+			continue
+		}
+		if b.Handlers[h.name] > 0 || h.heldInInitialList() { // released, line not yet recorded
 			return false
 		}
 	}

@@ -304,6 +304,11 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		for _, n := range syncedNames(sn) {
 			add(fmt.Sprintf("%s HasSynced=%t", n, sn.Synced[n]))
 		}
+		for _, h := range s.handlers {
+			if _, shown := sn.Synced[h.name]; !shown && sn.HeldInitial[h.name] {
+				add(h.name + " HasSynced not shown: held in an initial-list call, where client-go's classic stack races")
+			}
+		}
 	case "handlers":
 		for _, h := range s.handlers {
 			if h.removed {
