@@ -219,6 +219,9 @@ func TestWatchTimeout(t *testing.T) {
 	fake := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	wd.lw = listwatch.NewListerWatcher(wd.etcd.Client(), listwatch.Pods, listwatch.Options{Clock: fake})
 	w := wd.watch(t, metav1.ListOptions{ResourceVersion: strconv.FormatInt(wd.rev(t), 10), TimeoutSeconds: ptr.To[int64](600)})
+	if !fake.HasWaiters() {
+		t.Fatal("the watch's timeout is not a timer on the ListerWatcher's clock")
+	}
 	fake.Step(599 * time.Second)
 	wd.create(t, pod("a/alive"))
 	if e := describe(next(t, w)); !strings.HasPrefix(e, "ADDED") {

@@ -121,7 +121,11 @@ func (h *handler) called(key, text string, initial bool, apply func()) {
 	h.mu.Unlock()
 	if heldInitial {
 		h.mu.Lock()
-		h.rec.addUnordered(h.layer(), key, text) // like the rest: which one was held is map order too
+		if h.removed { // set before the release that let this call go
+			h.rec.add(h.layer(), "", "the held initial-list call returns: the handler was removed")
+		} else {
+			h.rec.addUnordered(h.layer(), key, text) // like the rest: which one was held is map order too
+		}
 		h.heldInitial = false
 		h.mu.Unlock()
 	}

@@ -255,6 +255,15 @@ func (s *side) noteChanges(sn snapshot) {
 			s.rec.add(layerIndexer, k, "update "+old+" -> "+v)
 		}
 	}
+	for _, n := range syncedNames(sn) {
+		if v := sn.Synced[n]; v != s.lastSynced[n] {
+			what := "handler " + n
+			if n == "informer" {
+				what = "informer"
+			}
+			s.rec.add(layerSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
+		}
+	}
 	var racy []string
 	for n := range sn.HeldInitial {
 		if _, shown := sn.Synced[n]; !shown {
@@ -270,15 +279,6 @@ func (s *side) noteChanges(sn snapshot) {
 			s.rec.add(layerNote, "", racyNote)
 		}
 		s.racyShown[n] = true
-	}
-	for _, n := range syncedNames(sn) {
-		if v := sn.Synced[n]; v != s.lastSynced[n] {
-			what := "handler " + n
-			if n == "informer" {
-				what = "informer"
-			}
-			s.rec.add(layerSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
-		}
 	}
 	s.lastIndexer, s.lastSynced = sn.Indexer, sn.Synced
 }

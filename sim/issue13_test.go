@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cachelab/cachelab/informer"
+)
+
+// runBoth parses src and runs it in both stacks, failing the test on a
+// run error or a divergence.
+func runBoth(t *testing.T, name, src string, opts Options) map[informer.Stack]*Result {
+	t.Helper()
+	sc, err := Parse(name+".txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[informer.Stack]*Result{}
+	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
+		opts := opts
+		opts.Seed, opts.Stack = 1, stack
+		res, err := Run(context.Background(), sc, opts)
+		if err != nil {
+			t.Fatalf("%s stack: %v", stack, err)
+		}
+		if res.Divergence != nil {
+			t.Fatalf("%s stack: %v", stack, res.Divergence)
+		}
+		out[stack] = res
+	}
+	return out
+}
+
+// script writes commands as a scenario, each with an empty expected output.
+func script(cmds ...string) string {
+	var b strings.Builder
+	b.WriteString("# A sequence from issue 13.\n\n")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "%s\n----\n\n", c)
+	}
+	return b.String()
+}
+
+// Documented commands never crash the run, in any order: the sequences
+// that panicked (stop clearing the config the invariant check reads;
+// levers pulled before start, with no probe yet).
+func TestCommandsInAnyOrder(t *testing.T) {
+	for name, cmds := range map[string][]string{
+		"stop after start":        {"add-handler h1", "create ns0/a", "start", "stop"},
+		"start again after stop":  {"add-handler h1", "create ns0/a", "start", "stop", "add-handler h2", "create ns0/b", "start", "show store"},
+		"levers before start":     {"disconnect", "reconnect", "fail-next list=500 watch=500", "close-watch", "create ns0/a", "start"},
+		"held before start":       {"create ns0/a", "disconnect", "start", "show requests", "reconnect", "show store"},
+		"progress before start":   {"progress", "create ns0/a", "start", "progress"},
+		"progress disconnected":   {"create ns0/a", "start", "disconnect", "progress", "reconnect", "create ns0/b"},
+		"compact twice":           {"create ns0/a", "start", "compact", "compact", "create ns0/b", "compact"},
+		"stop before start":       {"stop", "create ns0/a", "start", "stop", "stop"},
+		"release and remove late": {"create ns0/a ns0/b", "start", "add-handler h slow", "remove-handler h", "create ns0/c"},
+	} {
+		t.Run(name, func(t *testing.T) { runBoth(t, name, script(cmds...), Options{}) })
+	}
+}
+
+// A handler added to a stopped informer is refused by both, and the trace
+// says so; the run goes on.
+func TestAddHandlerAfterStopIsATraceLine(t *testing.T) {
+	res := runBoth(t, "refused", script("create ns0/a", "start", "stop", "add-handler late"), Options{})
+	for stack, r := range res {
+		last := r.Steps[len(r.Steps)-1]
+		for _, impl := range []string{implCachelab, implClientGo} {
+			if got := last.Sides[impl]; len(got) != 1 || !strings.Contains(got[0].Text, "has stopped already") {
+				t.Errorf("%s stack, %s: add-handler after stop printed %v, want the refusal", stack, impl, got)
+			}
+		}
+	}
+}
+
+// A relist backoff grows past the settle timeout (0.8-1.6 s, then
+// 1.6-3.2 s with a 1 s timeout): both sides agree, and settling counts
+// the wait as progress instead of failing the run.
+func TestRelistBackoffIsProgress(t *testing.T) {
+	sc, err := Load("watch-errors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{Seed: 1, SettleTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+}
+
+// A settle failure's message is short whatever the step did: the last
+// lines of the trace, each clipped, and what the side waited for.
+func TestSettleMessageIsBounded(t *testing.T) {
+	rec := &recorder{}
+	for i := range 100000 {
+		rec.add(layerQueue, "", fmt.Sprintf("ns/obj-%06d %s", i, strings.Repeat("x", 500)))
+	}
+	got := rec.peek(20)
+	if n := strings.Count(got, "\n"); n != 21 || len(got) > 21*150 {
+		t.Errorf("peek(20) of 100000 long lines: %d lines, %d bytes", n, len(got))
+	}
+	if !strings.Contains(got, "99980 earlier lines") {
+		t.Errorf("peek does not say what it left out:\n%s", got[:200])
+	}
+	why := waitingFor("3", 5, connState{listing: true}, informer.Backlog{Queued: 2, Handlers: map[string]int{"h1": 1}})
+	for _, want := range []string{`reach etcd's rv 5 (it is at "3")`, "a watch to be open", "Replace", "2 queued deltas", "handler h1"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("waitingFor = %q, want it to mention %q", why, want)
+		}
+	}
+	if d := clipLines(strings.Repeat("line\n", 1000), 40); strings.Count(d, "\n") != 40 || !strings.HasSuffix(d, "961 more lines") {
+		t.Errorf("clipLines kept %d lines: ...%s", strings.Count(d, "\n"), d[len(d)-30:])
+	}
+}
