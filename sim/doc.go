@@ -55,9 +55,14 @@
 // revision (or waits at a held connection or on the fake clock), its
 // Replace is done, and its queue and handlers have nothing left
 // (informer.Backlog). client-go's queue and listeners cannot be seen from
-// outside, so once its reflector has caught up it is given until
-// Options.SettleTimeout to reach cachelab's handler call counts, HasSynced
-// values, indexer and queue input; not reaching them is a divergence.
+// outside, so once its reflector has caught up it must reach cachelab's
+// handler call counts, HasSynced values, indexer and queue input; not
+// reaching them is a divergence. Options.SettleTimeout bounds time
+// without progress, not a step's total time: every new trace line on a
+// side is progress, and so is a relist backoff in progress (client-go
+// waits it on the real clock, and after repeated failures it grows to
+// 30-60 s). A side that makes no progress for the timeout fails the step
+// with what it was waiting for, in words.
 // After the last step, both informers are stopped and any handler call
 // or queue input either made after its last comparison is compared too
 // (Session.Finish), so a late extra call from client-go is not missed.
@@ -65,7 +70,26 @@
 // tell the informers etcd's revision, so settling asks etcd for a progress
 // notification; that bookmark shows in the trace, labelled.
 //
+// # Levers, in any order
+//
+// Each side's probe (its connection) exists from the start, so levers
+// pulled before start (fail-next, disconnect) act on the informers' first
+// requests. stop stops both informers; they keep what they hold and
+// refuse new handlers (a trace line, as client-go refuses them), and a
+// later start builds fresh ones with the handlers registered before the
+// stop. progress always ends: when etcd would ignore the request (no open
+// watch, a watch-list still sending its initial events, or a watch that
+// starts beyond etcd's revision, since etcd reports progress only once
+// every watch on a connection has reached its start), a note says so.
+//
 // # Determinism
+//
+// Scenario time is the only time. Everything the world does on a timer
+// runs on the fake clock, including a watch's timeout: the simulated
+// server ends every watch after at most 5 minutes of scenario time (the
+// shortest timeout a reflector asks for; client-go draws its own from an
+// unseeded source, so honouring each side's draw would put them out of
+// step). A person pausing a --step run for an hour changes nothing.
 //
 // A fresh embedded etcd gives the same resourceVersions every run; the
 // clock is fake (client-go's informer is given it through its unexported
@@ -78,6 +102,15 @@
 // backoff always waits on the real clock, so a relist takes about a
 // second of real time in both implementations (cachelab is told to do the
 // same with RelistClock).
+//
+// Two things are left unshown because client-go itself leaves them to
+// chance. A slow handler held in an initial-list call is held on
+// whichever object map order gave it first: the trace says it is held,
+// and names the objects on release, sorted. In the classic stack, a
+// registration whose handler is held in an initial-list call may report
+// HasSynced either way (client-go's DeltaFIFO marks the list synced
+// before it hands the last item over): the trace says so in a note
+// instead of printing either value.
 //
 // # Invariants
 //
