@@ -3,11 +3,13 @@ package sim
 import (
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // The built-in scenarios: a catalog of walkthroughs, each answering a
@@ -38,7 +40,14 @@ func Catalog() ([]*Scenario, error) {
 	return out, nil
 }
 
-// Load finds a scenario: a built-in one by name, or else a file.
+// MaxScenarioSize is the largest scenario file Load reads. Scenarios are
+// written by hand: the largest built-in one is under 5 KB.
+const MaxScenarioSize = 1 << 20
+
+// Load finds a scenario: a built-in one by name, or else a file. The file
+// must be a regular file of at most MaxScenarioSize bytes: a named pipe
+// would block the read until a writer came (Ctrl-C could not stop it), a
+// device could be endless, and a directory is a mistake.
 func Load(nameOrFile string) (*Scenario, error) {
 	if !strings.ContainsAny(nameOrFile, `/\.`) {
 		cat, err := Catalog()
@@ -56,9 +65,57 @@ func Load(nameOrFile string) (*Scenario, error) {
 			return nil, fmt.Errorf("no built-in scenario %q and no such file; built-in: %s", nameOrFile, strings.Join(names, ", "))
 		}
 	}
-	src, err := os.ReadFile(nameOrFile)
+	src, err := readScenarioFile(nameOrFile)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(nameOrFile, src)
+}
+
+// readScenarioFile reads a regular file of at most MaxScenarioSize bytes.
+// It opens without blocking (O_NONBLOCK: opening a named pipe to read
+// otherwise waits for a writer), then looks at what it opened, so that
+// what is checked is what is read.
+func readScenarioFile(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if kind := fileKind(fi.Mode()); kind != "" {
+		return nil, fmt.Errorf("%s is %s: a scenario file must be a regular file", name, kind)
+	}
+	if fi.Size() > MaxScenarioSize {
+		return nil, fmt.Errorf("%s is %d bytes: a scenario file may be at most 1 MiB (%d bytes)", name, fi.Size(), MaxScenarioSize)
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxScenarioSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > MaxScenarioSize { // it grew while being read
+		return nil, fmt.Errorf("%s is over %d bytes: a scenario file may be at most 1 MiB", name, MaxScenarioSize)
+	}
+	return src, nil
+}
+
+// fileKind names what a file that is not a regular file is ("" for a
+// regular file).
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsRegular():
+		return ""
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

@@ -245,6 +245,9 @@ func (r *runner) connect() error {
 			return err
 		}
 		r.clients = append(r.clients, c)
+		// The next connections check first the endpoint that answered:
+		// one that is down costs its dial timeout once, not three times.
+		copts.Endpoints = c.Endpoints()
 	}
 	r.client = r.clients[0]
 	r.writer = listwatch.NewWriter(r.client, r.res, listwatch.WriterOptions{
@@ -272,7 +275,11 @@ func (r *runner) close() {
 		s.stop()
 	}
 	if r.etcd == nil && r.client != nil {
-		_, _ = r.client.Delete(context.Background(), "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+		// Bounded: close runs when a signal stops the run, and an etcd
+		// that stopped answering must not keep the process from exiting.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+		cancel()
 	}
 	for _, c := range r.clients {
 		_ = c.Close()

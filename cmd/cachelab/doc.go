@@ -19,9 +19,14 @@
 // The run stops at the first step where the two differ.
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
-// they differed, or when a step could not be carried out; 2 for bad input
-// (an unknown command, flag or scenario, a missing or malformed scenario
-// file).
+// they differed; 2 for bad input (an unknown command, flag or scenario, a
+// missing, malformed or non-regular scenario file, a malformed etcd
+// endpoint); 3 when the run could not go on (etcd, a step that failed, a
+// settle timeout, an internal error); 128 plus the signal's number when a
+// signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), and 141 when
+// stdout was closed by its reader. However it ends, a run removes what it
+// made: the embedded etcd's data directory, or its keys in an external
+// etcd (signals.go).
 //
 // The command is a Main value (root.go) so that tests run the whole CLI in
 // the test process with their own streams: main.go only wires it to the

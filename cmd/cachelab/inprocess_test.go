@@ -128,8 +128,8 @@ func TestColor(t *testing.T) {
 func TestDivergedNamesStepAndLayer(t *testing.T) {
 	err := diverged(&sim.Divergence{Step: 3, Pos: "x.txt:12", Cmd: "update ns0/a", Layer: "indexer", Diff: "-a\n+b\n"})
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitFailed {
-		t.Fatalf("diverged() = %v, want an exitError with code %d", err, exitFailed)
+	if !errors.As(err, &ee) || ee.code != exitDiverged {
+		t.Fatalf("diverged() = %v, want an exitError with code %d", err, exitDiverged)
 	}
 	if got, want := err.Error(), `✗ x.txt:12: step 3 (update ns0/a): client-go differs from cachelab in layer "indexer"`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -3,15 +3,18 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	// Ctrl-C cancels the run; the run then stops its informers and etcd
-	// before the process exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := NewMain().Run(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(NewMain(), os.Args[1:]))
+}
+
+// runProcess runs m as the process: SIGINT (Ctrl-C), SIGTERM and SIGHUP
+// cancel the run, and a closed stdout fails its next write, so that the
+// run stops its informers, stops etcd and removes what it wrote before the
+// process exits (signals.go).
+func runProcess(m *Main, args []string) int {
+	ctx, stop := notifyContext(context.Background())
+	defer stop()
+	return m.Run(ctx, args)
 }

@@ -5,17 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim"
 )
 
 // TestMain makes this test binary the cachelab command too: testscript
@@ -23,8 +27,46 @@ import (
 // that name it runs main. Each `exec cachelab` is therefore its own
 // process, with its own etcd and its own client-go feature gates (which
 // are global), so the scripts run in parallel.
+//
+// cachelab-diverging is cachelab whose run reports that client-go
+// differed at the first update step: the built-in scenarios all agree,
+// and a script needs a divergence to see what the CLI does with one.
 func TestMain(m *testing.M) {
-	testscript.Main(leakChecked{m}, map[string]func(){"cachelab": main})
+	testscript.Main(leakChecked{m}, map[string]func(){
+		"cachelab":           main,
+		"cachelab-diverging": mainDiverging,
+	})
+}
+
+func mainDiverging() {
+	m := NewMain()
+	open := m.open
+	m.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
+		s, err := open(ctx, sc, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &diverging{session: s, at: "update"}, nil
+	}
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+// diverging is a session whose first step of command at reports a
+// divergence, as the simulator reports a real one.
+type diverging struct {
+	session
+	at   string
+	done bool
+}
+
+func (d *diverging) Step(st sim.Step) (sim.StepResult, error) {
+	sr, err := d.session.Step(st)
+	if err == nil && st.Cmd == d.at && !d.done {
+		d.done = true
+		sr.Divergence = &sim.Divergence{Step: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Layer: "handler/h1",
+			Diff: "  []string{\n- \t\"OnUpdate ns0/a\",\n+ \t\"OnAdd ns0/a\",\n  }\n"}
+	}
+	return sr, err
 }
 
 // leakChecked is goleak.VerifyTestMain's check with testscript.Main
@@ -49,17 +91,32 @@ func TestCLI(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Setup:               setupProcs,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"jsonlines": cmdJSONLines,
 			"etcd":      cmdEtcd,
+			"etcdkeys":  cmdEtcdkeys,
+			"certs":     cmdCerts,
+			"freeport":  cmdFreeport,
+			"mute":      cmdMute,
+			"emptydir":  cmdEmptydir,
+			// process_test.go
+			"start":       cmdStart,
+			"waitfor":     cmdWaitfor,
+			"signal":      cmdSignal,
+			"closestdout": cmdClosestdout,
+			"enter":       cmdEnter,
+			"waitdialed":  cmdWaitdialed,
+			"exitcode":    cmdExitcode,
 		},
 	})
 }
 
 // cmdEtcd starts an etcd over TLS for the rest of the script, as an
 // external cluster would be: its endpoint and certificate files go in
-// $ETCD_ENDPOINT, $ETCD_CACERT, $ETCD_CERT and $ETCD_KEY.
+// $ETCD_ENDPOINT, $ETCD_CACERT, $ETCD_CERT and $ETCD_KEY, and its
+// host:port in $ETCD_ADDR.
 //
 //	etcd
 func cmdEtcd(ts *testscript.TestScript, neg bool, args []string) {
@@ -74,9 +131,114 @@ func cmdEtcd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Defer(func() { _ = e.Close() })
 	ts.Setenv("ETCD_ENDPOINT", e.Endpoints()[0])
+	ts.Setenv("ETCD_ADDR", strings.TrimPrefix(e.Endpoints()[0], "https://"))
 	ts.Setenv("ETCD_CACERT", tls.CAFile)
 	ts.Setenv("ETCD_CERT", tls.CertFile)
 	ts.Setenv("ETCD_KEY", tls.KeyFile)
+}
+
+// cmdCerts writes another CA and certificate into a directory: to the
+// etcd the script started, a CA it does not know.
+//
+//	certs other
+func cmdCerts(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: certs <dir>")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	testcerts.Write(scriptTB{ts}, dir)
+}
+
+// cmdFreeport sets a variable to a loopback address nothing listens on:
+// a port the kernel handed out and that was closed at once.
+//
+//	freeport REFUSED
+func cmdFreeport(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport <variable>")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Setenv(args[0], l.Addr().String())
+	ts.Check(l.Close())
+}
+
+// cmdMute sets a variable to a loopback address that accepts connections
+// and never answers, for the rest of the script: an etcd that hangs.
+// waitdialed waits for its first connection.
+//
+//	mute SILENT
+func cmdMute(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mute <variable>")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	var conns []net.Conn
+	done, dialed := make(chan struct{}), make(chan struct{})
+	slotOf(ts).dialed = dialed
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if conns = append(conns, c); len(conns) == 1 {
+				close(dialed)
+			}
+		}
+	}()
+	ts.Defer(func() {
+		_ = l.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	ts.Setenv(args[0], l.Addr().String())
+}
+
+// cmdEmptydir checks that a directory is empty, naming what it holds if
+// not.
+//
+//	emptydir $TMPDIR
+func cmdEmptydir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: emptydir <dir>")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) > 0 {
+		ts.Fatalf("%s is not empty: %s", args[0], strings.Join(names, " "))
+	}
+}
+
+// cmdEtcdkeys prints the keys under a prefix in the script's etcd (see
+// etcd), one a line.
+//
+//	etcdkeys /registry/
+func cmdEtcdkeys(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: etcdkeys <prefix>")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: []string{ts.Getenv("ETCD_ENDPOINT")},
+		TLS: listwatch.TLSFiles{CAFile: ts.Getenv("ETCD_CACERT"), CertFile: ts.Getenv("ETCD_CERT"), KeyFile: ts.Getenv("ETCD_KEY")}})
+	ts.Check(err)
+	defer c.Close()
+	resp, err := c.Get(ctx, args[0], clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	ts.Check(err)
+	out := ts.Stdout() // none printed is an empty stdout, not the last command's
+	for _, kv := range resp.Kvs {
+		fmt.Fprintln(out, string(kv.Key))
+	}
 }
 
 // scriptTB lets testcerts report to a script.

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/cachelab/cachelab/sim"
 )
 
 // Main is the cachelab command and everything it touches outside itself:
@@ -25,7 +28,8 @@ type Main struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// Getenv reads the environment (NO_COLOR).
+	// Getenv reads the environment (NO_COLOR, and the ETCDCTL_ variables
+	// that stand in for the --etcd flags).
 	Getenv func(key string) string
 	// IsTerminal reports whether a stream is a terminal: colour needs
 	// stdout to be one, --step needs stdin to be one.
@@ -33,24 +37,69 @@ type Main struct {
 	// Now tells the time, for how long a run took (on stderr). Traces
 	// never hold wall-clock time.
 	Now func() time.Time
+
+	// open starts a run: sim.Open, or in tests a stand-in around it.
+	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
+}
+
+// session is what a run needs of a *sim.Session.
+type session interface {
+	Header() sim.Header
+	Step(sim.Step) (sim.StepResult, error)
+	Finish() *sim.Divergence
+	Close()
 }
 
 // NewMain returns a Main wired to the process.
 func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now}
+		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, open: openSession}
 }
 
-// Exit codes.
+func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
+	s, err := sim.Open(ctx, sc, opts)
+	if err != nil {
+		return nil, err // not a session holding a nil *sim.Session
+	}
+	return s, nil
+}
+
+// Exit codes. Each says one thing, so that a script can tell a
+// divergence from a run that could not go on.
 const (
-	exitOK     = 0
-	exitFailed = 1 // client-go and cachelab differed, or a step could not be carried out
-	exitUsage  = 2 // bad input: command, flag, scenario name or scenario file
+	exitOK       = 0
+	exitDiverged = 1 // client-go differed from cachelab
+	exitUsage    = 2 // bad input: command, flag, scenario name or file, etcd endpoint or TLS file
+	exitRunError = 3 // the run could not go on: etcd, a step that failed, a settle timeout, an internal error
+	// 128+n: stopped by signal n, as a shell reports a process killed by
+	// it: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP, and 141 (SIGPIPE's
+	// number) when stdout was closed by its reader.
+	exitSignalBase = 128
 )
 
+// exitHelp is the exit status paragraph of the root and run help texts.
+const exitHelp = `Exit status: 0 when client-go agreed with cachelab at every step; 1 when it
+differed; 2 for bad input (an unknown command, flag or scenario, a missing,
+malformed or non-regular scenario file, a malformed etcd endpoint or a
+missing TLS file); 3 when the run could not go on (etcd could not be started
+or reached, a step could not be carried out, cachelab did not settle, an
+internal error). Stopped by a signal, the run removes what it made (the
+embedded etcd's data, or its keys in an external etcd) and exits 128 plus
+the signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for
+SIGHUP, and 141 when stdout is closed by its reader (as by 'head'). A second
+signal ends the process at once, without cleaning up.`
+
 // Run runs one command line (without the program name) and returns the
-// exit code. Errors are printed to Stderr.
-func (m *Main) Run(ctx context.Context, args []string) int {
+// exit code. Errors are printed to Stderr. A panic in the command is an
+// internal error (exit 3), reported with its stack; the run's deferred
+// clean-up has already run by then.
+func (m *Main) Run(ctx context.Context, args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(m.Stderr, "cachelab: internal error (a bug in cachelab): %v\n%s", p, debug.Stack())
+			code = exitRunError
+		}
+	}()
 	root := m.rootCommand()
 	// Never nil: given nil, cobra reads os.Args.
 	root.SetArgs(append([]string{}, args...))
@@ -77,8 +126,7 @@ and proves it behaves like client-go. 'cachelab run' plays a scenario to both
 informers over a real etcd and prints what each layer did at every step: the
 requests, watch events, queue deltas, indexer changes and handler calls.
 
-Exit status: 0 when client-go agreed with cachelab at every step, 1 when they
-differed or a step could not be carried out, 2 for bad input.`,
+` + exitHelp,
 		SilenceErrors: true, // Run prints them, and picks the exit code
 		SilenceUsage:  true, // a failed run is not a usage mistake
 	}
@@ -105,8 +153,8 @@ func (e *exitError) Unwrap() error { return e.err }
 // usage marks err as a mistake in the input.
 func usage(err error) error { return &exitError{code: exitUsage, err: err} }
 
-// failed marks err as a run that failed or diverged.
-func failed(err error) error { return &exitError{code: exitFailed, err: err} }
+// runError marks err as a run that could not go on.
+func runError(err error) error { return &exitError{code: exitRunError, err: err} }
 
 func isTerminal(stream any) bool {
 	f, ok := stream.(interface{ Fd() uintptr })

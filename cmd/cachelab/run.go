@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ type runOptions struct {
 	stack         choice // "" keeps the scenario's own
 	seed          uint64
 	step          bool
-	etcd          listwatch.ClientOptions
+	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
 }
 
@@ -47,15 +48,29 @@ The trace is deterministic: the same scenario, stack and seed print the same
 bytes on every run, so traces can be diffed. How long the run took goes to
 stderr.
 
-Exit status: 0 when client-go agreed with cachelab at every step; 1 when it
-differed, or when a step could not be carried out (the message names the
-step's file:line); 2 for bad input: an unknown scenario, a missing or
-malformed scenario file, a bad flag.`,
+With --etcd-endpoints (or $ETCDCTL_ENDPOINTS) the run uses an etcd of your
+own: it checks the endpoints in turn, each within --dial-timeout, until one
+answers, and says for each one that does not what went wrong. The run keeps
+to its own key prefix and removes it at the end. As with etcdctl, the
+ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY and
+ETCDCTL_DIAL_TIMEOUT environment variables stand in for flags not given (the
+TLS ones only when there are endpoints).
+
+A scenario file must be a regular file of at most 1 MiB: a named pipe, a
+directory or a device is refused.
+
+` + exitHelp + `
+
+When a step fails or client-go differs, the message names the step's
+file:line.`,
 		Example: `  cachelab run add-update-delete
   cachelab run relist-after-compaction --impl both --stack classic
   cachelab run ./my-scenario.txt --output json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := m.etcdFromEnv(cmd, &o.etcd); err != nil {
+				return usage(err)
+			}
 			return m.run(cmd.Context(), args[0], o)
 		},
 	}
@@ -69,11 +84,7 @@ malformed scenario file, a bad flag.`,
 		"each step's verdict)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
-	f.StringSliceVar(&o.etcd.Endpoints, "etcd-endpoints", nil, "an external etcd's client URLs, comma-separated "+
-		"(https:// for TLS); the run keeps to its own key prefix and removes it at the end. Unset: an embedded etcd")
-	f.StringVar(&o.etcd.TLS.CAFile, "etcd-cacert", "", "CA certificate file for --etcd-endpoints")
-	f.StringVar(&o.etcd.TLS.CertFile, "etcd-cert", "", "client certificate file for --etcd-endpoints")
-	f.StringVar(&o.etcd.TLS.KeyFile, "etcd-key", "", "client key file for --etcd-endpoints")
+	etcdFlags(cmd, &o.etcd)
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may take to settle: "+
 		"longer for cachelab fails the run, longer for client-go is a divergence")
 	return cmd
@@ -86,16 +97,15 @@ func (m *Main) check(o *runOptions) error {
 		return errors.New("--step needs a terminal on stdin: it waits for Enter after each step")
 	case o.settleTimeout <= 0:
 		return fmt.Errorf("--settle-timeout %v: want a positive duration such as 10s", o.settleTimeout)
-	case len(o.etcd.Endpoints) == 0 && o.etcd.TLS != (listwatch.TLSFiles{}):
-		return errors.New("--etcd-cacert, --etcd-cert and --etcd-key need --etcd-endpoints (the embedded etcd has no TLS)")
 	}
-	return nil
+	return checkEtcd(o.etcd)
 }
 
 // run loads the scenario and steps it, printing each step as it completes.
-// It drives a sim.Session itself rather than calling sim.Run, so that the
+// It drives a session itself rather than calling sim.Run, so that the
 // header is printed before the first step and --step can pause between
-// steps.
+// steps. However it ends, the session is closed before run returns: that
+// removes the embedded etcd's data, or the run's keys in an external one.
 func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err := m.check(o); err != nil {
 		return usage(err)
@@ -105,55 +115,75 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return usage(err)
 	}
 	began := m.Now()
-	ses, err := sim.Open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Seed: o.seed,
+	open := m.open
+	if open == nil { // a Main not made by NewMain
+		open = openSession
+	}
+	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Seed: o.seed,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout})
-	if err != nil {
-		return failed(err)
+	if err != nil || ctx.Err() != nil {
+		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
 	defer ses.Close()
 	p := &printer{w: &errWriter{w: m.Stdout}, json: o.output.value == "json",
 		style: sim.TextStyle{Color: m.color(), Impl: o.impl.value}}
 	if err := p.header(ses.Header()); err != nil {
-		return failed(err)
+		return writeError(err, "before the first step")
 	}
 	ran, err := m.steps(ctx, ses, sc, o.step, p)
 	if err != nil {
 		return err
 	}
 	if total := len(sc.Steps); ran < total {
-		return p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", ran, total))
+		return writeError(p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", ran, total)), "at the end")
 	}
 	if d := ses.Finish(); d != nil {
 		fmt.Fprintf(m.Stdout, "%s\n", d.Error())
 		return diverged(d)
 	}
 	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
-	return p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran))
+	return writeError(p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran)), "at the end")
+}
+
+// openFailed is the error for a session that could not be opened, or
+// was opened as a signal came (it is closed at once).
+func openFailed(ctx context.Context, ses session, err error, external bool) error {
+	switch {
+	case ctx.Err() == nil:
+		return runError(err)
+	case err == nil:
+		ses.Close()
+	}
+	if external {
+		return stopped(ctx, "while connecting to etcd")
+	}
+	return stopped(ctx, "while starting etcd")
 }
 
 // steps carries out the scenario's steps in order and prints each one. It
-// stops at the first divergence or failure (an error), or when the user
-// stops it at a --step pause, and returns how many steps ran.
-func (m *Main) steps(ctx context.Context, ses *sim.Session, sc *sim.Scenario, pausing bool, p *printer) (int, error) {
+// stops at the first divergence or failure (an error), when ctx is
+// cancelled, or when the user stops it at a --step pause, and returns how
+// many steps ran.
+func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing bool, p *printer) (int, error) {
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
 	for i, st := range sc.Steps {
 		sr, err := ses.Step(st)
-		if ctx.Err() != nil {
-			return i, failed(fmt.Errorf("interrupted at step %d of %d (%s)", i+1, total, sc.Pos(st)))
-		}
-		if err != nil {
-			return i, failed(err)
+		switch {
+		case ctx.Err() != nil:
+			return i, stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st)))
+		case err != nil:
+			return i, runError(err)
 		}
 		if err := p.step(sr); err != nil {
-			return i, failed(err)
+			return i, writeError(err, fmt.Sprintf("at step %d of %d", i+1, total))
 		}
 		if sr.Divergence != nil {
 			return i + 1, diverged(sr.Divergence)
 		}
 		if pausing && i+1 < total && !m.pause(ctx, stdin, i+2, total) {
 			if ctx.Err() != nil {
-				return i + 1, failed(fmt.Errorf("interrupted after step %d of %d", i+1, total))
+				return i + 1, stopped(ctx, fmt.Sprintf("after step %d of %d", i+1, total))
 			}
 			return i + 1, nil
 		}
@@ -161,10 +191,23 @@ func (m *Main) steps(ctx context.Context, ses *sim.Session, sc *sim.Scenario, pa
 	return total, nil
 }
 
+// writeError is the error for a trace that could not be written: exit 141
+// when the reader of stdout went away (EPIPE), as after `| head`; a run
+// error otherwise (a full disk, say).
+func writeError(err error, where string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EPIPE):
+		return closedStdout(err, where)
+	}
+	return runError(fmt.Errorf("writing the trace %s: %w", where, err))
+}
+
 // diverged is the one-line summary of a divergence, for stderr: the trace
 // on stdout already shows the difference.
 func diverged(d *sim.Divergence) error {
-	return failed(fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer))
+	return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer)}
 }
 
 // color reports whether the text trace is coloured: only on a terminal,
@@ -191,6 +234,7 @@ func (m *Main) pause(ctx context.Context, stdin *bufio.Reader, next, total int) 
 	case a := <-answer:
 		return a != "q"
 	case <-ctx.Done():
+		fmt.Fprintln(m.Stderr) // end the prompt's line: the error follows
 		return false
 	}
 }

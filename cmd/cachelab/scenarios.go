@@ -55,21 +55,21 @@ func (m *Main) listScenarios() error {
 	cat, err := sim.Catalog()
 	if err != nil {
 		// The catalog is built in: a bad file in it is cachelab's bug.
-		return failed(err)
+		return runError(err)
 	}
 	w := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTITLE\tCOVERS")
 	for _, sc := range cat {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", sc.Name, sc.Title, strings.Join(sc.IDs, " "))
 	}
-	return w.Flush()
+	return writeError(w.Flush(), "while listing the scenarios")
 }
 
 // listCommands prints the scenario-file commands, one per line.
 func (m *Main) listCommands() error {
 	for _, line := range sim.CommandHelp() {
 		if _, err := fmt.Fprintln(m.Stdout, line); err != nil {
-			return err
+			return writeError(err, "while listing the commands")
 		}
 	}
 	return nil

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// How a run ends early, and cleans up on the way out.
+//
+// A run owns things outside the process: the embedded etcd's data
+// directory (over 100 MB in $TMPDIR), or its key prefix in an external
+// etcd. sim.Session.Close removes them, so every way a run can end must
+// reach it:
+//
+//	SIGINT, SIGTERM, SIGHUP ──► cancel the run's context ──► the step in progress returns ──┐
+//	a write to a closed stdout ──► fails with EPIPE ───────► the printer returns the error ──┤
+//	                                                                                          ▼
+//	                                       run returns ──► its deferred Close ──► exit 128+n
+//
+// Go's default for these signals is to end the process at once, and for
+// SIGPIPE, after a write to a closed stdout, too; neither runs deferred
+// calls. So main asks for all of them (notifyContext).
+
+// stopSignals stop a run: Ctrl-C, kill's default, and the terminal
+// closing. One the process started with ignored stays ignored: nohup
+// ignores SIGHUP so that a run outlives its terminal, and a shell without
+// job control ignores SIGINT in the commands it runs with &.
+func stopSignals() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
+}
+
+// interrupted is why a run's context was cancelled: a signal.
+type interrupted struct{ sig syscall.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + signalName(i.sig) }
+
+// code is the exit code a shell gives a process killed by the signal.
+func (i interrupted) code() int { return exitSignalBase + int(i.sig) }
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
+
+// notifyContext returns a context that the first stop signal cancels,
+// with an interrupted as its cause. After that first signal the signals'
+// default comes back, so a second one ends the process at once (without
+// cleaning up: the way out when clean-up itself hangs). It also makes a
+// write to a closed stdout fail with EPIPE instead of killing the
+// process, so that the run stops through its write error and cleans up.
+// stop releases the signals.
+func notifyContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	stoppers := stopSignals()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stoppers...)
+	// Notified, SIGPIPE no longer kills the process: the write that
+	// raised it returns EPIPE. The channel is never read; the runtime
+	// drops what does not fit.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case s := <-sigs:
+			signal.Reset(stoppers...)
+			cancel(interrupted{sig: s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+		<-done
+	}
+}
+
+// stopped is the error for a run that ctx stopped, where says when: its
+// exit code is the signal's (130 if ctx has no signal as its cause, as
+// for Ctrl-C).
+func stopped(ctx context.Context, where string) error {
+	var sig interrupted
+	if !errors.As(context.Cause(ctx), &sig) {
+		sig = interrupted{sig: syscall.SIGINT}
+	}
+	return &exitError{code: sig.code(), err: fmt.Errorf("%v %s", sig, where)}
+}
+
+// closedStdout is the error for a run whose stdout was closed by its
+// reader (EPIPE), as `cachelab run ... | head` does: exit 141, SIGPIPE's
+// code, which is what the shell would report had the write killed the
+// process.
+func closedStdout(err error, where string) error {
+	return &exitError{code: exitSignalBase + int(syscall.SIGPIPE), err: fmt.Errorf("stdout was closed (%v) %s", err, where)}
+}

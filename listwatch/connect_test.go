@@ -1,0 +1,185 @@
+package listwatch_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// Endpoints that cannot work are refused before anything is dialed, with
+// what is wrong; etcdctl's own forms (scheme://host:port) pass.
+func TestCheckEndpoints(t *testing.T) {
+	for _, tc := range []struct {
+		endpoints []string
+		tls       listwatch.TLSFiles
+		want      string // "" for no error
+	}{
+		{endpoints: []string{"http://127.0.0.1:2379"}},
+		{endpoints: []string{"https://127.0.0.1:2379/", "https://localhost:22379"}},
+		{endpoints: []string{"http://[::1]:2379"}},
+		{want: "no etcd endpoints given"},
+		{endpoints: []string{"127.0.0.1:2379"}, want: `"127.0.0.1:2379": no scheme (http:// or https://)`},
+		{endpoints: []string{"garbage"}, want: `"garbage": no scheme`},
+		{endpoints: []string{"unix:///tmp/etcd.sock"}, want: `unsupported scheme "unix"`},
+		{endpoints: []string{"https://127.0.0.1"}, want: "no port"},
+		{endpoints: []string{"https://:2379"}, want: "no host"},
+		{endpoints: []string{"https://127.0.0.1:0"}, want: `port "0" is not a number from 1 to 65535`},
+		{endpoints: []string{"https://127.0.0.1:2379/v3"}, want: "only scheme://host:port is allowed"},
+		{endpoints: []string{"https://user@127.0.0.1:2379"}, want: "only scheme://host:port is allowed"},
+		{endpoints: []string{"http://a:1", "https://b:2"}, want: "endpoints mix http:// and https://"},
+		{endpoints: []string{"http://a:1"}, tls: listwatch.TLSFiles{CAFile: "ca.pem"}, want: "TLS files are given but the etcd endpoints are http://"},
+		{endpoints: []string{"https://a:1"}, tls: listwatch.TLSFiles{CertFile: "cert.pem"}, want: "TLS files: KeyFile and CertFile must both be present"},
+	} {
+		err := listwatch.ClientOptions{Endpoints: tc.endpoints, TLS: tc.tls}.Check()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.endpoints, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: got %v, want an error containing %q", tc.endpoints, err, tc.want)
+		}
+	}
+}
+
+// When an endpoint does not answer, Connect says why, at once where the
+// cause is known at once, instead of the etcd client's "context deadline
+// exceeded" at the end of the dial timeout.
+func TestConnectSaysWhy(t *testing.T) {
+	h1 := httptest.NewServer(http.NotFoundHandler())
+	defer h1.Close()
+	// An HTTPS server whose certificate is signed by httptest's own CA.
+	tlsServer := httptest.NewUnstartedServer(http.NotFoundHandler())
+	tlsServer.EnableHTTP2 = true
+	tlsServer.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error is the point
+	tlsServer.StartTLS()
+	defer tlsServer.Close()
+	mute, _ := muteListener(t)
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		timeout  time.Duration
+		want     string
+	}{
+		{"refused", "http://" + freeAddr(t), 0, "connection refused: nothing listens on 127.0.0.1:"},
+		{"DNS", "http://nosuchhost.invalid:2379", 2 * time.Second, `DNS lookup of "nosuchhost.invalid" failed: `},
+		{"an HTTP/1 server", h1.URL, 0, `not an etcd: an HTTP/1 server answered "HTTP/1.1 404 Not Found"`},
+		{"a CA it does not know", tlsServer.URL, 0, "TLS: the server's certificate is not trusted: x509: certificate signed by unknown authority"},
+		{"no answer", "http://" + mute, 100 * time.Millisecond, "no answer within 100ms: the connection opened, but nothing answered HTTP/2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			began := time.Now()
+			c, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{Endpoints: []string{tc.endpoint}, DialTimeout: tc.timeout})
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if want := "listwatch: etcd at " + tc.endpoint + ": " + tc.want; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("got  %v\nwant %s...", err, want)
+			}
+			if took := time.Since(began); took > listwatch.DefaultDialTimeout {
+				t.Errorf("took %v, as long as the default dial timeout", took)
+			}
+		})
+	}
+}
+
+// The cause stays in the error's chain, for callers that act on it.
+func TestConnectErrorWrapsTheCause(t *testing.T) {
+	_, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{Endpoints: []string{"http://" + freeAddr(t)}})
+	var ee *listwatch.EndpointError
+	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &ee) {
+		t.Errorf("errors.Is(ECONNREFUSED), errors.As(*EndpointError): false for %v", err)
+	}
+}
+
+// A cluster with a member down is used through the others: the first
+// endpoint refuses, the second answers, and the client works.
+func TestConnectFailsOver(t *testing.T) {
+	e := startEtcd(t)
+	down := "http://" + freeAddr(t)
+	c, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{
+		Endpoints: append([]string{down}, e.Endpoints()...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The one that answered comes first, so connecting again with
+	// c.Endpoints() does not wait on the one that is down.
+	if diff := cmp.Diff(append(e.Endpoints(), down), c.Endpoints()); diff != "" {
+		t.Errorf("Endpoints() (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Put(ctx, "k", "v"); err != nil {
+		t.Fatalf("put through the endpoint that answers: %v", err)
+	}
+}
+
+// Cancelling ctx (Ctrl-C) ends Connect at once, whatever the dial
+// timeout: here while it waits for an answer that never comes.
+func TestConnectHearsCancel(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted")
+	mute, dialed := muteListener(t)
+	go func() {
+		<-dialed
+		cancel(stop)
+	}()
+	_, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: []string{"http://" + mute}, DialTimeout: time.Hour})
+	if !errors.Is(err, stop) {
+		t.Errorf("got %v, want the context's cause", err)
+	}
+}
+
+// freeAddr is a loopback address nothing listens on: a port the kernel
+// handed out, closed at once.
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// muteListener is a loopback address that accepts connections and never
+// answers, until the test ends; dialed is closed at its first connection.
+func muteListener(t *testing.T) (addr string, dialed <-chan struct{}) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, first := make(chan struct{}), make(chan struct{})
+	var conns []net.Conn
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if conns = append(conns, c); len(conns) == 1 {
+				close(first)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String(), first
+}
