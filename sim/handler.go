@@ -101,7 +101,7 @@ func (h *handler) called(key, text string, initial bool, apply func()) {
 	gate := h.gate
 	heldInitial := gate != nil && initial
 	if heldInitial {
-		h.rec.add(h.layer(), "", "OnAdd    (held: slow) an object of the initial list; which one comes first is map order, so it is named on release")
+		h.rec.add(h.layer(), "", "OnAdd    (held: slow) in its first initial-list call; the object is named on release (with several, which comes first is map order)")
 		h.heldInitial = true
 	} else {
 		h.rec.add(h.layer(), key, text)
