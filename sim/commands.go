@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-
-	"github.com/cachelab/cachelab/informer"
 )
 
 // command is one scenario command: its arguments, what it does, and a line
@@ -151,7 +149,7 @@ func init() {
 		"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)",
 			run: func(r *runner, a args) error {
 				if r.etcd == nil {
-					return fmt.Errorf("restart-etcd needs the embedded etcd; this run uses an external one")
+					return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
 				}
 				if err := r.etcd.Restart(r.ctx); err != nil {
 					return err
@@ -235,7 +233,9 @@ func (c *command) parse(raw []datadriven.CmdArg) (args, error) {
 	a := args{values: map[string][]string{}, flags: map[string]bool{}}
 	for _, arg := range raw {
 		switch {
-		case len(arg.Vals) > 0 || strings.Contains(arg.String(), "="):
+		case len(arg.Vals) > 0 && c.flags[arg.Key] != "":
+			return a, fmt.Errorf("%s is a flag and takes no value; %s", arg.Key, c.want())
+		case len(arg.Vals) > 0:
 			if _, ok := c.values[arg.Key]; !ok {
 				return a, fmt.Errorf("unknown argument %q; %s", arg.Key, c.want())
 			}
@@ -244,72 +244,42 @@ func (c *command) parse(raw []datadriven.CmdArg) (args, error) {
 			}
 			a.values[arg.Key] = arg.Vals
 		case c.flags[arg.Key] != "":
+			if a.flags[arg.Key] {
+				return a, fmt.Errorf("flag %q given twice", arg.Key)
+			}
 			a.flags[arg.Key] = true
 		default:
 			a.pos = append(a.pos, arg.Key)
 		}
 	}
 	if len(a.pos) < c.minPos || len(a.pos) > c.maxPos {
-		return a, fmt.Errorf("wrong number of arguments; %s", c.want())
+		return a, countError(c, a.pos)
 	}
 	return a, c.check(a)
 }
 
 func (c *command) want() string { return "usage: " + c.usage }
 
-// check validates argument values, so a file is rejected before it runs.
+// check validates argument values, so a file is rejected before it runs
+// (validate.go says what is refused, and why).
 func (c *command) check(a args) error {
-	bad := func(k, v, want string) error { return fmt.Errorf("%s=%s: want %s", k, v, want) }
-	for k, vs := range a.values {
-		v := strings.Join(vs, ",")
-		switch k {
-		case "resync":
-			if d, err := time.ParseDuration(v); err != nil || d < 0 {
-				return bad(k, v, "a duration such as 30s")
-			}
-		case "stack":
-			if _, err := informer.ParseStack(v); err != nil {
-				return bad(k, v, "default or classic")
-			}
-		case "n":
-			if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 100000 {
-				return bad(k, v, "a count from 1 to 100000")
-			}
-		case "list", "watch":
-			if n, err := strconv.Atoi(v); err != nil || n < 400 || n > 599 {
-				return bad(k, v, "an HTTP error status from 400 to 599")
-			}
-		case "transform":
-			if v != "strip-managed-fields" {
-				return bad(k, v, "strip-managed-fields")
-			}
-		case "labels":
-			for _, kv := range vs {
-				if strings.ContainsAny(kv, " ") {
-					return bad(k, v, "labels or a selector without spaces")
-				}
-			}
+	name := nameOf(c)
+	keys := make([]string, 0, len(a.values))
+	for k := range a.values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same error every time when two are bad
+	for _, k := range keys {
+		if err := checkValue(name, k, a.values[k]); err != nil {
+			return err
 		}
 	}
 	for _, p := range a.pos {
-		switch c {
-		case commands["advance"]:
-			if d, err := time.ParseDuration(p); err != nil || d <= 0 {
-				return fmt.Errorf("advance %s: want a positive duration such as 30s", p)
-			}
-		case commands["show"]:
-			switch p {
-			case "store", "queue", "handlers", "synced", "requests":
-			default:
-				return fmt.Errorf("show %q: want store, queue, handlers, requests or synced", p)
-			}
-		case commands["create"], commands["update"], commands["delete"]:
-			if ns, name, ok := strings.Cut(p, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-				return fmt.Errorf("object %q: want namespace/name", p)
-			}
+		if err := checkPositional(name, p); err != nil {
+			return err
 		}
 	}
-	return nil
+	return checkTogether(name, a)
 }
 
 // checkStep validates a parsed step: a known command with good arguments.
@@ -341,20 +311,17 @@ func CommandHelp() []string {
 	return out
 }
 
+// labelsArg is the labels= of create, update and bulk-create as a map,
+// nil for none; check has refused any that parseLabels refuses.
 func labelsArg(a args) map[string]string {
-	vs, ok := a.values["labels"]
-	if !ok {
+	v, _ := a.value("labels")
+	pairs, _ := parseLabels(v)
+	if len(pairs) == 0 {
 		return nil
 	}
-	out := map[string]string{}
-	for _, kv := range vs {
-		k, v, _ := strings.Cut(kv, "=")
-		if k != "" {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		out[p.key] = p.value
 	}
 	return out
 }

@@ -118,3 +118,39 @@ func TestSettleMessageIsBounded(t *testing.T) {
 		t.Errorf("clipLines kept %d lines: ...%s", strings.Count(d, "\n"), d[len(d)-30:])
 	}
 }
+
+// Parse refuses steps that cannot run where they stand (replay.go). The
+// runner must still refuse them cleanly, with an error naming the step,
+// never a panic or a hang: a Session is also driven step by step by
+// programs that build their own Steps.
+func TestStepsParseRefusesFailCleanly(t *testing.T) {
+	for name, cmds := range map[string][]string{
+		"remove unknown handler": {"start", "remove-handler nope"},
+		"release unknown":        {"release nope"},
+		"update missing object":  {"start", "update ns0/x image=v2"},
+		"delete missing object":  {"delete ns0/x"},
+		"create twice":           {"create ns0/a", "create ns0/a"},
+		"resync without period":  {"start", "resync"},
+		"pause an informer":      {"start", "pause"},
+		"start twice":            {"start", "start"},
+		"handler on a queue":     {"start-queue", "add-handler h"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := script(cmds...)
+			if _, err := Parse("refused.txt", []byte(src)); err == nil {
+				t.Fatalf("Parse accepted it; this test is for steps Parse refuses")
+			}
+			sc, err := parseForm("refused.txt", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
+				_, err := Run(context.Background(), sc, Options{Seed: 1, Stack: stack})
+				t.Logf("%s stack: %v", stack, err)
+				if err == nil || !strings.HasPrefix(err.Error(), "refused.txt:") {
+					t.Errorf("%s stack: got %v, want an error naming refused.txt:<line>", stack, err)
+				}
+			}
+		})
+	}
+}

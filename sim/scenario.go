@@ -55,13 +55,38 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 var idPattern = regexp.MustCompile(`\b[A-Z][0-9]{1,2}\b`)
 
 // Parse reads a scenario from src; file names it in errors. It checks the
-// layout and every command's arguments, so a run never starts on a file
-// it would fail on halfway.
+// text, the layout, every command's arguments, and that each step can run
+// where it stands (replay.go), so a run never starts on a file it would
+// fail on halfway or read other than as written.
 func Parse(file string, src []byte) (*Scenario, error) {
+	sc, err := parseForm(file, src)
+	if err != nil {
+		return nil, err
+	}
+	world := newReplay()
+	for _, st := range sc.Steps {
+		a, _ := commands[st.Cmd].parse(st.Args) // parseForm checked them
+		if err := world.step(st, a); err != nil {
+			return nil, &ParseError{File: file, Line: st.Line, Msg: err.Error()}
+		}
+	}
+	return sc, nil
+}
+
+// parseForm is Parse without the replay: every line well-formed on its
+// own, whether or not the steps make sense in their order. Tests that
+// drive the runner with out-of-place steps on purpose start here.
+func parseForm(file string, src []byte) (*Scenario, error) {
 	sc := &Scenario{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
-	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	// An editor's byte order mark is not text; anything else that is not
+	// plain text is refused before it can reach a terminal.
+	body := strings.TrimPrefix(string(src), "\ufeff")
+	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
 	fail := func(line int, format string, args ...any) (*Scenario, error) {
 		return nil, &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	if n, msg := checkText(lines); n > 0 {
+		return fail(n, "%s", msg)
 	}
 	i := 0
 	// The opening comment paragraph describes the scenario.
@@ -85,12 +110,11 @@ func Parse(file string, src []byte) (*Scenario, error) {
 			return fail(i+1, `"----" with no command before it`)
 		}
 		start := i
-		text := line
-		for strings.HasSuffix(text, `\`) && i+1 < len(lines) {
-			i++
-			text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + strings.TrimSpace(lines[i])
+		var text string
+		text, i = commandLine(lines, i)
+		if len(text) > maxCommandLine {
+			return fail(start+1, "a command line may be at most %d bytes, continuations included; this one is longer: split it into several commands", maxCommandLine)
 		}
-		i++
 		cmd, args, err := parseLine(text)
 		if err != nil {
 			return fail(start+1, "%v", err)
@@ -102,29 +126,8 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		if i >= len(lines) || strings.TrimSpace(lines[i]) != "----" {
 			return fail(start+1, "expected a line \"----\" after the command %q (and then its expected output, possibly none)", cmd)
 		}
-		i++
-		// Expected output: up to a blank line, or, after a second
-		// "----", up to a "----" "----" pair (output with blank lines).
-		var out []string
-		if i < len(lines) && lines[i] == "----" {
-			i++
-			for ; ; i++ {
-				if i+1 >= len(lines) {
-					return fail(start+1, "output opened with \"----\" twice is never closed by two \"----\" lines")
-				}
-				if lines[i] == "----" && lines[i+1] == "----" {
-					i += 2
-					break
-				}
-				out = append(out, lines[i])
-			}
-		} else {
-			for ; i < len(lines) && lines[i] != ""; i++ {
-				out = append(out, lines[i])
-			}
-		}
-		if len(out) > 0 {
-			st.Expected = strings.Join(out, "\n") + "\n"
+		if st.Expected, i, err = expectedOutput(lines, i+1); err != nil {
+			return fail(start+1, "%v", err)
 		}
 		sc.Steps = append(sc.Steps, st)
 	}
@@ -132,6 +135,47 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		return fail(1, "the scenario has no commands")
 	}
 	return sc, nil
+}
+
+// commandLine is the command starting at lines[i], with the lines that a
+// trailing "\" continues joined by spaces (it stops joining once the
+// line is too long, so a file of continuations costs no more than one
+// long line); next is the line after it.
+func commandLine(lines []string, i int) (text string, next int) {
+	text = strings.TrimSpace(lines[i])
+	for strings.HasSuffix(text, `\`) && i+1 < len(lines) && len(text) <= maxCommandLine {
+		i++
+		text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + strings.TrimSpace(lines[i])
+	}
+	return text, i + 1
+}
+
+// expectedOutput reads a command's expected output, starting at lines[i]
+// (after its "----"): up to a blank line, or, after a second "----", up
+// to a "----" "----" pair (output with blank lines). next is the line
+// after it.
+func expectedOutput(lines []string, i int) (out string, next int, err error) {
+	var got []string
+	if i < len(lines) && lines[i] == "----" {
+		for i++; ; i++ {
+			if i+1 >= len(lines) {
+				return "", 0, fmt.Errorf("output opened with \"----\" twice is never closed by two \"----\" lines")
+			}
+			if lines[i] == "----" && lines[i+1] == "----" {
+				i += 2
+				break
+			}
+			got = append(got, lines[i])
+		}
+	} else {
+		for ; i < len(lines) && lines[i] != ""; i++ {
+			got = append(got, lines[i])
+		}
+	}
+	if len(got) == 0 {
+		return "", i, nil
+	}
+	return strings.Join(got, "\n") + "\n", i, nil
 }
 
 // parseLine is datadriven's line parser, made safe: a bad file must be an

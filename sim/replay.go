@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cachelab/cachelab/informer"
+)
+
+// replay follows a scenario's steps at parse time, keeping only what
+// decides whether a later step can run: which objects exist, which
+// handlers are registered, what was started. A run starts from an empty
+// etcd (an external one gets a fresh prefix) and nothing else writes to
+// it, so this is exact: a step it refuses is one the run would fail on
+// halfway, after seconds or minutes, with an error about the file rather
+// than about informers.
+type replay struct {
+	objects  map[string]int // live object key -> line that created it
+	created  int            // objects created in all
+	handlers map[string]int // registered handler -> line that added it
+
+	started, running bool          // a start ran; no stop since
+	queue            bool          // the last start was start-queue
+	resync           time.Duration // the last start's resync period
+	stack            informer.Stack
+	stackLine        int           // the first start, which fixes the stack
+	clock            time.Duration // scenario time so far
+}
+
+func newReplay() *replay {
+	return &replay{objects: map[string]int{}, handlers: map[string]int{}}
+}
+
+// step checks st, whose arguments a are valid on their own, against what
+// came before it, and records what it changes.
+func (p *replay) step(st Step, a args) error {
+	switch st.Cmd {
+	case "create":
+		return p.create(st.Line, a.pos)
+	case "bulk-create":
+		return p.bulkCreate(st.Line, a)
+	case "update", "delete":
+		return p.change(st.Line, st.Cmd, a.pos)
+	case "start", "start-queue":
+		return p.start(st.Line, st.Cmd, a)
+	case "stop":
+		p.running = false
+	case "add-handler":
+		return p.addHandler(st.Line, a.pos[0])
+	case "remove-handler", "release":
+		return p.useHandler(st.Cmd, a.pos[0])
+	case "pause", "resume":
+		if !p.started || !p.queue {
+			return fmt.Errorf("%s works on a queue started with start-queue, and this file has none started by here "+
+				"(in a running informer, processing holds the queue's lock: pausing it would stop the reflector too)", st.Cmd)
+		}
+	case "resync":
+		if !p.started || p.resync <= 0 {
+			return fmt.Errorf("resync advances the clock by the informers' resync period, and they were not started with one by here; " +
+				"use start resync=<period>, or advance <duration>")
+		}
+		return p.advance("resync", p.resync)
+	case "advance":
+		d, _ := time.ParseDuration(a.pos[0])
+		return p.advance("advance "+a.pos[0], d)
+	}
+	return nil
+}
+
+// create records each object of a create line; each must be new.
+func (p *replay) create(line int, keys []string) error {
+	if err := p.count(len(keys)); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	for _, k := range keys {
+		if at, ok := p.objects[k]; ok {
+			return fmt.Errorf("create %s: %s", k, alreadyExists(k, at, line))
+		}
+		p.objects[k] = line
+	}
+	return nil
+}
+
+// bulkCreate records ns/obj-0001... as the runner names them.
+func (p *replay) bulkCreate(line int, a args) error {
+	ns, ok := a.value("ns")
+	if !ok {
+		ns = "bulk"
+	}
+	nStr, _ := a.value("n")
+	n, _ := strconv.Atoi(nStr)
+	if err := p.count(n); err != nil {
+		return fmt.Errorf("bulk-create: %w", err)
+	}
+	for i := 1; i <= n; i++ {
+		k := fmt.Sprintf("%s/obj-%04d", ns, i)
+		if at, ok := p.objects[k]; ok {
+			return fmt.Errorf("bulk-create %s/obj-0001..%s/obj-%04d: %s", ns, ns, n, alreadyExists(k, at, line))
+		}
+		p.objects[k] = line
+	}
+	return nil
+}
+
+// count adds n to the objects created in all.
+func (p *replay) count(n int) error {
+	if p.created+n > maxObjects {
+		return fmt.Errorf("this file would create %d objects in all; a scenario creates at most %d "+
+			"(each is its own etcd write, and both informers hold every one)", p.created+n, maxObjects)
+	}
+	p.created += n
+	return nil
+}
+
+// alreadyExists is kube-apiserver's message for a create of an existing
+// pod, with where it was created.
+func alreadyExists(key string, at, line int) string {
+	_, name, _ := strings.Cut(key, "/")
+	if at == line {
+		return fmt.Sprintf("pods %q already exists: %s is named twice on this line", name, key)
+	}
+	return fmt.Sprintf("pods %q already exists: %s was created at line %d", name, key, at)
+}
+
+// change checks that each object an update or delete names exists.
+func (p *replay) change(line int, cmd string, keys []string) error {
+	deleted := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := p.objects[k]; !ok {
+			_, name, _ := strings.Cut(k, "/")
+			why := "no create before this line makes it"
+			if deleted[k] {
+				why = k + " is named twice on this line"
+			}
+			return fmt.Errorf("%s %s: pods %q not found: %s", cmd, k, name, why)
+		}
+		if cmd == "delete" {
+			delete(p.objects, k)
+			deleted[k] = true
+		}
+	}
+	return nil
+}
+
+// start checks that nothing is running, that a start-queue has no
+// handlers to add (the queue world has none), and that the file keeps to
+// one stack: the run sets the stack's feature gates once, from the first
+// start that names one, and every start runs that stack.
+func (p *replay) start(line int, cmd string, a args) error {
+	if p.running {
+		return fmt.Errorf("%s: the informers are already started; stop them first to start fresh ones", cmd)
+	}
+	if h, at := p.firstHandler(); cmd == "start-queue" && h != "" {
+		return fmt.Errorf("start-queue runs a bare queue, which has no handlers, and handler %q is registered (line %d); "+
+			"remove-handler it first, or use start", h, at)
+	}
+	stack := informer.Default
+	if v, ok := a.value("stack"); ok {
+		stack, _ = informer.ParseStack(v)
+	}
+	switch {
+	case p.stackLine == 0:
+		p.stack, p.stackLine = stack, line
+	case a.values["stack"] != nil && stack != p.stack:
+		return fmt.Errorf("%s stack=%s: this run's stack is %s, fixed by the first start (line %d); "+
+			"a run uses one stack, so name it there", cmd, stack, p.stack, p.stackLine)
+	}
+	p.started, p.running, p.queue = true, true, cmd == "start-queue"
+	p.resync = 0
+	if v, ok := a.value("resync"); ok {
+		p.resync, _ = time.ParseDuration(v)
+	}
+	return nil
+}
+
+// firstHandler is the registered handler added first, or "".
+func (p *replay) firstHandler() (name string, line int) {
+	for h, at := range p.handlers {
+		if name == "" || at < line {
+			name, line = h, at
+		}
+	}
+	return name, line
+}
+
+// addHandler registers a handler as the runner would: a duplicate name
+// fails the run, the queue world refuses handlers, and stopped informers
+// refuse them too (the trace shows it; the handler is not registered).
+func (p *replay) addHandler(line int, name string) error {
+	if at, ok := p.handlers[name]; ok {
+		return fmt.Errorf("add-handler %s: a handler named %q is already registered (line %d)", name, name, at)
+	}
+	switch {
+	case p.running && p.queue:
+		return fmt.Errorf("add-handler %s: the queue world (start-queue) has no handlers; use start for an informer", name)
+	case p.started && !p.running:
+		return nil
+	}
+	p.handlers[name] = line
+	return nil
+}
+
+// useHandler checks that remove-handler and release name a registered
+// handler.
+func (p *replay) useHandler(cmd, name string) error {
+	if _, ok := p.handlers[name]; !ok {
+		return fmt.Errorf("%s %s: no handler %q is registered here (add-handler adds one; once the informers are stopped, they refuse new ones)",
+			cmd, name, name)
+	}
+	if cmd == "remove-handler" {
+		delete(p.handlers, name)
+	}
+	return nil
+}
+
+// advance moves scenario time, which may not pass maxClock in all.
+func (p *replay) advance(what string, d time.Duration) error {
+	if p.clock+d > maxClock {
+		return fmt.Errorf("%s: scenario time would reach %v; it may reach at most %v "+
+			"(the trace prints it as a Go duration, which stops at 292 years)", what, p.clock+d, maxClock)
+	}
+	p.clock += d
+	return nil
+}
