@@ -49,7 +49,8 @@ func lineOf(t *testing.T, sc *Scenario, cmd string) string {
 	return ""
 }
 
-// Both stacks agree on every scenario: each built-in scenario also runs in
+// Both stacks agree on every scenario: each built-in (and regression)
+// scenario also runs in
 // the other stack, compared step by step against client-go (the expected
 // output in the file is for the scenario's own stack, so it is not
 // checked here).
@@ -57,6 +58,13 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 	cat, err := Catalog()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, file := range regressions(t) {
+		sc, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat = append(cat, sc)
 	}
 	for _, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {

@@ -103,7 +103,9 @@ type runner struct {
 	classic bool // the run's stack is the classic one
 	// unseenWrite is set when the newest write is one the informers'
 	// selectors filter out: no event will tell them etcd's revision, so
-	// settling asks etcd for a progress notification (a bookmark).
+	// settling asks etcd for a progress notification (a bookmark). It
+	// stays set until both informers have reached etcd's revision, if
+	// need be after a disconnect, a failed request or a stop.
 	unseenWrite bool
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 )
 
-// TestScenarios runs every built-in scenario as a walkthrough: each step's
+// TestScenarios runs every built-in scenario (and every regression
+// scenario, testdata/regress) as a walkthrough: each step's
 // output (the world's lines and cachelab's trace) must match the file, and
 // client-go must agree with cachelab at every step. Refresh the expected
 // output with: go test ./sim -run TestScenarios -rewrite
@@ -17,9 +18,21 @@ func TestScenarios(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
+	files = append(files, regressions(t)...)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) { runScenarioFile(t, file) })
 	}
+}
+
+// regressions are the scenarios that once failed (most found by
+// FuzzRunner): not walkthroughs for the catalog, but run and checked like
+// them, in both stacks.
+func regressions(t *testing.T) []string {
+	files, err := filepath.Glob("testdata/regress/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no regression scenarios: %v", err)
+	}
+	return files
 }
 
 func runScenarioFile(t *testing.T, file string) {

@@ -34,9 +34,17 @@ func (r *runner) settle() error {
 		return err
 	}
 	want := cl.snapshot()
-	err = r.settleSide(cg, rev, &want)
-	r.unseenWrite = false
-	return err
+	if err := r.settleSide(cg, rev, &want); err != nil {
+		return err
+	}
+	// A side that settled without reaching etcd's revision waits at a
+	// held connection: the write it did not see is still unseen when
+	// the connection comes back, and the progress request is still
+	// needed then.
+	if atLeast(cl.inf.lastSyncRV(), rev) && atLeast(cg.inf.lastSyncRV(), rev) {
+		r.unseenWrite = false
+	}
+	return nil
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
