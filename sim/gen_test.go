@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// genScenario writes a random well-formed scenario: a "#" paragraph, then
+// 3 to 15 commands, each with a "----" line and no expected output. It
+// draws from every command in the table, in any order, over a small pool
+// of objects and handlers, so that levers are pulled before start and
+// after stop, writes hit objects the informers' selectors hide, and a
+// stopped informer is started again.
+//
+// Well-formed means sim.Parse accepts it. Parse refuses steps that cannot
+// run where they stand (an update of an object that does not exist, a
+// pause with no start-queue); gen's model of the scenario avoids most of
+// them, and each step is kept only once Parse accepts the file with it,
+// so the generator keeps up with whatever Parse refuses. The same seed
+// gives the same scenario for as long as Parse refuses the same things.
+func genScenario(rng *rand.Rand) string {
+	g := &gen{rng: rng, objects: map[string]bool{}, handlers: map[string]bool{}, queueMode: rng.IntN(4) == 0}
+	text := "# A random well-formed scenario written by genScenario (sim/gen_test.go).\n" +
+		"# It has no expected output: FuzzRunner checks that it runs without a panic\n" +
+		"# or a hang, and the same way twice.\n"
+	for range 3 + rng.IntN(13) {
+		text += g.acceptedStep(text)
+	}
+	return text
+}
+
+// acceptedStep draws steps until Parse accepts the file with one added,
+// and returns it with its "----". A step Parse refuses leaves gen's model
+// as it was. "show store" can follow anything, so it ends a long run of
+// refusals.
+func (g *gen) acceptedStep(text string) string {
+	for range 20 {
+		saved := g.save()
+		step := "\n" + g.step() + "\n----\n"
+		if _, err := Parse("gen.txt", []byte(text+step)); err == nil {
+			return step
+		}
+		g.restore(saved)
+	}
+	return "\nshow store\n----\n"
+}
+
+// gen is the generator's loose model of the scenario so far: enough to
+// make most steps ones that Parse accepts and that do something, not a
+// re-implementation of Parse's checks or of the runner.
+type gen struct {
+	rng       *rand.Rand
+	queueMode bool            // this scenario starts queues (start-queue), which take no handlers
+	objects   map[string]bool // keys created and not deleted
+	handlers  map[string]bool // names added and not removed
+	started   bool            // start or start-queue ran, and no stop since
+	queue     bool            // the last start was start-queue
+	resync    bool            // the last start had a resync period
+	stack     string          // fixed by the first start: "default" or "classic"
+}
+
+func (g *gen) save() gen {
+	c := *g
+	c.objects, c.handlers = maps.Clone(g.objects), maps.Clone(g.handlers)
+	return c
+}
+
+func (g *gen) restore(saved gen) { *g = saved }
+
+// The pools steps draw from.
+var (
+	genKeys      = []string{"ns0/a", "ns0/b", "ns1/c"}
+	genHandlers  = []string{"h1", "h2", "h3"}
+	genLabels    = []string{"(app=web)", "(app=db)", "(app=web,tier=front)", "()"}
+	genStatuses  = []string{"410", "429", "500", "503"}
+	genDurations = []string{"1s", "2s", "5s", "30s", "45s", "1m", "2m", "5m", "5m1s", "10m", "11m"}
+	genPeriods   = []string{"0s", "10s", "30s", "1m", "5m"}
+	genShows     = []string{"store", "queue", "handlers", "requests", "synced"}
+)
+
+// genStep is one command's generator and how often it is drawn.
+type genStep struct {
+	weight func(g *gen) int
+	write  func(g *gen) string
+}
+
+func always(n int) func(*gen) int { return func(*gen) int { return n } }
+
+// genSteps covers every command in the table (TestGenCoversEveryCommand).
+var genSteps = map[string]genStep{
+	"create":         {always(6), (*gen).create},
+	"update":         {func(g *gen) int { return g.unless(len(g.objects) > 0, 6, 0) }, (*gen).update},
+	"delete":         {func(g *gen) int { return g.unless(len(g.objects) > 0, 3, 0) }, (*gen).delete},
+	"bulk-create":    {always(1), (*gen).bulkCreate},
+	"compact":        {always(2), func(*gen) string { return "compact" }},
+	"progress":       {always(2), func(*gen) string { return "progress" }},
+	"close-watch":    {always(2), func(*gen) string { return "close-watch" }},
+	"disconnect":     {always(2), func(*gen) string { return "disconnect" }},
+	"reconnect":      {always(2), func(*gen) string { return "reconnect" }},
+	"fail-next":      {always(2), (*gen).failNext},
+	"restart-etcd":   {always(1), func(*gen) string { return "restart-etcd" }},
+	"advance":        {always(3), func(g *gen) string { return "advance " + g.pick(genDurations) }},
+	"resync":         {func(g *gen) int { return g.unless(g.started && g.resync, 4, 0) }, func(*gen) string { return "resync" }},
+	"start":          {func(g *gen) int { return g.unless(g.queueMode, 0, g.startWeight()) }, func(g *gen) string { return g.start("start") }},
+	"start-queue":    {func(g *gen) int { return g.unless(g.queueMode, g.startWeight(), 0) }, func(g *gen) string { return g.start("start-queue") }},
+	"stop":           {func(g *gen) int { return g.unless(g.started, 2, 0) }, (*gen).stop},
+	"add-handler":    {func(g *gen) int { return g.unless(g.queueMode, 0, 4) }, (*gen).addHandler},
+	"remove-handler": {func(g *gen) int { return g.unless(len(g.handlers) > 0, 1, 0) }, (*gen).removeHandler},
+	"release":        {func(g *gen) int { return g.unless(len(g.handlers) > 0, 2, 0) }, func(g *gen) string { return "release " + g.handler(true) }},
+	"pause":          {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "pause" }},
+	"resume":         {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
+	"show":           {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
+	"settle":         {always(1), func(*gen) string { return "settle" }},
+}
+
+// genOrder is genSteps' keys in a fixed order, so a seed always gives
+// the same scenario.
+var genOrder = slices.Sorted(maps.Keys(genSteps))
+
+// step draws a command by weight. A command whose weight is 0 where the
+// scenario stands is still drawn, rarely: Parse refuses it or, where the
+// runner is meant to cope (stop before start, a handler added to stopped
+// informers), lets it through.
+func (g *gen) step() string {
+	total := 0
+	weights := make([]int, len(genOrder))
+	for i, n := range genOrder {
+		weights[i] = max(genSteps[n].weight(g), 0)
+		if weights[i] == 0 && g.rng.IntN(8) == 0 {
+			weights[i] = 1
+		}
+		total += weights[i]
+	}
+	x := g.rng.IntN(total)
+	for i, n := range genOrder {
+		if x < weights[i] {
+			return genSteps[n].write(g)
+		}
+		x -= weights[i]
+	}
+	panic("unreachable: x < total")
+}
+
+// startWeight makes a first start likely within a few steps, and a
+// restart after stop less so.
+func (g *gen) startWeight() int {
+	switch {
+	case g.started:
+		return 0
+	case g.stack == "":
+		return 16
+	}
+	return 4
+}
+
+func (g *gen) pick(pool []string) string { return pool[g.rng.IntN(len(pool))] }
+
+// maybe is true with probability 1/n.
+func (g *gen) maybe(n int) bool { return g.rng.IntN(n) == 0 }
+
+func (g *gen) unless(cond bool, yes, no int) int {
+	if cond {
+		return yes
+	}
+	return no
+}
+
+// key picks an object that exists (existing true) or one that does not.
+// Bulk-created objects exist too, so update and delete reach them.
+func (g *gen) key(existing bool) string {
+	var fit []string
+	if existing {
+		fit = slices.Sorted(maps.Keys(g.objects))
+	} else {
+		fit = slices.DeleteFunc(slices.Clone(genKeys), func(k string) bool { return g.objects[k] })
+	}
+	if len(fit) == 0 {
+		return g.pick(genKeys) // Parse refuses the step; another is drawn
+	}
+	return g.pick(fit)
+}
+
+// handler picks a handler name that is registered (existing true) or one
+// that is not.
+func (g *gen) handler(existing bool) string {
+	fit := slices.DeleteFunc(slices.Clone(genHandlers), func(h string) bool { return g.handlers[h] != existing })
+	if len(fit) == 0 {
+		return g.pick(genHandlers)
+	}
+	return g.pick(fit)
+}
+
+func (g *gen) create() string {
+	keys := []string{g.key(false)}
+	for range g.rng.IntN(3) {
+		if k := g.key(false); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		g.objects[k] = true
+	}
+	line := "create " + strings.Join(keys, " ")
+	if g.maybe(2) {
+		line += " labels=" + g.pick(genLabels[:3])
+	}
+	if g.maybe(4) {
+		line += " managed"
+	}
+	return line
+}
+
+func (g *gen) update() string {
+	line := "update " + g.key(true)
+	switch g.rng.IntN(3) {
+	case 0:
+		line += " labels=" + g.pick(genLabels)
+	case 1:
+		line += " image=v" + fmt.Sprint(2+g.rng.IntN(3))
+	default:
+		line += " labels=" + g.pick(genLabels) + " image=v2"
+	}
+	return line
+}
+
+func (g *gen) delete() string {
+	k := g.key(true)
+	delete(g.objects, k)
+	return "delete " + k
+}
+
+func (g *gen) bulkCreate() string {
+	n := 1 + g.rng.IntN(5)
+	ns := g.pick([]string{"bulk", "ns1"})
+	line := fmt.Sprintf("bulk-create n=%d", n)
+	if ns != "bulk" || g.maybe(2) {
+		line += " ns=" + ns
+	}
+	if g.maybe(3) {
+		line += " labels=" + g.pick(genLabels[:3])
+	}
+	for i := 1; i <= n; i++ {
+		g.objects[fmt.Sprintf("%s/obj-%04d", ns, i)] = true
+	}
+	return line
+}
+
+func (g *gen) failNext() string {
+	switch g.rng.IntN(3) {
+	case 0:
+		return "fail-next list=" + g.pick(genStatuses)
+	case 1:
+		return "fail-next watch=" + g.pick(genStatuses)
+	default:
+		return "fail-next list=" + g.pick(genStatuses) + " watch=" + g.pick(genStatuses)
+	}
+}
+
+// start starts informers or queues. The first start fixes the run's
+// stack (Parse refuses a later one that names another); FuzzRunner's
+// Options.Stack overrides it anyway.
+func (g *gen) start(cmd string) string {
+	line := cmd
+	switch {
+	case g.stack == "":
+		g.stack = "default"
+		if g.maybe(2) {
+			g.stack = g.pick([]string{"default", "classic"})
+			line += " stack=" + g.stack
+		}
+	case g.maybe(3):
+		line += " stack=" + g.stack
+	}
+	g.resync = g.maybe(3)
+	if g.resync {
+		line += " resync=" + g.pick(genPeriods[1:])
+	}
+	switch g.rng.IntN(5) {
+	case 0:
+		line += " labels=(app=web)"
+	case 1:
+		line += " fields=metadata.namespace=ns0"
+	}
+	if cmd == "start" && g.maybe(4) {
+		line += " transform=strip-managed-fields"
+	}
+	g.started, g.queue = true, cmd == "start-queue"
+	return line
+}
+
+func (g *gen) stop() string {
+	g.started, g.queue = false, false
+	return "stop"
+}
+
+func (g *gen) addHandler() string {
+	name := g.handler(false)
+	if g.started || g.stack == "" {
+		g.handlers[name] = true // stopped informers refuse it (a trace line)
+	}
+	line := "add-handler " + name
+	if g.maybe(3) {
+		line += " resync=" + g.pick(genPeriods)
+	}
+	if g.maybe(3) {
+		line += " slow"
+	}
+	return line
+}
+
+func (g *gen) removeHandler() string {
+	name := g.handler(true)
+	delete(g.handlers, name)
+	return "remove-handler " + name
+}
+
+// The generator never writes a file sim.Parse rejects: a fuzz failure is
+// then always the runner's, never the generator's.
+func TestGenScenarioParses(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range uint64(200) {
+		text := genScenario(rand.New(rand.NewPCG(seed, 0)))
+		sc, err := Parse(fmt.Sprintf("gen-%d.txt", seed), []byte(text))
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		if n := len(sc.Steps); n < 3 || n > 15 {
+			t.Errorf("seed %d: %d steps, want 3 to 15", seed, n)
+		}
+		for _, st := range sc.Steps {
+			seen[st.Cmd] = true
+		}
+		if again := genScenario(rand.New(rand.NewPCG(seed, 0))); again != text {
+			t.Fatalf("seed %d: a second draw differs:\n%s\n---\n%s", seed, text, again)
+		}
+	}
+	for _, n := range commandNames() {
+		if !seen[n] {
+			t.Errorf("200 scenarios never used %q", n)
+		}
+	}
+}
+
+// Every command in the table has a generator, so a command added to the
+// table is fuzzed as soon as it is added here.
+func TestGenCoversEveryCommand(t *testing.T) {
+	for _, n := range commandNames() {
+		if _, ok := genSteps[n]; !ok {
+			t.Errorf("genScenario never writes %q: add it to genSteps", n)
+		}
+	}
+	for n := range genSteps {
+		if _, ok := commands[n]; !ok {
+			t.Errorf("genSteps has %q, which is not a command", n)
+		}
+	}
+}
