@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -64,14 +64,14 @@ func TestConnectSaysWhy(t *testing.T) {
 	tlsServer.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error is the point
 	tlsServer.StartTLS()
 	defer tlsServer.Close()
-	mute, _ := muteListener(t)
+	mute, _ := loopback.Mute(t)
 	for _, tc := range []struct {
 		name     string
 		endpoint string
 		timeout  time.Duration
 		want     string
 	}{
-		{"refused", "http://" + freeAddr(t), 0, "connection refused: nothing listens on 127.0.0.1:"},
+		{"refused", "http://" + loopback.Refused(t), 0, "connection refused: nothing listens on 127.0.0.1:"},
 		{"DNS", "http://nosuchhost.invalid:2379", 2 * time.Second, `DNS lookup of "nosuchhost.invalid" failed: `},
 		{"an HTTP/1 server", h1.URL, 0, `not an etcd: an HTTP/1 server answered "HTTP/1.1 404 Not Found"`},
 		{"a CA it does not know", tlsServer.URL, 0, "TLS: the server's certificate is not trusted: x509: certificate signed by unknown authority"},
@@ -96,7 +96,7 @@ func TestConnectSaysWhy(t *testing.T) {
 
 // The cause stays in the error's chain, for callers that act on it.
 func TestConnectErrorWrapsTheCause(t *testing.T) {
-	_, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{Endpoints: []string{"http://" + freeAddr(t)}})
+	_, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{Endpoints: []string{"http://" + loopback.Refused(t)}})
 	var ee *listwatch.EndpointError
 	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &ee) {
 		t.Errorf("errors.Is(ECONNREFUSED), errors.As(*EndpointError): false for %v", err)
@@ -107,7 +107,7 @@ func TestConnectErrorWrapsTheCause(t *testing.T) {
 // endpoint refuses, the second answers, and the client works.
 func TestConnectFailsOver(t *testing.T) {
 	e := startEtcd(t)
-	down := "http://" + freeAddr(t)
+	down := "http://" + loopback.Refused(t)
 	c, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{
 		Endpoints: append([]string{down}, e.Endpoints()...)})
 	if err != nil {
@@ -131,7 +131,7 @@ func TestConnectFailsOver(t *testing.T) {
 func TestConnectHearsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("interrupted")
-	mute, dialed := muteListener(t)
+	mute, dialed := loopback.Mute(t)
 	go func() {
 		<-dialed
 		cancel(stop)
@@ -140,46 +140,4 @@ func TestConnectHearsCancel(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Errorf("got %v, want the context's cause", err)
 	}
-}
-
-// freeAddr is a loopback address nothing listens on: a port the kernel
-// handed out, closed at once.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// muteListener is a loopback address that accepts connections and never
-// answers, until the test ends; dialed is closed at its first connection.
-func muteListener(t *testing.T) (addr string, dialed <-chan struct{}) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, first := make(chan struct{}), make(chan struct{})
-	var conns []net.Conn
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if conns = append(conns, c); len(conns) == 1 {
-				close(first)
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String(), first
 }

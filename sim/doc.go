@@ -28,7 +28,18 @@
 // (show store|queue|handlers|requests|synced). CommandHelp lists them. The
 // built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
-// -rewrite` refreshes that output.
+// -rewrite` refreshes that output. Scenarios that once failed (most found
+// by FuzzRunner) live in testdata/regress and are run the same way.
+//
+// Parse checks a file as a run would, so that a mistake costs no wait
+// (validate.go, replay.go): names, namespaces and labels with
+// apimachinery's validators and kube-apiserver's words, selectors with
+// labels.Parse and fields.ParseSelector, ranges (stated in the message),
+// no control characters, and each step against those before it (no
+// update of an object never created, no second start, no handler that
+// was never added). A file Parse accepts runs to its end; only
+// restart-etcd on an external etcd, which depends on the run's options,
+// can still stop a run halfway.
 //
 // # How a step runs
 //
@@ -68,7 +79,9 @@
 // (Session.Finish), so a late extra call from client-go is not missed.
 // When a step's newest write is hidden by the selectors, no event would
 // tell the informers etcd's revision, so settling asks etcd for a progress
-// notification; that bookmark shows in the trace, labelled.
+// notification; that bookmark shows in the trace, labelled. Such a write
+// made while the connection is down is still unseen when it comes back:
+// the request is made then.
 //
 // # Levers, in any order
 //

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/sim"
 )
 
@@ -141,7 +141,7 @@ func TestEtcdEnvironment(t *testing.T) {
 	c := newCLI("", false, env)
 	c.run(t, exitOK, "run", "add-update-delete")
 
-	refused := "http://" + freeAddr(t)
+	refused := "http://" + loopback.Refused(t)
 	c = newCLI("", false, env)
 	c.run(t, exitUsage, "run", "add-update-delete", "--etcd-endpoints", refused)
 	if want := "cachelab: listwatch: TLS files are given but the etcd endpoints are http://"; !strings.HasPrefix(c.stderr.String(), want) {
@@ -153,14 +153,4 @@ func TestEtcdEnvironment(t *testing.T) {
 	if want := "cachelab: listwatch: etcd at " + refused + ": connection refused"; !strings.HasPrefix(c.stderr.String(), want) {
 		t.Errorf("stderr:\n%s\nwant it to start with %q", c.stderr.String(), want)
 	}
-}
-
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
+	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
@@ -158,10 +158,7 @@ func cmdFreeport(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: freeport <variable>")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	ts.Setenv(args[0], l.Addr().String())
-	ts.Check(l.Close())
+	ts.Setenv(args[0], loopback.Refused(scriptTB{ts}))
 }
 
 // cmdMute sets a variable to a loopback address that accepts connections
@@ -173,31 +170,9 @@ func cmdMute(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mute <variable>")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	var conns []net.Conn
-	done, dialed := make(chan struct{}), make(chan struct{})
+	addr, dialed := loopback.Mute(scriptTB{ts})
 	slotOf(ts).dialed = dialed
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if conns = append(conns, c); len(conns) == 1 {
-				close(dialed)
-			}
-		}
-	}()
-	ts.Defer(func() {
-		_ = l.Close()
-		<-done
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	ts.Setenv(args[0], l.Addr().String())
+	ts.Setenv(args[0], addr)
 }
 
 // cmdEmptydir checks that a directory is empty, naming what it holds if
@@ -241,13 +216,14 @@ func cmdEtcdkeys(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// scriptTB lets testcerts report to a script.
+// scriptTB lets testcerts and loopback report to a script.
 type scriptTB struct {
 	*testscript.TestScript
 }
 
 func (s scriptTB) Helper()           {}
 func (s scriptTB) Fatal(args ...any) { s.TestScript.Fatalf("%s", fmt.Sprint(args...)) }
+func (s scriptTB) Cleanup(f func())  { s.TestScript.Defer(f) }
 
 // cmdExits runs a command as exec does and checks its exit code, which
 // exec cannot: `! exec` only says that the command failed.

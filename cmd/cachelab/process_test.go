@@ -39,7 +39,7 @@ type procSlot struct {
 	p *proc
 	// dialed is closed when the mute listener accepts its first
 	// connection (nil before mute).
-	dialed chan struct{}
+	dialed <-chan struct{}
 }
 
 // setupProcs gives each script a slot for the command it starts, and
