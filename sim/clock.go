@@ -66,3 +66,32 @@ func (t *tickTimer) Stop() bool {
 	t.c.mu.Unlock()
 	return t.Timer.Stop()
 }
+
+// stopClock is the fake clock as client-go's side sees it, but for one
+// thing: once the side is stopped, a wait made with After ends at once.
+// client-go v0.37.2's watch-list, after a retriable error such as 429,
+// backs off with <-r.clock.After(delay) and does not watch its stop
+// channel meanwhile (reflector.go, watchList); on a real clock Stop waits
+// out that backoff, at most a minute. On the scenario's clock, which
+// moves only when the scenario says, it would wait for ever and the run
+// could not stop. Everything client-go does after such a wait checks its
+// stop channel first, so ending it early changes nothing else.
+type stopClock struct {
+	*clocktesting.FakeClock
+	stopped <-chan struct{}
+}
+
+// After is the fake clock's After, which also fires when the side stops.
+func (c stopClock) After(d time.Duration) <-chan time.Time {
+	fired := c.FakeClock.After(d)
+	out := make(chan time.Time, 1)
+	go func() {
+		select {
+		case t := <-fired:
+			out <- t
+		case <-c.stopped:
+			out <- c.Now()
+		}
+	}()
+	return out
+}

@@ -65,9 +65,10 @@ type side struct {
 
 	inf informerOps // nil before start
 
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	mu     sync.Mutex // guards enqueued
+	cancel  context.CancelFunc
+	stopped <-chan struct{} // closed by cancel
+	done    sync.WaitGroup
+	mu      sync.Mutex // guards enqueued
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
@@ -116,6 +117,10 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 		}
 		return obj, nil
 	}
+	// The run's context exists before the informer: client-go's clock
+	// ends its waits when it is cancelled (stopClock).
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.stopped = cancel, ctx.Done()
 	var err error
 	switch {
 	case cfg.queue && s.impl == implCachelab:
@@ -137,8 +142,6 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
 	s.done.Go(func() { s.inf.run(ctx) })
 	return nil
 }
