@@ -131,12 +131,35 @@ func clip(text string, n int) string {
 	return text
 }
 
+// entries returns the lines the current step has recorded so far,
+// leaving them in place.
+func (r *recorder) entries() []entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]entry(nil), r.got...)
+}
+
 func (r *recorder) take() []entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.got
 	r.got = nil
 	return out
+}
+
+// anyMapOrdered reports whether some of a step's entries show that the
+// step's lines come in map order: a relist or a watch-list (the LIST or
+// WATCH-LIST request, its items, the Replace, the initial events' end),
+// or a line recorded as unordered.
+func anyMapOrdered(es []entry) bool {
+	for _, e := range es {
+		if e.layer == layerReflector && strings.HasPrefix(e.text, "replace:") || e.layer == layerWatch && strings.HasSuffix(e.text, "(initial events end)") ||
+			e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.Contains(e.text, " WATCH-LIST ") || strings.Contains(e.text, " items, rv ")) ||
+			e.unordered {
+			return true
+		}
+	}
+	return false
 }
 
 // arrange puts a step's entries in layer order. Within a layer the order

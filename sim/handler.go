@@ -28,6 +28,16 @@ type handler struct {
 	// call, until that call's line is recorded after release.
 	heldInitial bool
 	blocked     bool // in a call, waiting for release
+	// frozen is set when the informers stop while the handler is held
+	// (letGo): its calls from then on are neither recorded nor counted.
+	// How much of its buffer is still delivered is chance in client-go
+	// (its listener selects at random between its closed input and the
+	// next delivery), so no side shows any of it.
+	frozen bool
+	// syncedAtStop is the registration's HasSynced when it was frozen:
+	// whether it turns true afterwards depends on those same chance
+	// deliveries, so a frozen handler shows this value from then on.
+	syncedAtStop bool
 }
 
 // isBlocked reports whether the handler is in a call, held by the scenario.
@@ -47,11 +57,20 @@ func newHandler(name string, resync time.Duration, slow bool, rec *recorder) *ha
 
 func (h *handler) layer() string { return layerHandler + "/" + h.name }
 
+// The marks on handler lines that come in map order on some side: adds
+// of an initial list (a watch-list's, or a late handler's catch-up from
+// the indexer), and updates that carry no change (a resync, or a relist's
+// unchanged objects).
+const (
+	initialListMark = " (initial list)"
+	sameObjectMark  = " (same object: a resync or relist)"
+)
+
 // OnAdd records the call, then waits if the handler is slow.
 func (h *handler) OnAdd(obj any, isInInitialList bool) {
 	text := "OnAdd    " + describe(obj)
 	if isInInitialList {
-		text += " (initial list)"
+		text += initialListMark
 	}
 	h.called(keyOf(obj), text, isInInitialList, func() {
 		k := keyOf(obj)
@@ -66,7 +85,7 @@ func (h *handler) OnAdd(obj any, isInInitialList bool) {
 func (h *handler) OnUpdate(oldObj, newObj any) {
 	text := "OnUpdate " + describe(oldObj) + " -> " + describe(newObj)
 	if describe(oldObj) == describe(newObj) {
-		text += " (same object: a resync or relist)"
+		text += sameObjectMark
 	}
 	h.called(keyOf(newObj), text, false, func() {
 		k := keyOf(newObj)
@@ -98,6 +117,10 @@ func (h *handler) OnDelete(obj any) {
 // when the rest of the list follows and the step's lines can be sorted.
 func (h *handler) called(key, text string, initial bool, apply func()) {
 	h.mu.Lock()
+	if h.frozen {
+		h.mu.Unlock()
+		return
+	}
 	gate := h.gate
 	heldInitial := gate != nil && initial
 	if heldInitial {
@@ -121,6 +144,11 @@ func (h *handler) called(key, text string, initial bool, apply func()) {
 	h.mu.Unlock()
 	if heldInitial {
 		h.mu.Lock()
+		if h.frozen { // let go by a stop: nothing after it is shown
+			h.heldInitial = false
+			h.mu.Unlock()
+			return
+		}
 		if h.removed { // set before the release that let this call go
 			h.rec.add(h.layer(), "", "the held initial-list call returns: the handler was removed")
 		} else {
@@ -137,6 +165,44 @@ func (h *handler) heldInInitialList() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.heldInitial
+}
+
+// letGo lets a held (slow) handler go for good, as the informers stop:
+// its held call returns, and no call from now on is recorded or counted
+// (frozen). A handler that is not held is left as it is: a late call it
+// gets before the informer stops is one Session.Finish must see. letGo
+// reports whether the handler was held.
+func (h *handler) letGo() (wasHeld bool) {
+	synced := h.reg != nil && h.reg.HasSynced()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gate == nil {
+		return false
+	}
+	h.frozen, h.syncedAtStop = true, synced
+	close(h.gate)
+	h.gate = nil
+	return true
+}
+
+// hasSynced is the registration's HasSynced, or for a frozen handler
+// the value it had when frozen.
+func (h *handler) hasSynced() bool {
+	h.mu.Lock()
+	frozen, synced := h.frozen, h.syncedAtStop
+	h.mu.Unlock()
+	if frozen {
+		return synced
+	}
+	return h.reg.HasSynced()
+}
+
+// heldBack reports whether the handler's view may lag the indexer by
+// design: it is slow, or was let go by a stop.
+func (h *handler) heldBack() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gate != nil || h.frozen
 }
 
 // release lets a slow handler's waiting and future calls through.

@@ -37,7 +37,7 @@ func (r *runner) invariants(s *side, sn snapshot) []Line {
 		for _, a := range anomalies {
 			add("handler " + h.name + ": " + a)
 		}
-		if h.slow() || r.paused {
+		if h.heldBack() || r.paused {
 			continue
 		}
 		if d := cmp.Diff(sn.Indexer, view); d != "" {

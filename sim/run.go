@@ -107,6 +107,9 @@ type runner struct {
 	// stays set until both informers have reached etcd's revision, if
 	// need be after a disconnect, a failed request or a stop.
 	unseenWrite bool
+	// mapOrder is the current step's command's: its lines come in map
+	// order on some side (command.mapOrder).
+	mapOrder bool
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -187,15 +190,26 @@ func (s *Session) Step(st Step) (StepResult, error) {
 
 // Finish stops both informers after the last step and compares what each
 // did after that step was compared: a handler call client-go made late,
-// after matching cachelab's state, would otherwise go unseen.
+// after matching cachelab's state, would otherwise go unseen. Stopping
+// releases held handlers, whose buffered calls come now; where some come
+// in map order (an initial list, a resync, a relist's unchanged objects),
+// they are arranged by key on both sides, as in a step.
 func (s *Session) Finish() *Divergence {
-	lines := map[string][]string{}
+	late := map[string][]entry{}
+	mapOrder := false
 	for _, sd := range s.r.sides {
 		sd.stop()
 		for _, e := range sd.rec.take() {
 			if strings.HasPrefix(e.layer, layerHandler+"/") || e.layer == layerQueue {
-				lines[sd.impl] = append(lines[sd.impl], e.layer+" "+e.text)
+				late[sd.impl] = append(late[sd.impl], e)
+				mapOrder = mapOrder || e.unordered || strings.HasSuffix(e.text, initialListMark) || strings.HasSuffix(e.text, sameObjectMark)
 			}
+		}
+	}
+	lines := map[string][]string{}
+	for impl, es := range late {
+		for _, e := range arrange(es, mapOrder) {
+			lines[impl] = append(lines[impl], e.layer+" "+e.text)
 		}
 	}
 	if d := cmp.Diff(lines[implCachelab], lines[implClientGo]); d != "" {
@@ -300,6 +314,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 	if err != nil {
 		return sr, err
 	}
+	r.mapOrder = cmd.mapOrder
 	if err := cmd.run(r, a); err != nil {
 		return sr, err
 	}
@@ -327,13 +342,7 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 			r.show(s, a, snaps[i])
 		}
 		entries[i] = s.rec.take()
-		for _, e := range entries[i] {
-			if e.layer == layerReflector && strings.HasPrefix(e.text, "replace:") || e.layer == layerWatch && strings.HasSuffix(e.text, "(initial events end)") ||
-				e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.Contains(e.text, " WATCH-LIST ") || strings.Contains(e.text, " items, rv ")) ||
-				e.unordered {
-				mapOrder = true
-			}
-		}
+		mapOrder = mapOrder || anyMapOrdered(entries[i])
 	}
 	for i, s := range r.sides {
 		lines := toLines(arrange(entries[i], mapOrder))

@@ -165,10 +165,13 @@ func (s *side) fresh() {
 }
 
 // stop ends the informer and lets every held handler go, so no goroutine
-// outlives the run.
-func (s *side) stop() {
+// outlives the run; it returns the names of those it let go (whose calls
+// from then on are not shown: handler.letGo).
+func (s *side) stop() (held []string) {
 	for _, h := range s.handlers {
-		h.release()
+		if h.letGo() && !h.removed {
+			held = append(held, h.name)
+		}
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -177,6 +180,7 @@ func (s *side) stop() {
 		s.probe.reconnect()
 	}
 	s.done.Wait()
+	return held
 }
 
 // snapshot is one side's observable state after a settled step.
@@ -228,7 +232,7 @@ func (s *side) snapshot() snapshot {
 			}
 		}
 		if h.reg != nil {
-			sn.Synced[h.name] = h.reg.HasSynced()
+			sn.Synced[h.name] = h.hasSynced()
 		}
 	}
 	return sn

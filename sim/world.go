@@ -169,11 +169,17 @@ func cmdStop(r *runner, a args) error {
 		r.note(layerSim, "", "nothing to stop: the informers are stopped already")
 		return nil
 	}
+	var held []string
 	for _, s := range r.sides {
-		s.stop()
+		held = s.stop()
 	}
 	r.stopped = true
 	r.note(layerSim, "", "informers stopped")
+	if len(held) > 0 {
+		r.note(layerSim, "", fmt.Sprintf("held handlers let go: %s; the calls still buffered for them are not shown "+
+			"(which of them client-go still makes while it stops is chance: each listener picks at random between its closed input "+
+			"and its next delivery)", strings.Join(held, ", ")))
+	}
 	return nil
 }
 
