@@ -50,6 +50,8 @@ type probe struct {
 	inRelay         int           // events taken from etcd and not yet handed over and recorded
 	backoffEnd      time.Time     // (cachelab) when its relist backoff, on the real clock, ends
 	backoffDelay    time.Duration // (cachelab) that backoff's length
+	calls           int           // LIST and WATCH calls in progress (callsDone is signalled when one ends)
+	callsDone       *sync.Cond    // on mu
 }
 
 // relistBackoff is cachelab's reflector starting a relist backoff of d.
@@ -84,8 +86,41 @@ func (p *probe) requests() []string {
 }
 
 func newProbe(lw *listwatch.ListerWatcher, clk clock.PassiveClock, rec *recorder) *probe {
-	return &probe{lw: lw, clock: clk, rec: rec,
+	p := &probe{lw: lw, clock: clk, rec: rec,
 		failNext: map[string]int{}, open: map[*probeWatch]struct{}{}, progress: make(chan struct{}, 1)}
+	p.callsDone = sync.NewCond(&p.mu)
+	return p
+}
+
+// call begins a LIST or WATCH call; the call must run end() when it
+// returns. A call whose context is already done is not made: a client
+// never sends a request it was told to give up (client-go, stopping in
+// the middle of a watch-list, still asks for a LIST with its cancelled
+// context), so it leaves no trace line.
+func (p *probe) call(ctx context.Context) (end func(), err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.calls++
+	return func() {
+		p.mu.Lock()
+		p.calls--
+		p.callsDone.Broadcast()
+		p.mu.Unlock()
+	}, nil
+}
+
+// quiesce waits until no call is in progress. The informer's context must
+// be cancelled first: every call then ends soon (one held by a disconnect
+// ends with the context's error), and no new one begins.
+func (p *probe) quiesce() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.calls > 0 {
+		p.callsDone.Wait()
+	}
 }
 
 // startInformer readies the probe for a newly started informer with these
@@ -116,6 +151,11 @@ func (p *probe) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 
 // ListWithContext records the LIST, then serves it (or fails it).
 func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	end, err := p.call(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	p.addSelectors(&opts)
 	p.request("LIST " + describeListOptions(opts))
 	if err := p.admit(ctx, "list"); err != nil {
@@ -135,6 +175,11 @@ func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (r
 // WatchWithContext records the WATCH, then opens it (or fails it) and
 // relays its events, recording each as it is handed to the reflector.
 func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	end, err := p.call(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end() // the call, not the watch it opens
 	p.addSelectors(&opts)
 	verb := "WATCH"
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
@@ -248,8 +293,17 @@ func (p *probe) admit(ctx context.Context, verb string) error {
 	p.rec.add(layerRequest, "", "  -> waiting: disconnected")
 	select {
 	case <-held:
-		return nil
+		// A reconnect and a cancel can come together (a stop ends the
+		// informer's context): the cancel wins, whichever select saw.
+		return ctx.Err()
 	case <-ctx.Done():
+		// Given up while held: no longer waiting (reconnect has not
+		// zeroed the count, as held is still the same).
+		p.mu.Lock()
+		if p.held == held {
+			p.waiting--
+		}
+		p.mu.Unlock()
 		return ctx.Err()
 	}
 }

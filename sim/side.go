@@ -176,10 +176,14 @@ func (s *side) stop() (held []string) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	if s.probe != nil {
-		s.probe.reconnect()
-	}
 	s.done.Wait()
+	// client-go may leave a LIST running when it stops (its reflector
+	// lists in a goroutine and stops waiting for it); its last line
+	// belongs to the stop, on both sides. A disconnect stays: it is the
+	// world's, and informers started again wait at it.
+	if s.probe != nil {
+		s.probe.quiesce()
+	}
 	return held
 }
 
