@@ -177,6 +177,14 @@ func arrange(es []entry, mapOrder bool) []entry {
 		if a.layer != b.layer {
 			return a.layer < b.layer
 		}
+		if a.layer == layerReflector {
+			// A resync tick and a watch's end can come at the same
+			// scenario instant (a clock jump past both), on two of the
+			// reflector's goroutines: the resync is put first.
+			if ra, rb := strings.HasPrefix(a.text, "resync"), strings.HasPrefix(b.text, "resync"); ra != rb {
+				return ra
+			}
+		}
 		if mapOrder && a.layer != layerRequest && a.layer != layerWatch && a.layer != layerReflector && a.layer != layerShow {
 			return a.key < b.key
 		}
