@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,7 +36,9 @@ import (
 // refuses the steps a run could not carry out, so on a quiet machine
 // either is a finding. -runner-log=FILE appends one line per run (seed,
 // stack, time taken, verdict), written before a run starts and after it
-// ends, so a run that crashed the test binary is the last line left open.
+// ends, so a run that crashed the test binary is the last line left open;
+// on Linux the process's standard error goes to FILE.stderr, where such
+// a crash's panic is (go test throws a fuzzing worker's output away).
 
 var (
 	runnerStrict = flag.Bool("runner-strict", false, "FuzzRunner: fail on any divergence or run error, not only on panics, hangs and differences between runs")
@@ -209,11 +212,20 @@ func (fc *fuzzCase) stepAt(i int) string {
 	return fmt.Sprintf("%s (%s)", fc.sc.Pos(st), st.Text)
 }
 
+// stderrOnce sends the process's standard error to -runner-log's
+// ".stderr" file, once per process.
+var stderrOnce sync.Once
+
 // log appends a line to -runner-log, if given.
 func (fc *fuzzCase) log(format string, args ...any) {
 	if *runnerLog == "" {
 		return
 	}
+	stderrOnce.Do(func() {
+		if err := keepStderr(*runnerLog + ".stderr"); err != nil {
+			fc.t.Fatalf("-runner-log: %v", err)
+		}
+	})
 	f, err := os.OpenFile(*runnerLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		fc.t.Fatalf("-runner-log: %v", err)
