@@ -12,6 +12,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // EmbeddedOptions configures an in-process etcd. The zero value is a
@@ -47,6 +50,11 @@ type Embedded struct {
 	peerURL   url.URL
 	server    *embed.Etcd
 	client    *clientv3.Client
+	// crash drops every stream the server is serving (watches above all)
+	// before it stops. etcd's graceful stop would wait for them, and a
+	// watch never ends on its own: up to etcd's request timeout, about
+	// 5 s, on every restart and every Close.
+	crash context.CancelFunc
 }
 
 // StartEmbedded starts an etcd server in this process and waits until it
@@ -72,8 +80,9 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	return e, nil
 }
 
-func (e *Embedded) config() *embed.Config {
+func (e *Embedded) config(crashed context.Context) *embed.Config {
 	cfg := embed.NewConfig()
+	cfg.GRPCAdditionalServerOptions = []grpc.ServerOption{grpc.ChainStreamInterceptor(endStreamsOn(crashed))}
 	cfg.Dir = e.dir
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{e.clientURL}, []url.URL{e.clientURL}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{e.peerURL}, []url.URL{e.peerURL}
@@ -99,13 +108,17 @@ func (e *Embedded) config() *embed.Config {
 // start runs etcd on e's directory and URLs, then records the ports the
 // kernel chose, so that a restart comes back on the same ones.
 func (e *Embedded) start(ctx context.Context) error {
-	server, err := embed.StartEtcd(e.config())
+	crashed, crash := context.WithCancel(context.Background())
+	server, err := embed.StartEtcd(e.config(crashed))
 	if err != nil {
+		crash()
 		return fmt.Errorf("listwatch: start embedded etcd: %w", err)
 	}
+	e.crash = crash
 	select {
 	case <-server.Server.ReadyNotify():
 	case <-ctx.Done():
+		crash()
 		server.Close()
 		return fmt.Errorf("listwatch: embedded etcd not ready: %w", ctx.Err())
 	}
@@ -114,6 +127,7 @@ func (e *Embedded) start(ctx context.Context) error {
 	e.peerURL.Host = server.Peers[0].Addr().String()
 	client, err := Connect(ctx, ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS})
 	if err != nil {
+		crash()
 		server.Close()
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
 	}
@@ -152,7 +166,8 @@ func (e *Embedded) Compact(ctx context.Context, rev int64) error {
 
 // Restart stops the server and starts it again on the same directory and
 // ports, as a crashed and restarted etcd would come back. Clients of the
-// old server (including the old Client) see their connections fail.
+// old server see their connections drop; etcd's client reconnects and
+// resumes its watches. The old Client is closed: use Client again.
 func (e *Embedded) Restart(ctx context.Context) error {
 	e.stop()
 	return e.start(ctx)
@@ -164,11 +179,38 @@ func (e *Embedded) stop() {
 		e.client = nil
 	}
 	if e.server != nil {
+		e.crash()
 		e.server.Close()
 		<-e.server.Err() // closed once every etcd goroutine has exited
 		e.server = nil
 	}
 }
+
+// endStreamsOn is a stream interceptor that ends each stream when crashed
+// is done. The handler learns it as it learns that a client went away,
+// from the stream's context; the client is told Unavailable, as when a
+// connection drops, so etcd's client resumes its watches on the
+// restarted server from the last revision they saw (the handler's own
+// "watch canceled" would end them with an error instead).
+func endStreamsOn(crashed context.Context) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ctx, cancel := context.WithCancel(ss.Context())
+		defer cancel()
+		defer context.AfterFunc(crashed, cancel)()
+		err := handler(srv, streamWithContext{ss, ctx})
+		if crashed.Err() != nil {
+			return status.Error(codes.Unavailable, "etcd crashed")
+		}
+		return err
+	}
+}
+
+type streamWithContext struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s streamWithContext) Context() context.Context { return s.ctx }
 
 // Close stops the server and removes a temporary data directory.
 func (e *Embedded) Close() error {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -49,4 +51,42 @@ func TestEmbeddedLifecycle(t *testing.T) {
 		t.Fatalf("after restart: %v, %v", resp, err)
 	}
 	t.Logf("endpoints %v, revision %d", endpoints, rev)
+}
+
+// A restart is a crash: the server drops the streams it serves at once,
+// as a dead process would, instead of a graceful stop that waits for
+// them (a watch never ends on its own, so etcd would wait its request
+// timeout, about 5 s). To the client it is a lost connection: its watch
+// resumes on the restarted server from the last revision it saw, with no
+// error and nothing missed.
+func TestEmbeddedRestartIsACrash(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := startEtcd(t)
+	client, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	put := func(c *clientv3.Client, key string) int64 {
+		t.Helper()
+		resp, err := c.Put(ctx, key, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Revision
+	}
+	before := put(client, "/registry/pods/ns0/a")
+	watch := client.Watch(ctx, "/registry/pods/", clientv3.WithPrefix(), clientv3.WithRev(before))
+	if resp := <-watch; resp.Err() != nil || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != before {
+		t.Fatalf("before the restart: %+v, %v", resp, resp.Err())
+	}
+	if err := e.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := put(e.Client(), "/registry/pods/ns0/b")
+	resp, ok := <-watch
+	if !ok || resp.Err() != nil || resp.Canceled || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != after {
+		t.Fatalf("after the restart the watch gave %+v (open %v, error %v); want the write at rv %d", resp, ok, resp.Err(), after)
+	}
 }
