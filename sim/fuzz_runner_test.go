@@ -54,10 +54,9 @@ var (
 // ends a worker whose input takes more than 10 s ("panic: deadlocked!",
 // with the worker's output thrown away), so a run gets less: a shorter
 // settle timeout, a budget after which it is cancelled and the input
-// skipped (it is not a failure: restart-etcd alone can take 5 s, etcd's
-// graceful stop waiting for open watches, and client-go waits its relist
-// backoff on the real clock), and a grace in which a cancelled run must
-// end.
+// skipped (it is not a failure: client-go waits its relist backoff on the
+// real clock, seconds after a few failed requests), and a grace in which
+// a cancelled run must end.
 type runLimits struct {
 	settle, budget, grace time.Duration
 }
@@ -204,9 +203,6 @@ func (fc *fuzzCase) wait(r *running) runOutcome {
 	case <-time.After(time.Until(r.began.Add(fc.limits.budget + fc.limits.grace))):
 		step := fc.stepAt(int(r.steps.Load()))
 		fc.log("end run %d: hang in %s", r.n, step)
-		if fuzzing() && fc.sc.Steps[min(int(r.steps.Load()), len(fc.sc.Steps)-1)].Cmd == "restart-etcd" {
-			fc.t.Skipf("run %d was still in %s %v after it was cancelled: etcd's graceful stop waits up to 5 s for open watches, more than -fuzz allows; without -fuzz it runs to its end", r.n, step, fc.limits.grace)
-		}
 		fc.failf("run %d hung: no result %v after it began (its context ended at %v), in step %s; goroutines: %s",
 			r.n, time.Since(r.began).Round(time.Second), fc.limits.budget, step, dumpGoroutines())
 	}
