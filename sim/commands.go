@@ -151,8 +151,15 @@ func init() {
 				if r.etcd == nil {
 					return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
 				}
+				rev, err := r.revision()
+				if err != nil {
+					return err
+				}
 				if err := r.etcd.Restart(r.ctx); err != nil {
 					return err
+				}
+				for _, s := range r.sides {
+					s.probe.resumed(rev)
 				}
 				r.note(layerEtcd, "", "etcd restarted (same data, same ports)")
 				return nil

@@ -41,6 +41,7 @@ type probe struct {
 	waiting         int            // calls waiting in held
 	open            map[*probeWatch]struct{}
 	parked          bool          // the last call failed with a status whose retry waits on the fake clock
+	tracesSteps     bool          // its reflector reports its steps (cachelab's): rewatchBackoff parks it
 	showBooks       int           // bookmarks a progress step asked for and not yet seen (others are labelled as the simulator's)
 	progress        chan struct{} // signalled on every bookmark
 	history         []string      // every request line, for "show requests"
@@ -52,6 +53,16 @@ type probe struct {
 	backoffDelay    time.Duration // (cachelab) that backoff's length
 	calls           int           // LIST and WATCH calls in progress (callsDone is signalled when one ends)
 	callsDone       *sync.Cond    // on mu
+}
+
+// rewatchBackoff is cachelab's reflector starting a re-watch backoff
+// (after a 429), which waits on the fake clock. Parking here, not when
+// the 429 is answered, keeps a settle from ending before the reflector
+// has recorded the watch's end and the backoff.
+func (p *probe) rewatchBackoff() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parked = true
 }
 
 // relistBackoff is cachelab's reflector starting a relist backoff of d.
@@ -193,9 +204,11 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	p.request(id + " " + verb + " " + describeListOptions(opts))
 	if err := p.admit(ctx, "watch"); err != nil {
 		p.request("  -> " + describeErr(err))
-		if apierrors.IsTooManyRequests(err) {
+		if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
 			// The reflector now waits its re-watch backoff on the (fake)
 			// clock: it stays put until the scenario advances time.
+			// (cachelab's says so itself, once it has recorded the
+			// watch's end: rewatchBackoff.)
 			p.mu.Lock()
 			p.parked = true
 			p.mu.Unlock()
@@ -407,11 +420,30 @@ func (p *probe) progressBlocker(rev int64) string {
 		case w.after < 0:
 			return w.id + " is still sending its initial events and is not following etcd yet"
 		case w.after >= rev:
-			return fmt.Sprintf("%s follows etcd from rv %d and etcd is at rv %d: etcd sends progress only once every watch "+
-				"on a connection has reached the revision it starts at, so it waits for the next write", w.id, w.after+1, rev)
+			how := ""
+			if w.resumed {
+				how = " (etcd's client resumed it there after the restart)"
+			}
+			return fmt.Sprintf("%s follows etcd from rv %d%s and etcd is at rv %d: etcd sends progress only once every watch "+
+				"on a connection has reached the revision it starts at, so it waits for the next write", w.id, w.after+1, how, rev)
 		}
 	}
 	return ""
+}
+
+// resumed notes that etcd restarted at revision rev under the open
+// watches. etcd's client resumes each watch from one past the newest
+// revision it had a response for, and a settled watch had one for every
+// write up to rev: one that followed etcd from before rev now follows it
+// from rev+1, and etcd ignores progress requests until the next write.
+func (p *probe) resumed(rev int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.open {
+		if w.after >= 0 && w.after < rev {
+			w.after, w.resumed = rev, true
+		}
+	}
 }
 
 func (p *probe) setFailNext(verb string, code int) {
@@ -432,6 +464,7 @@ type probeWatch struct {
 	id       string    // w1, w2, ...: names the watch in request and event lines
 	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
 	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
+	resumed  bool      // etcd's client resumed it on a restarted etcd (guarded by p.mu)
 	p        *probe
 	ctx      context.Context // the request's: when it ends, the client ended the watch
 	inner    watch.Interface
