@@ -119,6 +119,7 @@ func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 		p.relistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
 		rec.add(layerReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
+		p.rewatchBackoff()
 	case reflector.StepResync:
 		rec.add(layerReflector, "", "resync: queue Sync deltas for the cache's objects")
 	case reflector.StepWatchErrorHandler:

@@ -280,8 +280,10 @@ func (r *runner) connect() error {
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
+		p := newProbe(lw, r.clock, rec)
+		p.tracesSteps = impl == implCachelab
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock),
-			probe: newProbe(lw, r.clock, rec), lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
+			probe: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
 	return nil
 }
