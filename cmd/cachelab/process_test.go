@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -93,7 +94,19 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	slot.p = p
 }
 
+// catchSIGHUP makes the commands the tests start begin with SIGHUP's
+// default action. A test process started under nohup ignores SIGHUP, and
+// an ignored signal stays ignored across exec; cachelab leaves it so on
+// purpose (a run under nohup outlives its terminal), so the SIGHUP case
+// would fail. A caught signal is reset to its default by exec.
+var catchSIGHUP sync.Once
+
 func startProc(ts *testscript.TestScript, args []string) (*proc, error) {
+	catchSIGHUP.Do(func() {
+		if signal.Ignored(syscall.SIGHUP) {
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+		}
+	})
 	path, err := lookPath(ts, args[0])
 	if err != nil {
 		return nil, err
