@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -85,6 +86,7 @@ type Result struct {
 // runner runs one scenario: one etcd, a writer, a fake clock, and the two
 // sides.
 type runner struct {
+	claimed bool // it holds the process's client-go settings (claimProcess)
 	sc      *Scenario
 	opts    Options
 	ctx     context.Context
@@ -144,6 +146,47 @@ func Run(ctx context.Context, sc *Scenario, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// The process-wide settings client-go reads: its feature gates, which
+// select the stack, and klog's logger. Runs may overlap (FuzzRunner runs
+// two at once) only in the same stack.
+var process struct {
+	sync.Mutex
+	stack informer.Stack
+	runs  int
+	klog  sync.Once
+}
+
+// claimProcess sets client-go's feature gates for st, unless runs in st
+// hold them already, and refuses while runs in the other stack do.
+func claimProcess(st informer.Stack) error {
+	process.Lock()
+	defer process.Unlock()
+	if process.runs > 0 {
+		if process.stack != st {
+			return fmt.Errorf("sim: a run in the %s stack is in progress in this process; client-go's feature gates "+
+				"are process-wide, so a run in the %s stack cannot overlap it", process.stack, st)
+		}
+		process.runs++
+		return nil
+	}
+	process.klog.Do(func() {
+		// client-go logs its reflector's warnings (a very short watch, a
+		// 410) through klog; the trace says the same things in order.
+		klog.SetLogger(logr.Discard())
+	})
+	if err := setFeatureGates(st); err != nil {
+		return err
+	}
+	process.stack, process.runs = st, 1
+	return nil
+}
+
+func releaseProcess() {
+	process.Lock()
+	defer process.Unlock()
+	process.runs--
+}
+
 // Session is a run in progress, stepped by the caller (the scenario tests
 // step it directive by directive).
 type Session struct {
@@ -158,16 +201,13 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 	if opts.SettleTimeout == 0 {
 		opts.SettleTimeout = 10 * time.Second
 	}
-	// client-go logs its reflector's warnings (a very short watch, a 410)
-	// through klog; the trace says the same things in order.
-	klog.SetLogger(logr.Discard())
 	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: clocktesting.NewFakeClock(epoch)}
-	if err := r.connect(); err != nil {
-		r.close()
+	r.classic = r.stack() == informer.Classic
+	if err := claimProcess(r.stack()); err != nil {
 		return nil, err
 	}
-	r.classic = r.stack() == informer.Classic
-	if err := setFeatureGates(r.stack()); err != nil {
+	r.claimed = true
+	if err := r.connect(); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -291,6 +331,10 @@ func (r *runner) connect() error {
 func (r *runner) close() {
 	for _, s := range r.sides {
 		s.stop()
+	}
+	if r.claimed {
+		defer releaseProcess()
+		r.claimed = false
 	}
 	if r.etcd == nil && r.client != nil {
 		// Bounded: close runs when a signal stops the run, and an etcd

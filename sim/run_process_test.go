@@ -1,0 +1,50 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	clientfeatures "k8s.io/client-go/features"
+
+	"github.com/cachelab/cachelab/informer"
+)
+
+// Runs may overlap in one process only in the same stack: client-go's
+// feature gates, which select the stack, are process-wide. A run in the
+// other stack is refused while one holds them, and they are set for it
+// once the first has closed.
+func TestOverlappingRunsShareAStack(t *testing.T) {
+	ctx := context.Background()
+	sc, err := Parse("overlap.txt", []byte(script("create ns0/a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(st informer.Stack) (*Session, error) {
+		return Open(ctx, sc, Options{Seed: 1, Stack: st})
+	}
+	first, err := open(informer.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := open(informer.Default)
+	if err != nil {
+		t.Fatalf("a second run in the same stack: %v", err)
+	}
+	if _, err := open(informer.Classic); err == nil || !strings.Contains(err.Error(), "cannot overlap") {
+		t.Errorf("a run in the classic stack during two in the default one: got %v, want a refusal", err)
+	}
+	first.Close()
+	if _, err := open(informer.Classic); err == nil {
+		t.Errorf("a run in the classic stack while one in the default stack is still open: not refused")
+	}
+	second.Close()
+	classic, err := open(informer.Classic)
+	if err != nil {
+		t.Fatalf("a run in the classic stack after the others closed: %v", err)
+	}
+	defer classic.Close()
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
+		t.Errorf("the classic run's gates were not set: WatchListClient is on")
+	}
+}
