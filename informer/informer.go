@@ -255,6 +255,15 @@ func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler,
 	return l, nil
 }
 
+// ResyncCheckPeriod is how often the reflector resyncs (0: never): the
+// informer's default period, lowered by handlers added before Run that
+// asked for a shorter one (P7).
+func (s *SharedIndexInformer) ResyncCheckPeriod() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resyncCheckPeriod
+}
+
 // fitResyncPeriodLocked applies P7 to a requested period: at least 1 s;
 // before start, a period below the check period lowers the check period
 // (and every listener is re-derived); after start, it is raised to it.

@@ -143,7 +143,7 @@ func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, err
 		ResyncPeriod: cfg.resync,
 		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 	})
-	if err := setClock(inf, stopClock{s.clock, s.stopped}); err != nil {
+	if err := setClock(inf, stopClock{s.ticks, s.stopped}); err != nil {
 		return nil, err
 	}
 	if err := inf.SetTransform(transform); err != nil {

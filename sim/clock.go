@@ -8,27 +8,33 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// tickClock is the fake clock as cachelab's side sees it. It tells the
-// runner whether a timer has fired and not been handled yet, so that
-// settling after "advance" waits for the resync tick it caused.
+// tickClock is the fake clock as a side sees it. It tells the runner
+// whether a timer has fired and not been handled yet, so that settling
+// after "advance" waits for the resync tick it caused (cachelab's side),
+// and whether a timer is armed, so that "advance" waits for the resync
+// timer a reflector makes on a goroutine of its own (both sides).
 //
-// The only timer cachelab's stack makes on its clock is the reflector's
-// resync timer, and its loop makes the next one only after the tick is
-// handled (reflector/resync.go). So a timer that is due counts as pending
-// until the next NewTimer, or until it is stopped.
+// The only timer either stack makes on this clock is the reflector's
+// resync timer (client-go: reflector.go resyncChan), and its loop makes
+// the next one only after the tick is handled (reflector/resync.go;
+// client-go stops the fired one first). So a timer that is due counts as
+// pending until the next NewTimer, or until it is stopped.
 type tickClock struct {
 	*clocktesting.FakeClock
+
+	late time.Duration // Options.lateTimers
 
 	mu   sync.Mutex
 	live map[*tickTimer]time.Time // deadline of each timer not yet handled or stopped
 }
 
-func newTickClock(c *clocktesting.FakeClock) *tickClock {
-	return &tickClock{FakeClock: c, live: map[*tickTimer]time.Time{}}
+func newTickClock(c *clocktesting.FakeClock, late time.Duration) *tickClock {
+	return &tickClock{FakeClock: c, late: late, live: map[*tickTimer]time.Time{}}
 }
 
 // NewTimer makes a timer, and counts every due one as handled.
 func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
+	time.Sleep(c.late)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.Now()
@@ -49,6 +55,20 @@ func (c *tickClock) pending() bool {
 	now := c.Now()
 	for _, deadline := range c.live {
 		if !deadline.After(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// armed reports whether a timer is set to fire later: the reflector's
+// resync timer, once its loop has made it.
+func (c *tickClock) armed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.Now()
+	for _, deadline := range c.live {
+		if deadline.After(now) {
 			return true
 		}
 	}
@@ -77,7 +97,7 @@ func (t *tickTimer) Stop() bool {
 // could not stop. Everything client-go does after such a wait checks its
 // stop channel first, so ending it early changes nothing else.
 type stopClock struct {
-	*clocktesting.FakeClock
+	*tickClock
 	stopped <-chan struct{}
 }
 

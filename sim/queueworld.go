@@ -216,7 +216,7 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 		w.q = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc,
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true})
 	}
-	w.r = cache.NewReflectorWithOptions(s.probe, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.clock, s.stopped}})
+	w.r = cache.NewReflectorWithOptions(s.probe, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped}})
 	return w
 }
 

@@ -37,6 +37,10 @@ type Options struct {
 
 	// tamper, in tests only, alters cachelab's recorded lines.
 	tamper func(*entry)
+	// lateTimers, in tests only, makes each side's clock wait this long
+	// (real time) before it makes a timer: a reflector's goroutine that
+	// a busy machine runs late.
+	lateTimers time.Duration
 }
 
 // Line is one line of a trace.
@@ -322,7 +326,7 @@ func (r *runner) connect() error {
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 		p := newProbe(lw, r.clock, rec)
 		p.tracesSteps = impl == implCachelab
-		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock),
+		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			probe: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
 	return nil

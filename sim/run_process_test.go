@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	clientfeatures "k8s.io/client-go/features"
 
@@ -46,5 +49,37 @@ func TestOverlappingRunsShareAStack(t *testing.T) {
 	defer classic.Close()
 	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
 		t.Errorf("the classic run's gates were not set: WatchListClient is on")
+	}
+}
+
+// A reflector makes its resync timer on a goroutine of its own once its
+// watch loop starts (both stacks), which a settled step does not wait
+// for. On a busy machine that goroutine can run after the next step has
+// moved the clock, and the resync it should have fired came a period
+// late, on one side or both (found by go test ./sim -count=20). With
+// every timer made late on purpose, each scenario that resyncs must run
+// exactly as it does otherwise: "advance" waits until the timers are
+// armed.
+func TestLateResyncTimers(t *testing.T) {
+	for _, file := range []string{"scenarios/resync-vs-relist.txt", "scenarios/handler-resync-periods.txt", "testdata/regress/resync-at-watch-timeout.txt"} {
+		t.Run(file, func(t *testing.T) {
+			sc, err := Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(late time.Duration) *Result {
+				res, err := Run(context.Background(), sc, Options{Seed: 1, lateTimers: late})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Divergence != nil {
+					t.Fatal(res.Divergence)
+				}
+				return res
+			}
+			if d := cmp.Diff(run(0), run(100*time.Millisecond)); d != "" {
+				t.Errorf("with late resync timers the run differs (-on time +late):\n%s", d)
+			}
+		})
 	}
 }

@@ -261,6 +261,9 @@ func orNone(why string) string {
 }
 
 func (r *runner) advance(d time.Duration) error {
+	if err := r.waitResyncArmed(); err != nil {
+		return err
+	}
 	r.clock.Step(d)
 	for _, s := range r.sides {
 		if s.probe != nil {
@@ -270,6 +273,41 @@ func (r *runner) advance(d time.Duration) error {
 		}
 	}
 	r.note(layerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
+	return nil
+}
+
+// resyncPeriod is how often the reflectors resync (0: never): the queue
+// world's period, or cachelab's informer's check period, which client-go's
+// derives by the same rule (P7).
+func (r *runner) resyncPeriod() time.Duration {
+	if ci, ok := r.sides[0].inf.(cachelabInformer); ok && !r.cfg.queue {
+		return ci.inf.ResyncCheckPeriod()
+	}
+	return r.cfg.resync
+}
+
+// waitResyncArmed waits until each reflector that watches has armed its
+// resync timer. Both stacks make that timer on a goroutine of the
+// reflector's own once its watch loop starts, which a settled step does
+// not wait for; a clock moved before it is made would not fire it, and on
+// a busy machine one side would resync and the other not.
+func (r *runner) waitResyncArmed() error {
+	if r.cfg == nil || r.stopped || r.resyncPeriod() <= 0 {
+		return nil
+	}
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	for _, s := range r.sides {
+		for s.probe.state().open > 0 && !s.ticks.armed() {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s's reflector watches but has not armed its resync timer after %v", s.impl, r.opts.SettleTimeout)
+			}
+			select {
+			case <-time.After(time.Millisecond):
+			case <-r.ctx.Done():
+				return r.ctx.Err()
+			}
+		}
+	}
 	return nil
 }
 
