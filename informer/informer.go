@@ -248,9 +248,14 @@ func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler,
 	}
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	s.processor.add(l)
+	started := s.processor.add(l)
 	for _, obj := range s.indexer.List() {
 		l.add(Notification{Kind: KindAdd, New: obj, InInitialList: true})
+	}
+	// Only now may the listener learn that the informer has synced: its
+	// initial adds are all counted (client-go: watchSynced after the loop).
+	if started {
+		s.processor.watchUpstream(l)
 	}
 	return l, nil
 }

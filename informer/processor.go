@@ -23,16 +23,29 @@ func newProcessor(c clock.PassiveClock) *processor {
 	return &processor{clock: c, listeners: map[*listener]struct{}{}}
 }
 
-// add registers l, and starts it if the processor runs. It reports whether
-// it did.
+// add registers l, and starts its delivery if the processor runs. It
+// reports whether it did; the caller then hands l what it must hear first
+// and calls watchUpstream. (A listener that watched for the informer's
+// sync before its initial adds were counted could report HasSynced with
+// none counted: client-go starts watchSynced after them, P9.)
 func (p *processor) add(l *listener) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.listeners[l] = struct{}{}
 	if p.running {
-		p.startLocked(l)
+		p.wg.Go(l.run)
 	}
 	return p.running
+}
+
+// watchUpstream starts l's watch for the informer's sync, once add has
+// started it and it has been handed its initial adds.
+func (p *processor) watchUpstream(l *listener) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.listeners[l]; ok && p.running {
+		p.wg.Go(l.watchUpstream)
+	}
 }
 
 func (p *processor) startLocked(l *listener) {
