@@ -214,8 +214,9 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c connState, 
 		// follows says where they differ.
 		return nil
 	}
-	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s",
-		rev, hint, clipLines(cmp.Diff(*want, got), 40))}
+	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
+		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
+		rev, hint, clipLines(cmp.Diff(*want, got), 40), r.sides[0].rec.peek(20), s.rec.peek(20))}
 }
 
 // waitingFor says in words what keeps cachelab from settling.
