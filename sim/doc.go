@@ -114,7 +114,12 @@
 // object key, keeping each key's own lines in order. client-go's relist
 // backoff always waits on the real clock, so a relist takes about a
 // second of real time in both implementations (cachelab is told to do the
-// same with RelistClock).
+// same with RelistClock). Both reflectors arm their resync timer on a
+// goroutine of their own once they watch; advance waits until it is
+// armed, so a busy machine cannot make a resync come a period late.
+// client-go's feature gates, which pick the stack, are process-wide: runs
+// may overlap in one process only in the same stack (Open refuses the
+// other).
 //
 // Two things are left unshown because client-go itself leaves them to
 // chance. A slow handler held in an initial-list call is held on
