@@ -45,6 +45,9 @@ func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
 	}
 	t := &tickTimer{Timer: c.FakeClock.NewTimer(d), c: c}
 	c.live[t] = now.Add(d)
+	if c.late > 0 {
+		t.relayLate()
+	}
 	return t
 }
 
@@ -78,12 +81,41 @@ func (c *tickClock) armed() bool {
 type tickTimer struct {
 	clock.Timer
 	c *tickClock
+
+	// With Options.lateTimers, the tick is handed on late too, as to a
+	// reflector's goroutine that a busy machine runs late.
+	late    chan time.Time
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// relayLate hands the timer's tick on Options.lateTimers after it fired.
+func (t *tickTimer) relayLate() {
+	t.late, t.stopped = make(chan time.Time, 1), make(chan struct{})
+	go func() {
+		select {
+		case v := <-t.Timer.C():
+			time.Sleep(t.c.late)
+			t.late <- v
+		case <-t.stopped:
+		}
+	}()
+}
+
+func (t *tickTimer) C() <-chan time.Time {
+	if t.late != nil {
+		return t.late
+	}
+	return t.Timer.C()
 }
 
 func (t *tickTimer) Stop() bool {
 	t.c.mu.Lock()
 	delete(t.c.live, t)
 	t.c.mu.Unlock()
+	if t.stopped != nil {
+		t.once.Do(func() { close(t.stopped) })
+	}
 	return t.Timer.Stop()
 }
 

@@ -29,7 +29,9 @@ type Options struct {
 	// the embedded one. The run writes under its own prefix and removes
 	// what it wrote.
 	Etcd listwatch.ClientOptions
-	// SettleTimeout bounds how long a step may take to settle (10s if 0).
+	// SettleTimeout bounds how long a side may go without progress while
+	// a step settles (10s if 0): a new trace line, a change in its
+	// connection's state or a relist backoff in progress restarts it.
 	SettleTimeout time.Duration
 	// OnStep, if set, hears each step's result as soon as it is known;
 	// returning false stops the run.
@@ -38,8 +40,9 @@ type Options struct {
 	// tamper, in tests only, alters cachelab's recorded lines.
 	tamper func(*entry)
 	// lateTimers, in tests only, makes each side's clock wait this long
-	// (real time) before it makes a timer: a reflector's goroutine that
-	// a busy machine runs late.
+	// (real time) before it makes a timer, and before it hands on a
+	// timer's tick: a reflector's goroutine that a busy machine runs
+	// late.
 	lateTimers time.Duration
 }
 

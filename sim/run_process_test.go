@@ -56,10 +56,13 @@ func TestOverlappingRunsShareAStack(t *testing.T) {
 // watch loop starts (both stacks), which a settled step does not wait
 // for. On a busy machine that goroutine can run after the next step has
 // moved the clock, and the resync it should have fired came a period
-// late, on one side or both (found by go test ./sim -count=20). With
-// every timer made late on purpose, each scenario that resyncs must run
-// exactly as it does otherwise: "advance" waits until the timers are
-// armed.
+// late, on one side or both (found by go test ./sim -count=20). The tick
+// is handled on that goroutine too, and in the queue world settling once
+// took the step as done before it was (found the same way). With every
+// timer made late and every tick handed on late, on purpose, each
+// scenario that resyncs must run exactly as it does otherwise: "advance"
+// waits until the timers are armed, and settling until a fired tick is
+// handled.
 func TestLateResyncTimers(t *testing.T) {
 	for _, file := range []string{"scenarios/resync-vs-relist.txt", "scenarios/handler-resync-periods.txt", "testdata/regress/resync-at-watch-timeout.txt"} {
 		t.Run(file, func(t *testing.T) {

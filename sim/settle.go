@@ -144,11 +144,17 @@ func (w *settleWait) stuck() bool {
 // idle reports whether cachelab has no work in flight, ignoring handlers
 // the scenario holds (slow ones).
 func (r *runner) idle(s *side) bool {
+	// A resync tick that fired is handled on the reflector's own
+	// goroutine, which queues the Sync deltas only then (in either
+	// world).
+	if s.ticks.pending() {
+		return false
+	}
 	if r.cfg.queue {
 		return true // the simulator pops the queue itself, after settling
 	}
 	b, _ := s.inf.backlog()
-	if b.Queued > 0 || b.SyncPending > 0 || s.ticks.pending() {
+	if b.Queued > 0 || b.SyncPending > 0 {
 		return false
 	}
 	for _, h := range s.handlers {

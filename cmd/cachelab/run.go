@@ -85,8 +85,9 @@ file:line.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
-	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may take to settle: "+
-		"longer for cachelab fails the run, longer for client-go is a divergence")
+	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
+		"(a new trace line or a relist backoff in progress is progress): longer for cachelab fails the run (exit 3), "+
+		"longer for client-go is a divergence")
 	return cmd
 }
 
