@@ -228,6 +228,14 @@ func WriteJSONStep(w io.Writer, sr StepResult, impl string) error {
 	return enc.Encode(v)
 }
 
+// WriteJSONFinish writes the verdict on the calls that came after the
+// last step (Session.Finish) when they differ: a step record numbered one
+// past the last, which disagrees.
+func WriteJSONFinish(w io.Writer, d *Divergence) error {
+	agree := false
+	return newJSONEncoder(w).Encode(jsonLine{Kind: "step", Step: d.Step, Pos: d.Pos, Cmd: d.Cmd, Agree: &agree, Layer: d.Layer, Diff: d.Diff})
+}
+
 // newJSONEncoder writes one record per line, with "<", ">" and "&" as they
 // are (traces are full of "->").
 func newJSONEncoder(w io.Writer) *json.Encoder {

@@ -29,8 +29,9 @@ import (
 // are global), so the scripts run in parallel.
 //
 // cachelab-diverging is cachelab whose run reports that client-go
-// differed at the first update step: the built-in scenarios all agree,
-// and a script needs a divergence to see what the CLI does with one.
+// differed at the first update step, or, with DIVERGE_AT=finish, in the
+// late calls after the last step: the built-in scenarios all agree, and a
+// script needs a divergence to see what the CLI does with one.
 func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"cachelab":           main,
@@ -46,7 +47,11 @@ func mainDiverging() {
 		if err != nil {
 			return nil, err
 		}
-		return &diverging{session: s, at: "update"}, nil
+		at := os.Getenv("DIVERGE_AT")
+		if at == "" {
+			at = "update"
+		}
+		return &diverging{session: s, at: at}, nil
 	}
 	os.Exit(runProcess(m, os.Args[1:]))
 }
@@ -67,6 +72,14 @@ func (d *diverging) Step(st sim.Step) (sim.StepResult, error) {
 			Diff: "  []string{\n- \t\"OnUpdate ns0/a\",\n+ \t\"OnAdd ns0/a\",\n  }\n"}
 	}
 	return sr, err
+}
+
+func (d *diverging) Finish() *sim.Divergence {
+	if f := d.session.Finish(); f != nil || d.at != "finish" {
+		return f
+	}
+	return &sim.Divergence{Step: 7, Pos: "sim/scenarios/add-update-delete.txt", Cmd: "(after the last step)", Layer: "late calls",
+		Diff: "  []string{\n+ \t\"handler/h1 OnUpdate ns0/a@2 -> ns0/a@4\",\n  }\n"}
 }
 
 // leakChecked is goleak.VerifyTestMain's check with testscript.Main

@@ -139,7 +139,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return writeError(p.summary(fmt.Sprintf("stopped after step %d of %d; client-go agreed at every step so far", ran, total)), "at the end")
 	}
 	if d := ses.Finish(); d != nil {
-		fmt.Fprintf(m.Stdout, "%s\n", d.Error())
+		if err := p.finish(d); err != nil {
+			return writeError(err, "at the end")
+		}
 		return diverged(d)
 	}
 	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
@@ -261,6 +263,16 @@ func (p *printer) step(sr sim.StepResult) error {
 		return sim.WriteJSONStep(p.w, sr, p.style.Impl)
 	}
 	sim.WriteStep(p.w, sr, p.style)
+	return p.w.err
+}
+
+// finish prints the divergence in the calls that came after the last
+// step: in JSON, as the record of a step one past the last.
+func (p *printer) finish(d *sim.Divergence) error {
+	if p.json {
+		return sim.WriteJSONFinish(p.w, d)
+	}
+	fmt.Fprintf(p.w, "%s\n", d.Error())
 	return p.w.err
 }
 
