@@ -171,7 +171,7 @@ func compareLive(t *testing.T, step string, clRec, cgRec *liveRecorder, cli stor
 	t.Helper()
 	a, b := clRec.take(), cgRec.take()
 	if d := dt.Diff(dt.ByKey(a), dt.ByKey(b)); d != "" {
-		t.Errorf("%s: handler calls differ (-cachelab +client-go):\n%s", step, d)
+		t.Errorf("%s: handler calls differ (-client-go +cachelab):\n%s", step, d)
 	}
 	clState, cgState := dt.DescribeSorted(cli.List()), dt.DescribeSorted(cgi.List())
 	if d := dt.Diff(clState, cgState); d != "" {

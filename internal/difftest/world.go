@@ -92,7 +92,7 @@ func (w *World) Settle() {
 func (w *World) Compare(layer string, cl, cg any) bool {
 	w.T.Helper()
 	if d := Diff(cl, cg); d != "" {
-		w.T.Errorf("%s differs after %q (-cachelab +client-go):\n%s", layer, w.lastNote(), d)
+		w.T.Errorf("%s differs after %q (-client-go +cachelab):\n%s", layer, w.lastNote(), d)
 		return false
 	}
 	return true
