@@ -32,8 +32,13 @@
 //
 //   - For every index n, stored key k and value v: k is filed under v in n
 //     exactly when n's IndexFunc, applied to the stored object, returns v. An
-//     IndexFunc that fails on a stored object breaks this and panics; cachelab
-//     checks before writing, so the store is left as it was.
+//     IndexFunc that fails on an object breaks this and panics, as in
+//     client-go, with the store left as client-go leaves it: an added or
+//     updated object stored but not indexed, a Replace's items and
+//     resourceVersion in place and its indices rebuilt up to the failing
+//     object, a Transaction's earlier entries applied. (client-go may also
+//     have updated the indices that come before the failing one in map
+//     order; cachelab updates none.)
 //   - The store remembers a resourceVersion (S4): every Add and Update
 //     takes the object's (an empty one resets it to ""), a Delete takes the
 //     deleted object's if it has metadata (a tombstone has none), Replace and

@@ -37,7 +37,8 @@ type index map[string]keySet
 //
 // Invariant: for every index name n, stored key k and value v,
 // k ∈ byName[n][v] exactly when funcs[n](items[k]) contains v; and no value
-// maps to an empty set.
+// maps to an empty set. An IndexFunc that fails (or panics) breaks it, as
+// in client-go: the store then holds an object its indices do not.
 type indices struct {
 	funcs  Indexers
 	byName map[string]index
@@ -59,11 +60,14 @@ type indexChange struct {
 
 // plan computes, for every index, the values an object leaves and enters
 // when key changes from oldObj to newObj (either may be nil). It changes
-// nothing, so a failing IndexFunc panics before the store is touched.
+// nothing; a failing IndexFunc panics, with client-go's message.
 //
-// client-go (thread_safe_store.go updateSingleIndex) panics too, but only
-// after it has written the item and possibly some indices; cachelab checks
-// first so that a panic leaves a consistent store behind.
+// client-go (thread_safe_store.go updateSingleIndex) updates the indices
+// one by one, in map order, so a panic leaves those before the failing one
+// updated; cachelab leaves none updated, one of the outcomes client-go
+// leaves to chance. The items are written as client-go writes them: an
+// added or updated object is stored before it is indexed (putLocked), a
+// deleted one removed after (deleteLocked).
 func (ix *indices) plan(key string, oldObj, newObj any, buf []indexChange) []indexChange {
 	for name, f := range ix.funcs {
 		c := indexChange{name: name, old: mustIndex(f, name, key, oldObj), new: mustIndex(f, name, key, newObj)}
@@ -75,15 +79,15 @@ func (ix *indices) plan(key string, oldObj, newObj any, buf []indexChange) []ind
 	return buf
 }
 
-// mustIndex runs an index function, panicking if it fails: a store cannot
-// hold an object it cannot index.
+// mustIndex runs an index function, panicking if it fails, as client-go
+// does: a store cannot hold an object it cannot index.
 func mustIndex(f IndexFunc, name, key string, obj any) []string {
 	if obj == nil {
 		return nil
 	}
 	values, err := f(obj)
 	if err != nil {
-		panic(fmt.Errorf("store: invariant broken: every stored object must be indexable, but index %q failed for key %q: %v", name, key, err))
+		panic(fmt.Errorf("unable to calculate an index entry for key %q on index %q: %v", key, name, err))
 	}
 	return values
 }
@@ -184,16 +188,16 @@ func (ix *indices) checkNoClash(more Indexers) error {
 	return nil
 }
 
-// rebuild recomputes every index from items, as Replace needs. It builds
-// the new indices aside and swaps them in at the end, so a failing IndexFunc
-// panics before anything changes.
+// rebuild recomputes every index from items, as Replace needs, from
+// scratch. An IndexFunc that panics leaves
+// the indices holding the items indexed until then, as client-go's reset
+// and re-index do.
 func (ix *indices) rebuild(items map[string]any) {
-	fresh := map[string]index{}
+	ix.byName = map[string]index{}
 	var buf [4]indexChange
 	for key, obj := range items {
-		apply(fresh, key, ix.plan(key, nil, obj, buf[:0]))
+		apply(ix.byName, key, ix.plan(key, nil, obj, buf[:0]))
 	}
-	ix.byName = fresh
 }
 
 // addFuncsAndIndex registers new index functions and indexes the existing

@@ -49,11 +49,15 @@ func (s *ThreadSafeStore) Delete(key string, obj any) {
 	}
 }
 
+// putLocked stores obj, then indexes it. An IndexFunc that panics leaves
+// obj stored and the indices as they were (client-go: updateLocked stores
+// first; its indices are updated one by one, in map order, so those
+// before the panicking one have changed).
 func (s *ThreadSafeStore) putLocked(key string, obj any) {
-	var buf [4]indexChange
-	changes := s.idx.plan(key, s.items[key], obj, buf[:0])
+	old := s.items[key]
 	s.items[key] = obj
-	apply(s.idx.byName, key, changes)
+	var buf [4]indexChange
+	apply(s.idx.byName, key, s.idx.plan(key, old, obj, buf[:0]))
 }
 
 func (s *ThreadSafeStore) deleteLocked(key string) {
@@ -109,9 +113,9 @@ func (s *ThreadSafeStore) Len() int {
 func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.idx.rebuild(items)
 	s.items = items
 	s.rv = resourceVersion
+	s.idx.rebuild(items)
 }
 
 // Bookmark remembers rv without changing any object. A watch bookmark says
