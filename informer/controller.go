@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
@@ -15,7 +18,15 @@ import (
 //
 //	etcd ─▶ ListerWatcher ─▶ Reflector ─▶ queue ─▶ ProcessNext ─▶ indexer
 //	                                                          └──▶ handlers
+//
+// A panic while processing (an index function's, say) is handled as
+// client-go's wait.UntilWithContext handles it (P14): logged through
+// ctx's logger, utilruntime.PanicHandlers run, and unless
+// utilruntime.ReallyCrash is false the process crashes. If it is false,
+// the item being processed is lost and processing starts again a second
+// later, of real time.
 func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
+	defer utilruntime.HandleCrashWithContext(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() {
@@ -23,11 +34,25 @@ func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
 		q.Close()
 	})
 	wg.Go(func() { s.reflector.Run(ctx) })
-	for ctx.Err() == nil {
-		if err := s.processNext(q); errors.Is(err, fifo.ErrClosed) {
+	for !s.processLoop(ctx, q) {
+		select {
+		case <-ctx.Done():
 			return
+		case <-time.After(time.Second):
 		}
 	}
+}
+
+// processLoop processes until the queue is closed or ctx ends (true), or
+// until processing panics (false).
+func (s *SharedIndexInformer) processLoop(ctx context.Context, q queue) (ended bool) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	for ctx.Err() == nil {
+		if err := s.processNext(q); errors.Is(err, fifo.ErrClosed) {
+			return true
+		}
+	}
+	return true
 }
 
 // processNext pops one item (or, in the default stack, one run of deltas)

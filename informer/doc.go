@@ -41,6 +41,18 @@
 //     everything cached (P8); its Registration.HasSynced turns true once
 //     it has handled those (P9).
 //
+// # Panics
+//
+// As in client-go, a panic in a handler or in processing goes to
+// utilruntime.HandleCrashWithLogger or HandleCrashWithContext: it is
+// logged ("Observed a panic") through the handler's logger
+// (HandlerOptions.Logger) or Run's context's, utilruntime.PanicHandlers
+// run, and the process crashes unless utilruntime.ReallyCrash is false.
+// Then a handler loses that one notification and gets the next a second
+// later (an initial-list OnAdd that panicked leaves its registration
+// never synced); processing loses the rest of its item and resumes a
+// second later (P14). Both seconds are real time, as client-go sleeps.
+//
 // # Steps and traces
 //
 // Options.Trace hears each processing step (Event: pop, pop-batch,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/reflector"
@@ -218,6 +220,9 @@ type HandlerOptions struct {
 	ResyncPeriod *time.Duration
 	// Name names the handler in traces; its type if empty.
 	Name string
+	// Logger is where a panic of the handler is logged (P14);
+	// klog.Background() if nil.
+	Logger *klog.Logger
 }
 
 // minimumResyncPeriod is the floor of a non-zero handler resync period.
@@ -241,7 +246,11 @@ func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler,
 	if name == "" {
 		name = fmt.Sprintf("%T", h)
 	}
-	l := newListener(h, name, requested, effectiveResyncPeriod(requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
+	logger := klog.Background()
+	if o.Logger != nil {
+		logger = *o.Logger
+	}
+	l := newListener(h, name, logger, requested, effectiveResyncPeriod(requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
 	if !s.started {
 		s.processor.add(l)
 		return l, nil
@@ -312,6 +321,7 @@ func (s *SharedIndexInformer) trace(e Event) {
 // processing loop empties it into the indexer and the handlers. It returns
 // once everything it started has stopped. A second Run returns at once.
 func (s *SharedIndexInformer) Run(ctx context.Context) {
+	defer utilruntime.HandleCrashWithContext(ctx)
 	q, ok := s.start()
 	if !ok {
 		return

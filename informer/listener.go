@@ -4,6 +4,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
 )
 
 // NotificationKind says which handler method a Notification calls.
@@ -42,6 +45,7 @@ type listener struct {
 	name    string
 	synced  *syncTracker
 	trace   func(Event)
+	logger  klog.Logger // where a handler's panic is logged (P14)
 
 	mu       sync.Mutex
 	wake     *sync.Cond
@@ -58,12 +62,13 @@ type listener struct {
 	due             bool // whether sync notifications reach this handler
 }
 
-func newListener(h ResourceEventHandler, name string, requested, effective time.Duration, now time.Time, upstream <-chan struct{}, trace func(Event)) *listener {
+func newListener(h ResourceEventHandler, name string, logger klog.Logger, requested, effective time.Duration, now time.Time, upstream <-chan struct{}, trace func(Event)) *listener {
 	l := &listener{
 		handler:         h,
 		name:            name,
 		synced:          newSyncTracker(upstream),
 		trace:           trace,
+		logger:          logger,
 		stopCh:          make(chan struct{}),
 		finished:        make(chan struct{}),
 		requestedResync: requested,
@@ -102,14 +107,26 @@ func (l *listener) add(n Notification) {
 }
 
 // run delivers notifications until stop. It is the listener's goroutine.
+//
+// A handler that panics is handled as client-go handles it (P14):
+// utilruntime.HandleCrashWithLogger logs the panic and runs
+// utilruntime.PanicHandlers, then crashes the process unless
+// utilruntime.ReallyCrash is false. If it is, the notification is lost
+// (an initial-list OnAdd that panicked is never counted as handled, so the
+// registration never reports synced) and the next one is delivered a
+// second later, of real time, as client-go sleeps.
 func (l *listener) run() {
 	defer close(l.finished)
+	crashed := false
 	for {
 		n, ok := l.next()
 		if !ok {
 			return
 		}
-		l.deliver(n)
+		if crashed {
+			time.Sleep(time.Second)
+		}
+		crashed = l.deliver(n)
 		l.mu.Lock()
 		l.busy = false
 		l.mu.Unlock()
@@ -132,7 +149,11 @@ func (l *listener) next() (Notification, bool) {
 	return n, true
 }
 
-func (l *listener) deliver(n Notification) {
+// deliver calls the handler; crashed reports that it panicked (and
+// utilruntime.ReallyCrash is false, or the process would be gone).
+func (l *listener) deliver(n Notification) (crashed bool) {
+	crashed = true
+	defer utilruntime.HandleCrashWithLogger(l.logger)
 	if l.trace != nil {
 		l.trace(Event{Step: StepDeliver, Handler: l.name, Notification: n})
 	}
@@ -147,6 +168,7 @@ func (l *listener) deliver(n Notification) {
 	case KindDelete:
 		l.handler.OnDelete(n.Old)
 	}
+	return false
 }
 
 // watchUpstream tells the sync tracker when the informer has synced.

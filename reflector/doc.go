@@ -39,6 +39,14 @@
 //     "" (the freshest data), once; a good list clears that (F5).
 //   - Every wait uses Options.Clock and every random draw Options.Rand,
 //     so a run with a fake clock and a seeded source is repeatable.
+//   - When the context ends, Run and ListAndWatch return at once, even in
+//     a LIST whose ListerWatcher ignores the context: the LIST runs on a
+//     goroutine of its own, and its late result is dropped (F8).
+//   - A panic in a round (the ListerWatcher, a LIST, storing a watch
+//     event) is handled by utilruntime.HandleCrashWithContext, as in
+//     client-go: logged, utilruntime.PanicHandlers run, and the process
+//     crashes unless utilruntime.ReallyCrash is false; then the next round
+//     comes after the backoff (F8).
 //
 // # Mirrors client-go
 //

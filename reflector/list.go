@@ -20,19 +20,46 @@ const defaultPageSize = 500
 // synced RV to it. A 410 or "too large resource version" marks the last
 // synced RV unavailable and lists once more at once with RV "". It returns
 // nil without touching the store if ctx ends.
+//
+// The requests run on a goroutine of their own, as in client-go (F8): when
+// ctx ends, List returns at once even if the ListerWatcher ignores ctx and
+// blocks, and whatever it returns later is dropped; a panic there is
+// raised again here, on the reflector's goroutine.
 func (r *Reflector) List(ctx context.Context) error {
 	requested := r.relistRV()
 	pageSize := r.pageSize(requested)
-	list, paginated, err := r.listPages(ctx, metav1.ListOptions{ResourceVersion: requested}, pageSize)
-	if isExpired(err) || isTooLargeRV(err) {
-		r.markRVUnavailable(err)
-		list, paginated, err = r.listPages(ctx, metav1.ListOptions{ResourceVersion: r.relistRV()}, pageSize)
+	var (
+		list      runtime.Object
+		paginated bool
+		err       error
+	)
+	listed := make(chan struct{})
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				panicked <- p
+			}
+		}()
+		list, paginated, err = r.listPages(ctx, metav1.ListOptions{ResourceVersion: requested}, pageSize)
+		if isExpired(err) || isTooLargeRV(err) {
+			r.markRVUnavailable(err)
+			list, paginated, err = r.listPages(ctx, metav1.ListOptions{ResourceVersion: r.relistRV()}, pageSize)
+		}
+		if err == nil && isTableList(list) {
+			err = fmt.Errorf("unsupported list gvk: %v, type: %v", list.GetObjectKind().GroupVersionKind(), r.typeDescription)
+		}
+		close(listed)
+	}()
+	select {
+	case <-ctx.Done():
+		return nil
+	case p := <-panicked:
+		panic(p)
+	case <-listed:
 	}
 	if ctx.Err() != nil {
-		return nil
-	}
-	if err == nil && isTableList(list) {
-		err = fmt.Errorf("unsupported list gvk: %v, type: %v", list.GetObjectKind().GroupVersionKind(), r.typeDescription)
+		return nil // both were ready; client-go picks either at random
 	}
 	if err != nil {
 		return fmt.Errorf("failed to list %v: %w", r.typeDescription, err)
@@ -75,9 +102,9 @@ func (r *Reflector) listPages(ctx context.Context, opts metav1.ListOptions, limi
 	var merged *unstructured.UnstructuredList
 	var items []runtime.Object
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, paginated, err
-		}
+		// Like client-go's pager (run with context.Background()), this
+		// does not stop between pages when ctx ends: each request gets
+		// ctx, and a ListerWatcher that honours it fails at once.
 		page, err := r.requestList(ctx, opts)
 		if err != nil {
 			if !apierrors.IsResourceExpired(err) || opts.Continue == "" {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 
@@ -269,14 +270,27 @@ func (r *Reflector) watchTimeout() *int64 {
 // Run lists and watches until ctx ends. After every ListAndWatch that
 // returns, for whatever reason, it waits a backoff delay and starts again
 // (F4, F6); an error first goes to the WatchErrorHandler.
+//
+// A panic in a ListAndWatch (in the ListerWatcher, in a LIST, in the
+// store while a watch event is handled) is handled as client-go's
+// wait.DelayFunc.Until handles it (F8): utilruntime.HandleCrashWithContext
+// logs it through ctx's logger and runs utilruntime.PanicHandlers, and
+// unless utilruntime.ReallyCrash is false the process crashes. If it is
+// false, the WatchErrorHandler does not hear of it, and the reflector
+// lists again after the backoff, as after an error.
 func (r *Reflector) Run(ctx context.Context) {
 	for {
-		if err := r.ListAndWatch(ctx); err != nil {
-			r.handleWatchError(ctx, err)
-		}
+		r.listAndWatchOnce(ctx)
 		if !r.wait(ctx, StepRelistBackoff) {
 			return
 		}
+	}
+}
+
+func (r *Reflector) listAndWatchOnce(ctx context.Context) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	if err := r.ListAndWatch(ctx); err != nil {
+		r.handleWatchError(ctx, err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/reflector"
@@ -29,6 +30,9 @@ type InformerConfig struct {
 	// still (so deltas pile up) in both implementations.
 	GateIndex bool
 	Transform bool // SetTransform(Transform) before start
+	// PanicIndexOn adds an index whose function panics on the object
+	// with this key: processing that object panics (P14).
+	PanicIndexOn string
 }
 
 // LabelGate marks objects whose indexing waits for the processing gate.
@@ -39,6 +43,9 @@ type HandlerConfig struct {
 	Resync *time.Duration // AddEventHandlerWithResyncPeriod
 	Filter func(any) bool // wrapped in FilteringResourceEventHandler
 	Slow   bool           // each call waits for ReleaseHandler
+	// PanicOn makes each call about the object with this key panic
+	// (P14); the handler is added with its own logger.
+	PanicOn string
 }
 
 // InformerWorld runs cachelab's and client-go's SharedIndexInformer over
@@ -57,7 +64,8 @@ type InformerWorld struct {
 	gates    map[string][2]*gate
 	index    [2]*gate
 	werr     [2]*Log
-	held     bool // processing is held: the indexer must not be read
+	crashes  [2]*Log // what panics logged, and which panic handlers ran
+	held     bool    // processing is held: the indexer must not be read
 	// IgnoreRegistrationSync leaves registrations' HasSynced out of the
 	// comparison. Needed where client-go itself races: in the classic
 	// stack DeltaFIFO reports synced before process runs (D6), so a
@@ -80,10 +88,13 @@ func NewInformerWorld(t *testing.T, cfg InformerConfig) *InformerWorld {
 		clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, false)
 	}
 	w := &InformerWorld{World: newWorld(t), Cfg: cfg, logs: map[string][2]*Log{}, regs: map[string][2]any{},
-		gates: map[string][2]*gate{}, index: [2]*gate{{}, {}}, werr: [2]*Log{{}, {}}}
+		gates: map[string][2]*gate{}, index: [2]*gate{{}, {}}, werr: [2]*Log{{}, {}}, crashes: [2]*Log{{}, {}}}
 	clIdx, cgIdx := store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc}, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	if cfg.GateIndex {
 		clIdx["gate"], cgIdx["gate"] = w.index[0].indexFunc, w.index[1].indexFunc
+	}
+	if cfg.PanicIndexOn != "" {
+		clIdx["panics"], cgIdx["panics"] = panicIndex(cfg.PanicIndexOn), panicIndex(cfg.PanicIndexOn)
 	}
 	w.CLI = informer.New(w.CL, informer.Options{Stack: cfg.Stack, ExampleObject: &unstructured.Unstructured{}, ResyncPeriod: cfg.ResyncPeriod, Indexers: clIdx})
 	w.CGI = cache.NewSharedIndexInformer(w.CG, &unstructured.Unstructured{}, cfg.ResyncPeriod, cgIdx)
@@ -94,7 +105,7 @@ func NewInformerWorld(t *testing.T, cfg InformerConfig) *InformerWorld {
 	mustNil(t, w.CLI.SetWatchErrorHandler(func(_ context.Context, _ *reflector.Reflector, err error) { w.werr[0].Add("%s", NormErr(err)) }))
 	mustNil(t, w.CGI.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { w.werr[1].Add("%s", NormErr(err)) }))
 	w.ignoreStoreRV = cfg.Stack == informer.Classic && cfg.ResyncPeriod > 0
-	w.compare = append(w.compare, w.compareHandlers, w.compareState)
+	w.compare = append(w.compare, w.compareHandlers, w.compareCrashes, w.compareState)
 	return w
 }
 
@@ -113,7 +124,7 @@ func (w *InformerWorld) AddHandler(name string, hc HandlerConfig) {
 	var regs [2]any
 	var errs [2]error
 	for side := range 2 {
-		h := &recHandler{log: logs[side]}
+		h := &recHandler{log: logs[side], panicOn: hc.PanicOn, name: name}
 		if hc.Slow {
 			gates[side] = newGate()
 			h.gate = gates[side]
@@ -124,13 +135,18 @@ func (w *InformerWorld) AddHandler(name string, hc HandlerConfig) {
 			clh = informer.FilteringResourceEventHandler{FilterFunc: hc.Filter, Handler: h}
 			cgh = cache.FilteringResourceEventHandler{FilterFunc: hc.Filter, Handler: h}
 		}
-		if side == 0 {
+		switch logger := crashLogger(w.crashes[side], "handler "+name); {
+		case hc.PanicOn != "" && side == 0:
+			regs[0], errs[0] = w.CLI.AddEventHandlerWithOptions(clh, informer.HandlerOptions{ResyncPeriod: hc.Resync, Logger: &logger})
+		case hc.PanicOn != "":
+			regs[1], errs[1] = w.CGI.AddEventHandlerWithOptions(cgh, cache.HandlerOptions{ResyncPeriod: hc.Resync, Logger: &logger})
+		case side == 0:
 			if hc.Resync != nil {
 				regs[0], errs[0] = w.CLI.AddEventHandlerWithResyncPeriod(clh, *hc.Resync)
 			} else {
 				regs[0], errs[0] = w.CLI.AddEventHandler(clh)
 			}
-		} else {
+		default:
 			if hc.Resync != nil {
 				regs[1], errs[1] = w.CGI.AddEventHandlerWithResyncPeriod(cgh, *hc.Resync)
 			} else {
@@ -197,8 +213,10 @@ func (w *InformerWorld) ReleaseProcessing() {
 func (w *InformerWorld) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.wg.Go(func() { w.CLI.Run(ctx) })
-	w.wg.Go(func() { w.CGI.RunWithContext(ctx) })
+	clCtx := klog.NewContext(ctx, crashLogger(w.crashes[0], "informer"))
+	cgCtx := klog.NewContext(ctx, crashLogger(w.crashes[1], "informer"))
+	w.wg.Go(func() { w.CLI.Run(clCtx) })
+	w.wg.Go(func() { w.CGI.RunWithContext(cgCtx) })
 	w.Note("start")
 	w.Settle()
 }
@@ -239,6 +257,16 @@ func (w *InformerWorld) compareHandlers() {
 		w.Note("watch error handler: " + line)
 	}
 	w.Compare("WatchErrorHandler calls", cl, cg)
+}
+
+// compareCrashes compares what panics logged on each side (P14, F8).
+func (w *InformerWorld) compareCrashes() {
+	w.T.Helper()
+	cl, cg := w.crashes[0].Take(), w.crashes[1].Take()
+	for _, line := range cl {
+		w.Note("log: " + line)
+	}
+	w.Compare("panics logged", cl, cg)
 }
 
 // InformerState is what the comparison sees of an informer at rest.
@@ -339,8 +367,10 @@ func ByKey(lines []string) []string {
 
 // recHandler records calls; it is a handler of both implementations.
 type recHandler struct {
-	log  *Log
-	gate *gate
+	log     *Log
+	gate    *gate
+	name    string
+	panicOn string // key of the object whose calls panic
 }
 
 func (h *recHandler) OnAdd(obj any, initial bool) {
@@ -349,7 +379,7 @@ func (h *recHandler) OnAdd(obj any, initial bool) {
 	if initial {
 		suffix = " initial"
 	}
-	h.log.Add("OnAdd %s%s", Describe(obj), suffix)
+	h.record(obj, "OnAdd %s%s", Describe(obj), suffix)
 }
 
 func (h *recHandler) OnUpdate(old, obj any) {
@@ -358,12 +388,40 @@ func (h *recHandler) OnUpdate(old, obj any) {
 	if rvOf(old) == rvOf(obj) {
 		suffix = " (sync)"
 	}
-	h.log.Add("OnUpdate %s -> %s%s", Describe(old), Describe(obj), suffix)
+	h.record(obj, "OnUpdate %s -> %s%s", Describe(old), Describe(obj), suffix)
 }
 
 func (h *recHandler) OnDelete(obj any) {
 	h.gate.pass()
-	h.log.Add("OnDelete %s", Describe(obj))
+	h.record(obj, "OnDelete %s", Describe(obj))
+}
+
+// record logs a call, and panics after it if the call is about panicOn.
+func (h *recHandler) record(obj any, format string, args ...any) {
+	h.log.Add(format, args...)
+	if h.panicOn != "" && keyOf(obj) == h.panicOn {
+		h.log.Add("(panics)")
+		panic(fmt.Sprintf("handler %s: "+format, append([]any{h.name}, args...)...))
+	}
+}
+
+// keyOf is obj's namespace/name, tombstones included.
+func keyOf(obj any) string {
+	if t, ok := Norm(obj).(Tombstone); ok {
+		return t.Key
+	}
+	k, _ := cache.MetaNamespaceKeyFunc(obj)
+	return k
+}
+
+// panicIndex is an index function that panics on the object with key.
+func panicIndex(key string) func(any) ([]string, error) {
+	return func(obj any) ([]string, error) {
+		if keyOf(obj) == key {
+			panic("index function: " + key)
+		}
+		return nil, nil
+	}
 }
 
 func rvOf(obj any) string {

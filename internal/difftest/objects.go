@@ -16,6 +16,8 @@ import (
 const (
 	// LabelTransformFails makes Transform return an error.
 	LabelTransformFails = "transform-fails"
+	// LabelTransformPanics makes Transform panic.
+	LabelTransformPanics = "transform-panics"
 	// LabelIndexFails makes IndexByApp return an error.
 	LabelIndexFails = "index-fails"
 	// LabelLookupFails makes Known.GetByKey return an error.
@@ -77,6 +79,9 @@ func Transform(obj any) (any, error) {
 	}
 	if _, fail := u.GetLabels()[LabelTransformFails]; fail {
 		return nil, fmt.Errorf("transform refused %s/%s", u.GetNamespace(), u.GetName())
+	}
+	if _, p := u.GetLabels()[LabelTransformPanics]; p {
+		panic(fmt.Sprintf("transform: %s/%s", u.GetNamespace(), u.GetName()))
 	}
 	c := u.DeepCopy()
 	a := c.GetAnnotations()

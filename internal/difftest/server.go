@@ -123,14 +123,16 @@ func (s *Server) Compact() {
 	s.compacted = s.rev
 }
 
-// FailNextList makes the next LIST fail with err; calls queue up.
+// FailNextList makes the next LIST fail with err (panic, if err is a
+// Panic); calls queue up.
 func (s *Server) FailNextList(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failList = append(s.failList, err)
 }
 
-// FailNextWatch makes the next WATCH call fail with err; calls queue up.
+// FailNextWatch makes the next WATCH call fail with err (panic, if err is
+// a Panic); calls queue up.
 func (s *Server) FailNextWatch(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -201,6 +203,9 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 	if len(s.failList) > 0 {
 		err := s.failList[0]
 		s.failList = s.failList[1:]
+		if p, ok := err.(Panic); ok {
+			panic(p.Value)
+		}
 		return nil, err
 	}
 	if opts.Continue != "" {
@@ -302,6 +307,9 @@ func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (w
 	if len(s.failWatch) > 0 {
 		err := s.failWatch[0]
 		s.failWatch = s.failWatch[1:]
+		if p, ok := err.(Panic); ok {
+			panic(p.Value)
+		}
 		return nil, err
 	}
 	w := &serverWatch{ch: make(chan watch.Event, 100000), bookmarks: opts.AllowWatchBookmarks}

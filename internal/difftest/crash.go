@@ -1,0 +1,90 @@
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+)
+
+// Panics, as client-go handles them: utilruntime.HandleCrash* logs
+// "Observed a panic" through a contextual logger, runs
+// utilruntime.PanicHandlers, and crashes unless utilruntime.ReallyCrash
+// is false. A world records, per side, what its logger was given and
+// which panic handlers ran, so the two sides can be compared.
+
+// Panic, given to FailNextList or FailNextWatch, makes that call panic
+// with Value instead of failing: a ListerWatcher with a bug.
+type Panic struct{ Value any }
+
+func (p Panic) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
+
+// CatchPanics sets utilruntime.ReallyCrash to false for the test, so that
+// a recovered panic does not crash the process, and adds a panic handler
+// that says, through the logger it is given, that it ran. Both are
+// process-wide: a test that calls it must not run in parallel.
+func CatchPanics(t *testing.T) {
+	really, handlers := utilruntime.ReallyCrash, utilruntime.PanicHandlers
+	utilruntime.ReallyCrash = false
+	utilruntime.PanicHandlers = append(append([]func(context.Context, any){}, handlers...), func(ctx context.Context, r any) {
+		klog.FromContext(ctx).Info("PanicHandler", "value", r)
+	})
+	t.Cleanup(func() { utilruntime.ReallyCrash, utilruntime.PanicHandlers = really, handlers })
+}
+
+// crashLogger is a logger that records, in log, the entries that panics
+// make: "Observed a panic" with its keys and values (the stack trace left
+// out: the two implementations' stacks differ), and the PanicHandler
+// entries of CatchPanics. Everything else is dropped.
+func crashLogger(log *Log, name string) klog.Logger {
+	return logr.New(&crashSink{log: log, name: name})
+}
+
+type crashSink struct {
+	log  *Log
+	name string // which logger: "handler h", "informer"
+	kv   []any  // WithValues
+}
+
+func (s *crashSink) Init(logr.RuntimeInfo)  {}
+func (s *crashSink) Enabled(level int) bool { return level == 0 }
+
+func (s *crashSink) Info(_ int, msg string, kv ...any) {
+	if msg == "PanicHandler" {
+		s.record("info", nil, msg, kv)
+	}
+}
+
+func (s *crashSink) Error(err error, msg string, kv ...any) {
+	if msg == "Observed a panic" {
+		s.record("error", err, msg, kv)
+	}
+}
+
+func (s *crashSink) record(level string, err error, msg string, kv []any) {
+	all := append(append([]any{}, s.kv...), kv...)
+	var parts []string
+	for i := 0; i+1 < len(all); i += 2 {
+		v := fmt.Sprint(all[i+1])
+		if all[i] == "stacktrace" {
+			v = "(a stack)"
+			if !strings.Contains(fmt.Sprint(all[i+1]), "goroutine ") {
+				v = "(no stack)"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%v=%q", all[i], v))
+	}
+	sort.Strings(parts)
+	s.log.Add("%s: %s %q err=%v %s", s.name, level, msg, err, strings.Join(parts, " "))
+}
+
+func (s *crashSink) WithValues(kv ...any) logr.LogSink {
+	return &crashSink{log: s.log, name: s.name, kv: append(append([]any{}, s.kv...), kv...)}
+}
+
+func (s *crashSink) WithName(string) logr.LogSink { return s }
