@@ -47,6 +47,10 @@
 //     client-go: logged, utilruntime.PanicHandlers run, and the process
 //     crashes unless utilruntime.ReallyCrash is false; then the next round
 //     comes after the backoff (F8).
+//   - Every watch a round opened is stopped when the round ends, however
+//     it ends (F8). client-go leaves a watch-list stream open when storing
+//     its initial list fails or panics; cachelab stops that one too, a
+//     difference kept on purpose.
 //
 // # Mirrors client-go
 //

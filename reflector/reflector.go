@@ -332,6 +332,14 @@ func (r *Reflector) wait(ctx context.Context, step Step) bool {
 // error when listing or opening a watch failed.
 func (r *Reflector) ListAndWatch(ctx context.Context) error {
 	var w watch.Interface
+	// However this round ends (an error, the context, a panic), the
+	// watch it was handed is stopped (client-go stops it here and in the
+	// watch loop; stopping twice is harmless).
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
 	if r.useWatchList {
 		var err error
 		w, err = r.WatchList(ctx)

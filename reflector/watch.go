@@ -29,6 +29,12 @@ import (
 // resyncErr delivers a failed Store.Resync, which ends the watch too.
 func (r *Reflector) Watch(ctx context.Context, w watch.Interface, resyncErr <-chan error) error {
 	retry := &internalErrorRetry{maxDuration: r.opts.MaxInternalErrorRetryDuration, clock: r.clock}
+	// A watch handed in after the context ended is stopped too.
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
 	for ctx.Err() == nil {
 		start := r.clock.Now()
 		fromStart := true // does every event move the last synced RV? (F3)

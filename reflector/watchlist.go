@@ -45,14 +45,31 @@ func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
 			continue
 		}
 		r.setRVUnavailable(false)
-		if err := r.replace(temp.List(), rv); err != nil {
-			w.Stop()
-			return nil, fmt.Errorf("unable to sync watch-list result: %w", err)
+		if err := r.storeInitialEvents(w, temp, rv); err != nil {
+			return nil, err
 		}
-		r.setLastSyncRV(rv)
 		return w, nil
 	}
 	return nil, nil
+}
+
+// storeInitialEvents replaces the store's content with the initial events.
+// If that fails or panics, the stream is stopped. (client-go leaves it
+// open then: its watchList returns the error, or unwinds, without
+// stopping it, and a real server keeps the watch until its timeout.)
+func (r *Reflector) storeInitialEvents(w watch.Interface, temp *store.Cache, rv string) (err error) {
+	stored := false
+	defer func() {
+		if !stored {
+			w.Stop()
+		}
+	}()
+	if err := r.replace(temp.List(), rv); err != nil {
+		return fmt.Errorf("unable to sync watch-list result: %w", err)
+	}
+	r.setLastSyncRV(rv)
+	stored = true
+	return nil
 }
 
 // temporaryStore collects the initial events, transformed as the real
