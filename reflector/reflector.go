@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,15 +16,6 @@ import (
 
 	"github.com/cachelab/cachelab/store"
 )
-
-// ListerWatcher is where a Reflector gets its data: a LIST and a WATCH of
-// one resource. It is client-go's ListerWatcherWithContext method set, so
-// listwatch.ListerWatcher (etcd) and any client-go ListerWatcher with
-// context fit.
-type ListerWatcher interface {
-	ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
-	WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
 
 // Store is what a Reflector writes into: a queue (the informer's case) or
 // a plain store. It mirrors client-go's ReflectorStore.
@@ -121,7 +111,7 @@ type Reflector struct {
 	typeDescription string
 	expectedType    reflect.Type
 	expectedGVK     *schema.GroupVersionKind
-	lw              ListerWatcher
+	lw              ListerWatcherWithContext
 	store           Store
 	opts            Options
 	clock           clock.Clock
@@ -152,7 +142,7 @@ func New(lw ListerWatcher, store Store, opts Options) *Reflector {
 	}
 	r := &Reflector{
 		name:            opts.Name,
-		lw:              lw,
+		lw:              ToListerWatcherWithContext(lw),
 		store:           store,
 		opts:            opts,
 		clock:           clk,
@@ -168,6 +158,7 @@ func New(lw ListerWatcher, store Store, opts Options) *Reflector {
 	if r.name == "" {
 		r.name = "reflector " + r.typeDescription
 	}
+	// The opt-out is looked for on lw itself, before it is wrapped (F1).
 	r.useWatchList = opts.UseWatchList && !declinesWatchList(lw)
 	return r
 }
