@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -75,11 +76,30 @@ func (r *Reflector) storeInitialEvents(w watch.Interface, temp *store.Cache, rv 
 // temporaryStore collects the initial events, transformed as the real
 // store would transform them.
 func (r *Reflector) temporaryStore() *store.Cache {
-	opts := store.Options{KeyFunc: store.DeletionHandlingMetaNamespaceKeyFunc}
-	if t, ok := r.store.(TransformingStore); ok && t.Transformer() != nil {
-		opts.Transformer = t.Transformer()
+	return store.New(store.Options{KeyFunc: store.DeletionHandlingMetaNamespaceKeyFunc, Transformer: transformerOf(r.store)})
+}
+
+// transformerOf is the store's transform function, if it declares one:
+// as a TransformingStore, or as client-go's queues declare it, with a
+// Transformer method whose result is client-go's TransformFunc (a named
+// type of the same func type, which no interface of this package can
+// name without importing client-go), so that a client-go queue given to
+// this reflector gets its objects transformed twice in watch-list mode, as
+// client-go's reflector does (D8).
+func transformerOf(s Store) store.TransformFunc {
+	if t, ok := s.(TransformingStore); ok {
+		return t.Transformer()
 	}
-	return store.New(opts)
+	m := reflect.ValueOf(s).MethodByName("Transformer")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+		return nil
+	}
+	fn := reflect.TypeFor[func(any) (any, error)]()
+	out := m.Call(nil)[0]
+	if out.Kind() != reflect.Func || !out.Type().ConvertibleTo(fn) || out.IsNil() {
+		return nil
+	}
+	return out.Convert(fn).Interface().(func(any) (any, error))
 }
 
 // streamInitialEvents opens one watch-list request and reads it into temp
