@@ -99,7 +99,7 @@ type KeyListerGetter interface {
 
 // ErrZeroLengthDeltas is the cause of the KeyError returned for an empty
 // Deltas, which has no object to key.
-var ErrZeroLengthDeltas = errors.New("deltafifo: 0 length Deltas object; can't get key")
+var ErrZeroLengthDeltas = errors.New("0 length Deltas object; can't get key")
 
 // keyOf keys an object the way both queues do: a Deltas by its newest
 // object, a tombstone by the key it carries, anything else by keyFunc.

@@ -79,7 +79,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 }
 
 func checkOptions(opts RealFIFOOptions) {
-	const prefix = "deltafifo: coding error: "
+	const prefix = "coding error: "
 	switch {
 	case opts.AtomicEvents && opts.KnownObjects != nil:
 		panic(prefix + "knownObjects must not be provided when AtomicEvents is true")

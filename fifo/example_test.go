@@ -36,5 +36,5 @@ func Example() {
 	// Output:
 	// web@3
 	// cache@5
-	// fifo: queue is closed and empty
+	// DeltaFIFO: manipulating with closed queue
 }

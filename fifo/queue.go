@@ -5,8 +5,9 @@ import "errors"
 // ErrClosed is returned by Pop (and PopBatch) when the queue is closed and
 // has nothing left to give. Writes are still accepted after Close; only an
 // empty, closed queue stops a consumer. client-go's counterpart is
-// cache.ErrFIFOClosed.
-var ErrClosed = errors.New("fifo: queue is closed and empty")
+// cache.ErrFIFOClosed, whose text it has (the same for every queue, as in
+// client-go).
+var ErrClosed = errors.New("DeltaFIFO: manipulating with closed queue")
 
 // PopProcessFunc processes one popped item. isInInitialList is true while
 // the queue has not yet delivered the whole of its first Replace: that is

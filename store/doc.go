@@ -47,18 +47,30 @@
 //   - A Transaction (S5) applies many writes under one lock, so readers never
 //     see half a batch; entries that cannot be keyed are skipped and reported.
 //
-// Costs: Get is O(1); Add, Update and Delete are O(1) plus two calls of
-// each index function (on the old and the new object); List, ListKeys and
-// Replace are O(n); ByIndex is O(matches).
+// Costs: Get is O(1); Add and Update of a new key, and Delete, are O(1)
+// plus one call of each index function; an Update of a stored key calls
+// each twice (on the old and the new object); List, ListKeys and Replace
+// are O(n); ByIndex is O(matches).
 //
 // # Mirrors client-go
 //
 // store.go (Store, cache, the key functions), thread_safe_store.go
 // (threadSafeMap, storeIndex), index.go (Indexer, IndexFunc) in
-// k8s.io/client-go/tools/cache, v0.37.2. Differences in shape, none in
-// behaviour: one constructor (New) with an Options struct instead of
-// NewStore/NewIndexer and option funcs; Transaction returns error rather
-// than *TransactionError; GetIndexers returns a copy; HideResourceVersion
-// stands in for client-go's AtomicFIFO feature gate (off: the RV reads as
-// ""). Error texts are client-go's, so traces compare line for line.
+// k8s.io/client-go/tools/cache, v0.37.2. Differences in shape: one
+// constructor (New) with an Options struct instead of NewStore/NewIndexer
+// and option funcs; Transaction returns error rather than
+// *TransactionError; HideResourceVersion stands in for client-go's
+// AtomicFIFO feature gate (off: the RV reads as ""). Error and panic
+// texts are client-go's, so traces compare line for line.
+//
+// Differences in behaviour, all at the edges:
+//   - New with nil Indexers makes a store with an empty Indexers map, as
+//     client-go's NewStore does; client-go's NewIndexer(keyFunc, nil)
+//     keeps the nil map, and its AddIndexers then panics (assignment to
+//     entry in nil map). cachelab has one constructor and cannot tell the
+//     two apart.
+//   - When an IndexFunc panics, client-go has updated the indices that
+//     come before it in map order; cachelab has updated none (one of the
+//     outcomes client-go leaves to chance). The items and the
+//     resourceVersion are left as client-go leaves them.
 package store

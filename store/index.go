@@ -44,12 +44,15 @@ type indices struct {
 	byName map[string]index
 }
 
+// newIndices keeps the caller's map, as client-go does: AddIndexers
+// writes into it, and GetIndexers returns it. A nil map gets a fresh one
+// (client-go's NewStore; its NewIndexer keeps nil, where AddIndexers then
+// panics).
 func newIndices(funcs Indexers) indices {
-	own := make(Indexers, len(funcs))
-	for name, f := range funcs {
-		own[name] = f
+	if funcs == nil {
+		funcs = Indexers{}
 	}
-	return indices{funcs: own, byName: map[string]index{}}
+	return indices{funcs: funcs, byName: map[string]index{}}
 }
 
 // indexChange is what one object write does to one index.
@@ -201,20 +204,20 @@ func (ix *indices) rebuild(items map[string]any) {
 }
 
 // addFuncsAndIndex registers new index functions and indexes the existing
-// items with them, all or nothing: a name clash returns an error and a
-// failing IndexFunc panics, both before the store changes.
+// items with them. A name clash returns an error before anything changes;
+// as in client-go, the functions are registered first, so a failing
+// IndexFunc panics with them registered and the items indexed up to it.
 func (ix *indices) addFuncsAndIndex(more Indexers, items map[string]any) error {
 	if err := ix.checkNoClash(more); err != nil {
 		return err
 	}
-	extra := indices{funcs: more, byName: map[string]index{}}
-	var buf [4]indexChange
-	for key, obj := range items {
-		apply(extra.byName, key, extra.plan(key, nil, obj, buf[:0]))
-	}
 	for name, f := range more {
 		ix.funcs[name] = f
-		ix.byName[name] = extra.byName[name]
+	}
+	added := indices{funcs: more}
+	var buf [4]indexChange
+	for key, obj := range items {
+		apply(ix.byName, key, added.plan(key, nil, obj, buf[:0]))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -238,4 +239,48 @@ func TestStoreBadInput(t *testing.T) {
 		`replace [a/x@1 difftest.BadObject{ID:3}] rv="3" → error: KeyError: couldn't create key for object {ID:3}: `+noMeta,
 		"list → []",
 	)
+}
+
+// client-go: thread_safe_store.go storeIndex.addIndexers, GetIndexers,
+// AddIndexers (S3): the store keeps the Indexers map it was made with,
+// AddIndexers adds to that map (the caller sees the new names), and
+// GetIndexers returns it, not a copy. An IndexFunc that panics in
+// AddIndexers leaves the new functions registered.
+func TestIndexersMapIsTheCallers(t *testing.T) {
+	clMap, cgMap := store.Indexers{"app": IndexByApp}, cache.Indexers{"app": IndexByApp}
+	cl := store.New(store.Options{Indexers: clMap})
+	cg := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cgMap)
+	type seen struct{ Callers, Got []string }
+	look := func() (a, b seen) {
+		return seen{names(clMap), names(cl.GetIndexers())}, seen{names(cgMap), names(cg.GetIndexers())}
+	}
+	compare := func(step string) {
+		t.Helper()
+		a, b := look()
+		if d := cmp.Diff(b, a); d != "" {
+			t.Errorf("after %s, the index names differ (-client-go +cachelab):\n%s", step, d)
+		}
+	}
+	_, _ = cl.Add(ax1), cg.Add(ax1)
+	_ = cl.AddIndexers(store.Indexers{"ns": store.MetaNamespaceIndexFunc})
+	_ = cg.AddIndexers(cache.Indexers{"ns": cache.MetaNamespaceIndexFunc})
+	compare("AddIndexers")
+	cl.GetIndexers()["mine"], cg.GetIndexers()["mine"] = IndexByApp, IndexByApp
+	compare("writing into GetIndexers' map")
+
+	failing := func(any) ([]string, error) { return nil, errors.New("cannot index") }
+	pa := CatchPanic(func() { _ = cl.AddIndexers(store.Indexers{"failing": failing}) })
+	pb := CatchPanic(func() { _ = cg.AddIndexers(cache.Indexers{"failing": failing}) })
+	if pa != pb || pb == "" {
+		t.Errorf("AddIndexers with a failing IndexFunc: cachelab panicked with %q, client-go with %q", pa, pb)
+	}
+	compare("AddIndexers that panicked")
+}
+
+func names[M ~map[string]V, V any](m M) []string {
+	var out []string
+	for n := range m {
+		out = append(out, n)
+	}
+	return Sorted(out)
 }

@@ -51,15 +51,12 @@ func (s *ThreadSafeStore) ListIndexFuncValues(name string) []string {
 	return s.idx.values(name)
 }
 
-// GetIndexers returns a copy of the index functions.
+// GetIndexers returns the index functions: the map the store was made
+// with, which AddIndexers adds to (client-go returns it too, not a copy).
 func (s *ThreadSafeStore) GetIndexers() Indexers {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make(Indexers, len(s.idx.funcs))
-	for name, f := range s.idx.funcs {
-		out[name] = f
-	}
-	return out
+	return s.idx.funcs
 }
 
 // AddIndexers adds index functions and indexes every stored object with

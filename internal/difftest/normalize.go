@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -96,14 +95,14 @@ func normSlice(xs []any) []any {
 }
 
 // NormErr maps an error from either side onto a comparable string: "" for
-// nil, "closed" for either closed-queue error, otherwise its kind and text,
-// with the sentinel texts that differ on purpose (package prefixes)
-// translated.
+// nil, "closed" for either closed-queue error when it has client-go's text
+// (so a transcript reads short and a different text still shows),
+// otherwise its kind and text.
 func NormErr(err error) string {
 	if err == nil {
 		return ""
 	}
-	if errors.Is(err, fifo.ErrClosed) || errors.Is(err, cache.ErrFIFOClosed) {
+	if (errors.Is(err, fifo.ErrClosed) || errors.Is(err, cache.ErrFIFOClosed)) && err.Error() == cache.ErrFIFOClosed.Error() {
 		return "closed"
 	}
 	kind := "error"
@@ -112,8 +111,7 @@ func NormErr(err error) string {
 	if errors.As(err, &k1) || errors.As(err, &k2) {
 		kind = "KeyError"
 	}
-	msg := strings.ReplaceAll(err.Error(), deltafifo.ErrZeroLengthDeltas.Error(), cache.ErrZeroLengthDeltasObject.Error())
-	return kind + ": " + msg
+	return kind + ": " + err.Error()
 }
 
 // CatchPanic runs f and returns the panic value's text, or "" if f did not
