@@ -69,7 +69,8 @@
 // Differences in shape: the stack and the clock are options rather than
 // global feature gates and a private field; a listener is one goroutine
 // and a slice under a condition variable rather than two goroutines and a
-// ring buffer; Registration exposes Synced and Finished channels;
+// ring buffer; Registration exposes Synced and Finished channels (Finished
+// is what ShutDownEventHandler waits for, P15);
 // WaitForCacheSync takes a context and a clock. There is no
 // cache-mutation detector and no metrics.
 package informer

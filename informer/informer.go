@@ -311,6 +311,20 @@ func (s *SharedIndexInformer) RemoveEventHandler(r Registration) error {
 	return nil
 }
 
+// ShutDownEventHandler removes the handler (RemoveEventHandler, which
+// returns at once) and then waits until the handler will not be called
+// again: until the call in progress, if any, has returned. Like
+// RemoveEventHandler it may be called more than once; it must not be
+// called from the handler's own callbacks, which it would wait for.
+// (client-go: ShutDownEventHandler, v0.36.)
+func ShutDownEventHandler(s *SharedIndexInformer, r Registration) error {
+	if err := s.RemoveEventHandler(r); err != nil {
+		return err
+	}
+	<-r.Finished()
+	return nil
+}
+
 func (s *SharedIndexInformer) trace(e Event) {
 	if s.opts.Trace != nil {
 		s.opts.Trace(e)
