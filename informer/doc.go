@@ -41,6 +41,14 @@
 //     everything cached (P8); its Registration.HasSynced turns true once
 //     it has handled those (P9).
 //
+// # Waiting for sync
+//
+// WaitForCacheSync polls HasSynced functions, as client-go's always has.
+// The informer's and each registration's HasSyncedChecker are
+// DoneCheckers, which WaitFor waits on without polling and logs by name
+// (client-go v0.36, P16); ShutDownEventHandler removes a handler and
+// waits until it will not be called again (P15).
+//
 // # Panics
 //
 // As in client-go, a panic in a handler or in processing goes to

@@ -62,6 +62,8 @@ type Registration interface {
 	Synced() <-chan struct{}
 	// Finished is closed once the handler will not be called again.
 	Finished() <-chan struct{}
+	// HasSyncedChecker is HasSynced as a DoneChecker, for WaitFor.
+	HasSyncedChecker() DoneChecker
 }
 
 // SharedIndexInformer keeps an indexed cache of one resource in step with
@@ -251,6 +253,7 @@ func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler,
 		logger = *o.Logger
 	}
 	l := newListener(h, name, logger, requested, effectiveResyncPeriod(requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
+	l.checkerName = fmt.Sprintf("%s + event handler %s", s.checkerName(), handlerName(h))
 	if !s.started {
 		s.processor.add(l)
 		return l, nil

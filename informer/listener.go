@@ -46,6 +46,9 @@ type listener struct {
 	synced  *syncTracker
 	trace   func(Event)
 	logger  klog.Logger // where a handler's panic is logged (P14)
+	// checkerName names its HasSyncedChecker: "<informer's> + event
+	// handler <handler's>", as client-go names it.
+	checkerName string
 
 	mu       sync.Mutex
 	wake     *sync.Cond

@@ -88,3 +88,32 @@ func (s *crashSink) WithValues(kv ...any) logr.LogSink {
 }
 
 func (s *crashSink) WithName(string) logr.LogSink { return s }
+
+// InfoLogger is a logger that records, in log, every level-0 Info entry:
+// its message and its keys and values, in order.
+func InfoLogger(log *Log) klog.Logger {
+	return logr.New(&infoSink{log: log})
+}
+
+type infoSink struct {
+	log *Log
+	kv  []any
+}
+
+func (s *infoSink) Init(logr.RuntimeInfo)        {}
+func (s *infoSink) Enabled(level int) bool       { return level == 0 }
+func (s *infoSink) Error(error, string, ...any)  {}
+func (s *infoSink) WithName(string) logr.LogSink { return s }
+
+func (s *infoSink) Info(_ int, msg string, kv ...any) {
+	all := append(append([]any{}, s.kv...), kv...)
+	parts := []string{fmt.Sprintf("%q", msg)}
+	for i := 0; i+1 < len(all); i += 2 {
+		parts = append(parts, fmt.Sprintf("%v=%v", all[i], all[i+1]))
+	}
+	s.log.Add("%s", strings.Join(parts, " "))
+}
+
+func (s *infoSink) WithValues(kv ...any) logr.LogSink {
+	return &infoSink{log: s.log, kv: append(append([]any{}, s.kv...), kv...)}
+}
