@@ -41,6 +41,14 @@
 //     everything cached (P8); its Registration.HasSynced turns true once
 //     it has handled those (P9).
 //
+// # Typed handlers
+//
+// NewTypedSharedIndexInformer[T] is a typed view of an informer whose
+// objects are all Ts: AddTypedEventHandler takes a
+// TypedResourceEventHandler[T], whose OnDelete gets a DeletedObject[T]
+// instead of "an object or a tombstone", and GetTypedIndexer answers with
+// Ts (client-go v0.36, P17). The informer underneath is the same.
+//
 // # Waiting for sync
 //
 // WaitForCacheSync polls HasSynced functions, as client-go's always has.

@@ -284,3 +284,33 @@ func names[M ~map[string]V, V any](m M) []string {
 	}
 	return Sorted(out)
 }
+
+// client-go: object-names.go, store.go ObjectToName, MetaObjectToName,
+// controller.go DeletionHandlingObjectToName (S1): structured names and
+// their errors.
+func TestObjectNames(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		cl, cg any
+	}{
+		{"namespaced", ax1, ax1}, {"cluster-scoped", c5, c5}, {"no meta", "a string", "a string"},
+		{"tombstone", store.DeletedFinalStateUnknown{Key: "a/x"}, cache.DeletedFinalStateUnknown{Key: "a/x"}},
+		{"tombstone with a bad key", store.DeletedFinalStateUnknown{Key: "a/b/c"}, cache.DeletedFinalStateUnknown{Key: "a/b/c"}},
+	} {
+		a, errA := store.DeletionHandlingObjectToName(c.cl)
+		b, errB := cache.DeletionHandlingObjectToName(c.cg)
+		if d := cmp.Diff([]string{b.String(), b.Namespace, b.Name, NormErr(errB)}, []string{a.String(), a.Namespace, a.Name, NormErr(errA)}); d != "" {
+			t.Errorf("%s (-client-go +cachelab):\n%s", c.name, d)
+		}
+	}
+	for _, key := range []string{"a/x", "c", "a/b/c", ""} {
+		a, errA := store.ParseObjectName(key)
+		b, errB := cache.ParseObjectName(key)
+		if d := cmp.Diff([]string{b.String(), NormErr(errB)}, []string{a.String(), NormErr(errA)}); d != "" {
+			t.Errorf("ParseObjectName(%q) (-client-go +cachelab):\n%s", key, d)
+		}
+		if a.AsNamespacedName() != b.AsNamespacedName() {
+			t.Errorf("AsNamespacedName(%q): cachelab %v, client-go %v", key, a.AsNamespacedName(), b.AsNamespacedName())
+		}
+	}
+}
