@@ -75,7 +75,7 @@ func (s *SharedIndexInformer) handleSingle(obj any, inInitialList bool) error {
 		return errors.New("informer: object given as Process argument is not Deltas")
 	}
 	s.trace(Event{Step: StepPop, Deltas: deltas, InInitialList: inInitialList})
-	return s.processDeltas(deltas, inInitialList)
+	return s.proc.processDeltas(deltas, inInitialList)
 }
 
 // handleBatch is the process function for a run of 2+ deltas (P12).
@@ -83,5 +83,5 @@ func (s *SharedIndexInformer) handleBatch(deltas []deltafifo.Delta, inInitialLis
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	s.trace(Event{Step: StepPopBatch, Deltas: deltas, InInitialList: inInitialList})
-	return s.processBatch(deltas, inInitialList)
+	return s.proc.processBatch(deltas, inInitialList)
 }

@@ -99,6 +99,7 @@ type SharedIndexInformer struct {
 	// blockDeltas keeps processing out while a late handler is given the
 	// cache's content, so it misses nothing and sees nothing twice (P8).
 	blockDeltas sync.Mutex
+	proc        processing // what processing does with each popped item
 }
 
 // New returns an informer over lw; Run starts it.
@@ -110,7 +111,7 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &SharedIndexInformer{
+	s := &SharedIndexInformer{
 		lw:    lw,
 		opts:  opts,
 		stack: opts.Stack,
@@ -124,6 +125,8 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 		resyncCheckPeriod: opts.ResyncPeriod,
 		defaultResync:     opts.ResyncPeriod,
 	}
+	s.proc = processing{store: s.indexer, deliver: s.processor.distribute, traceFn: opts.Trace}
+	return s
 }
 
 // errStarted is returned by settings that are fixed at start (P13).

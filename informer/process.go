@@ -10,15 +10,31 @@ import (
 	"github.com/cachelab/cachelab/store"
 )
 
-// The processing step: what the informer does with each delta it pops,
-// first to its indexer, then to its handlers. It mirrors processDeltas,
+// The processing step: what an informer does with each delta it pops,
+// first to its store, then to its handlers. It mirrors processDeltas,
 // processDeltasInBatch and processReplacedAllInfo in client-go's
-// controller.go.
+// controller.go, which the shared informer and the plain one (NewInformer)
+// both use: the shared informer's notifications go to its processor, which
+// hands them to each listener; the plain informer's go straight to its one
+// handler, on the processing goroutine.
+
+// processing applies popped deltas to a store and says what changed.
+type processing struct {
+	store   *store.Cache
+	deliver func(n Notification, sync bool) // a sync notification reaches only due handlers (P6)
+	traceFn func(Event)
+}
+
+func (p *processing) trace(e Event) {
+	if p.traceFn != nil {
+		p.traceFn(e)
+	}
+}
 
 // processDeltas applies one popped item (a Deltas) to the indexer and
 // notifies the handlers, delta by delta (P1-P5). A failed store write ends
 // the item with an error, which the processing loop drops (P11).
-func (s *SharedIndexInformer) processDeltas(deltas deltafifo.Deltas, inInitialList bool) error {
+func (p *processing) processDeltas(deltas deltafifo.Deltas, inInitialList bool) error {
 	for _, d := range deltas {
 		switch d.Type {
 		case deltafifo.ReplacedAll:
@@ -26,7 +42,7 @@ func (s *SharedIndexInformer) processDeltas(deltas deltafifo.Deltas, inInitialLi
 			if !ok {
 				return fmt.Errorf("informer: ReplacedAll did not contain ReplacedAllInfo: %T", d.Object)
 			}
-			if err := s.processReplacedAll(info, inInitialList); err != nil {
+			if err := p.processReplacedAll(info, inInitialList); err != nil {
 				return err
 			}
 		case deltafifo.SyncAll:
@@ -34,43 +50,43 @@ func (s *SharedIndexInformer) processDeltas(deltas deltafifo.Deltas, inInitialLi
 				return fmt.Errorf("informer: SyncAll did not contain SyncAllInfo: %T", d.Object)
 			}
 			// P4: every cached object, unchanged; only due listeners hear it.
-			for _, obj := range s.indexer.List() {
-				s.notifyUpdate(obj, obj)
+			for _, obj := range p.store.List() {
+				p.notifyUpdate(obj, obj)
 			}
 			return nil // client-go ends the item here too
 		case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
-			if err := s.upsert(d.Object, inInitialList); err != nil {
+			if err := p.upsert(d.Object, inInitialList); err != nil {
 				return err
 			}
 		case deltafifo.Deleted:
-			if err := s.indexer.Delete(d.Object); err != nil {
+			if err := p.store.Delete(d.Object); err != nil {
 				return err
 			}
-			s.notify(Notification{Kind: KindDelete, Old: d.Object}, false)
+			p.notify(Notification{Kind: KindDelete, Old: d.Object}, false)
 		case deltafifo.Bookmark:
 			info, ok := d.Object.(deltafifo.BookmarkInfo)
 			if !ok {
 				return fmt.Errorf("informer: bookmark delta did not contain BookmarkInfo: %T", d.Object)
 			}
-			s.indexer.Bookmark(info.ResourceVersion) // P5
+			p.store.Bookmark(info.ResourceVersion) // P5
 		}
 	}
 	return nil
 }
 
 // upsert is P1: an update if the key is cached, else an add.
-func (s *SharedIndexInformer) upsert(obj any, inInitialList bool) error {
-	if old, exists, err := s.indexer.Get(obj); err == nil && exists {
-		if err := s.indexer.Update(obj); err != nil {
+func (p *processing) upsert(obj any, inInitialList bool) error {
+	if old, exists, err := p.store.Get(obj); err == nil && exists {
+		if err := p.store.Update(obj); err != nil {
 			return err
 		}
-		s.notifyUpdate(old, obj)
+		p.notifyUpdate(old, obj)
 		return nil
 	}
-	if err := s.indexer.Add(obj); err != nil {
+	if err := p.store.Add(obj); err != nil {
 		return err
 	}
-	s.notify(Notification{Kind: KindAdd, New: obj, InInitialList: inInitialList}, false)
+	p.notify(Notification{Kind: KindAdd, New: obj, InInitialList: inInitialList}, false)
 	return nil
 }
 
@@ -78,13 +94,13 @@ func (s *SharedIndexInformer) upsert(obj any, inInitialList bool) error {
 // objects are read first, the writes go to the indexer in one transaction
 // (readers never see half a batch), then the handlers hear every delta in
 // order. If some entries could not be keyed, only the others are notified.
-func (s *SharedIndexInformer) processBatch(deltas []deltafifo.Delta, inInitialList bool) error {
+func (p *processing) processBatch(deltas []deltafifo.Delta, inInitialList bool) error {
 	txns := make([]store.Transaction, 0, len(deltas))
 	notes := make([]Notification, 0, len(deltas))
 	for _, d := range deltas {
 		switch d.Type {
 		case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
-			if old, exists, err := s.indexer.Get(d.Object); err == nil && exists {
+			if old, exists, err := p.store.Get(d.Object); err == nil && exists {
 				txns = append(txns, store.Transaction{Type: store.TransactionTypeUpdate, Object: d.Object})
 				notes = append(notes, Notification{Kind: KindUpdate, Old: old, New: d.Object})
 			} else {
@@ -98,12 +114,12 @@ func (s *SharedIndexInformer) processBatch(deltas []deltafifo.Delta, inInitialLi
 			return fmt.Errorf("Delta type %s is not supported in batch processing", d.Type)
 		}
 	}
-	s.trace(Event{Step: StepTransaction, Count: len(txns)})
-	err := s.indexer.Transaction(txns...)
+	p.trace(Event{Step: StepTransaction, Count: len(txns)})
+	err := p.store.Transaction(txns...)
 	var txnErr *store.TransactionError
 	if errors.As(err, &txnErr) {
 		for _, i := range txnErr.SuccessfulIndices {
-			s.notifyNote(notes[i])
+			p.notifyNote(notes[i])
 		}
 		return fmt.Errorf("not all items in the batch successfully processed: %s", txnErr.Error())
 	}
@@ -111,7 +127,7 @@ func (s *SharedIndexInformer) processBatch(deltas []deltafifo.Delta, inInitialLi
 		return err
 	}
 	for _, n := range notes {
-		s.notifyNote(n)
+		p.notifyNote(n)
 	}
 	return nil
 }
@@ -120,7 +136,7 @@ func (s *SharedIndexInformer) processBatch(deltas []deltafifo.Delta, inInitialLi
 // keys the list no longer has, the indexer replaced (with the list's RV),
 // then OnDelete for each tombstone and OnUpdate or OnAdd per listed object,
 // in list order.
-func (s *SharedIndexInformer) processReplacedAll(info deltafifo.ReplacedAllInfo, inInitialList bool) error {
+func (p *processing) processReplacedAll(info deltafifo.ReplacedAllInfo, inInitialList bool) error {
 	listed := make(map[string]bool, len(info.Objects))
 	for _, obj := range info.Objects {
 		key, err := store.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -130,46 +146,46 @@ func (s *SharedIndexInformer) processReplacedAll(info deltafifo.ReplacedAllInfo,
 		listed[key] = true
 	}
 	notes := make([]Notification, 0, len(info.Objects))
-	for _, key := range s.indexer.ListKeys() {
+	for _, key := range p.store.ListKeys() {
 		if listed[key] {
 			continue
 		}
-		old, exists, err := s.indexer.GetByKey(key)
+		old, exists, err := p.store.GetByKey(key)
 		if err != nil || !exists {
 			old = nil
 		}
 		notes = append(notes, Notification{Kind: KindDelete, Old: store.DeletedFinalStateUnknown{Key: key, Obj: old}})
 	}
 	for _, obj := range info.Objects {
-		if old, exists, err := s.indexer.Get(obj); err == nil && exists {
+		if old, exists, err := p.store.Get(obj); err == nil && exists {
 			notes = append(notes, Notification{Kind: KindUpdate, Old: old, New: obj})
 		} else {
 			notes = append(notes, Notification{Kind: KindAdd, New: obj, InInitialList: inInitialList})
 		}
 	}
-	if err := s.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
+	if err := p.store.Replace(info.Objects, info.ResourceVersion); err != nil {
 		return err
 	}
 	for _, n := range notes {
-		s.notifyNote(n)
+		p.notifyNote(n)
 	}
 	return nil
 }
 
 // notifyNote sends n the way its kind is sent.
-func (s *SharedIndexInformer) notifyNote(n Notification) {
+func (p *processing) notifyNote(n Notification) {
 	if n.Kind == KindUpdate {
-		s.notifyUpdate(n.Old, n.New)
+		p.notifyUpdate(n.Old, n.New)
 		return
 	}
-	s.notify(n, false)
+	p.notify(n, false)
 }
 
 // notifyUpdate sends an update, marked as a sync when old and new share a
 // resourceVersion: a resync, or a relist that found the object unchanged
 // (P6).
-func (s *SharedIndexInformer) notifyUpdate(old, obj any) {
-	s.notify(Notification{Kind: KindUpdate, Old: old, New: obj}, sameResourceVersion(old, obj))
+func (p *processing) notifyUpdate(old, obj any) {
+	p.notify(Notification{Kind: KindUpdate, Old: old, New: obj}, sameResourceVersion(old, obj))
 }
 
 func sameResourceVersion(a, b any) bool {
@@ -184,7 +200,7 @@ func sameResourceVersion(a, b any) bool {
 	return am.GetResourceVersion() == bm.GetResourceVersion()
 }
 
-func (s *SharedIndexInformer) notify(n Notification, sync bool) {
-	s.trace(Event{Step: StepNotify, Notification: n, Sync: sync})
-	s.processor.distribute(n, sync)
+func (p *processing) notify(n Notification, sync bool) {
+	p.trace(Event{Step: StepNotify, Notification: n, Sync: sync})
+	p.deliver(n, sync)
 }
