@@ -10,22 +10,29 @@ import (
 
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
+	"github.com/cachelab/cachelab/reflector"
 )
 
-// runController is client-go's controller.Run: the reflector runs in its
-// own goroutine, the processing loop in this one, and ctx's end closes the
+// runController is client-go's controller.Run for the shared informer:
+// see runLoop.
+func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
+	runLoop(ctx, q, s.reflector, func() error { return s.processNext(q) })
+}
+
+// runLoop is client-go's controller.Run: the reflector runs in its own
+// goroutine, the processing loop in this one, and ctx's end closes the
 // queue, which ends the loop once the queue is drained of what Pop had.
 //
-//	etcd ─▶ ListerWatcher ─▶ Reflector ─▶ queue ─▶ ProcessNext ─▶ indexer
+//	etcd ─▶ ListerWatcher ─▶ Reflector ─▶ queue ─▶ processNext ─▶ store
 //	                                                          └──▶ handlers
 //
-// A panic while processing (an index function's, say) is handled as
-// client-go's wait.UntilWithContext handles it (P14): logged through
-// ctx's logger, utilruntime.PanicHandlers run, and unless
-// utilruntime.ReallyCrash is false the process crashes. If it is false,
-// the item being processed is lost and processing starts again a second
-// later, of real time.
-func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
+// A panic while processing (an index function's, say, or in a plain
+// informer a handler's) is handled as client-go's wait.UntilWithContext
+// handles it (P14): logged through ctx's logger, utilruntime.PanicHandlers
+// run, and unless utilruntime.ReallyCrash is false the process crashes. If
+// it is false, the item being processed is lost and processing starts
+// again a second later, of real time.
+func runLoop(ctx context.Context, q interface{ Close() }, r *reflector.Reflector, processNext func() error) {
 	defer utilruntime.HandleCrashWithContext(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -33,8 +40,8 @@ func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
 		<-ctx.Done()
 		q.Close()
 	})
-	wg.Go(func() { s.reflector.Run(ctx) })
-	for !s.processLoop(ctx, q) {
+	wg.Go(func() { r.Run(ctx) })
+	for !processLoop(ctx, processNext) {
 		select {
 		case <-ctx.Done():
 			return
@@ -45,10 +52,10 @@ func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
 
 // processLoop processes until the queue is closed or ctx ends (true), or
 // until processing panics (false).
-func (s *SharedIndexInformer) processLoop(ctx context.Context, q queue) (ended bool) {
+func processLoop(ctx context.Context, processNext func() error) (ended bool) {
 	defer utilruntime.HandleCrashWithContext(ctx)
 	for ctx.Err() == nil {
-		if err := s.processNext(q); errors.Is(err, fifo.ErrClosed) {
+		if err := processNext(); errors.Is(err, fifo.ErrClosed) {
 			return true
 		}
 	}

@@ -41,6 +41,17 @@
 //     everything cached (P8); its Registration.HasSynced turns true once
 //     it has handled those (P9).
 //
+// # The plain informer
+//
+// Controller (NewController, Config) is client-go's low-level controller:
+// a reflector filling a queue and one loop popping it into a process
+// function. NewInformerWithOptions builds the plain informer on it: a
+// store and one handler, called on the processing goroutine (P18). It is
+// the layer a shared informer is built from; the difference is the
+// handler: a shared informer's handlers each have a goroutine and a
+// buffer (P10), a plain informer's handler holds up processing, and its
+// panic is a processing panic (P14).
+//
 // # Typed handlers
 //
 // NewTypedSharedIndexInformer[T] is a typed view of an informer whose
