@@ -98,6 +98,7 @@
 // and a slice under a condition variable rather than two goroutines and a
 // ring buffer; Registration exposes Synced and Finished channels (Finished
 // is what ShutDownEventHandler waits for, P15);
-// WaitForCacheSync takes a context and a clock. There is no
-// cache-mutation detector and no metrics.
+// WaitForCacheSync takes a context and a clock; the cache mutation
+// detector (P19) can also be turned on, and observed, through Options.
+// There are no metrics and no informer names yet.
 package informer

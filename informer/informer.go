@@ -50,6 +50,11 @@ type Options struct {
 	// ReflectorTrace every reflector step.
 	Trace          func(Event)
 	ReflectorTrace func(reflector.Event)
+	// DetectMutations turns the cache mutation detector on, as
+	// KUBE_CACHE_MUTATION_DETECTOR=true does (see mutation.go); OnMutation,
+	// if set, hears its message instead of the panic.
+	DetectMutations bool
+	OnMutation      func(message string)
 }
 
 // Registration is what AddEventHandler returns: the handle for
@@ -100,6 +105,7 @@ type SharedIndexInformer struct {
 	// cache's content, so it misses nothing and sees nothing twice (P8).
 	blockDeltas sync.Mutex
 	proc        processing // what processing does with each popped item
+	detector    *mutationDetector
 }
 
 // New returns an informer over lw; Run starts it.
@@ -125,7 +131,13 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 		resyncCheckPeriod: opts.ResyncPeriod,
 		defaultResync:     opts.ResyncPeriod,
 	}
-	s.proc = processing{store: s.indexer, deliver: s.processor.distribute, traceFn: opts.Trace}
+	s.detector = newMutationDetector(fmt.Sprintf("%T", opts.ExampleObject), opts.DetectMutations, opts.OnMutation)
+	s.proc = processing{store: s.indexer, traceFn: opts.Trace, deliver: func(n Notification, sync bool) {
+		if n.Kind != KindDelete {
+			s.detector.add(n.New) // what the handlers are about to share
+		}
+		s.processor.distribute(n, sync)
+	}}
 	return s
 }
 
@@ -348,6 +360,14 @@ func (s *SharedIndexInformer) Run(ctx context.Context) {
 	}
 	s.processor.run()
 	var wg sync.WaitGroup
+	detectorStop := make(chan struct{})
+	// Not wg.Go, which recovers and re-raises a panic: the detector's
+	// panic must end the process as client-go's does, untouched.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.detector.run(detectorStop)
+	}()
 	wg.Go(func() {
 		select {
 		case <-ctx.Done():
@@ -360,6 +380,7 @@ func (s *SharedIndexInformer) Run(ctx context.Context) {
 	s.stopped = true
 	s.mu.Unlock()
 	s.processor.stop()
+	close(detectorStop) // after processing has stopped, as in client-go
 	wg.Wait()
 }
 
