@@ -85,3 +85,89 @@ func ExampleSharedIndexInformer() {
 	// OnDelete db@5
 	// cache: [shop/cache shop/web] at rv 5
 }
+
+// A typed view of an informer: the handler gets *unstructured.Unstructured
+// without a type assertion, and OnDelete gets a DeletedObject, which says
+// whether the informer saw the delete itself or only inferred it from a
+// relist (then FinalStateUnknown is set and the object may be stale).
+func ExampleNewTypedSharedIndexInformer() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	etcd, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer etcd.Close()
+	writer := listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})
+	if _, err := writer.Create(ctx, newPod("web")); err != nil {
+		panic(err)
+	}
+
+	lw := listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{})
+	inf := informer.NewTypedSharedIndexInformer[*unstructured.Unstructured](
+		informer.New(lw, informer.Options{ExampleObject: &unstructured.Unstructured{}}))
+	heard := make(chan string, 10)
+	reg, _ := inf.AddTypedEventHandler(informer.TypedResourceEventHandlerFuncs[*unstructured.Unstructured]{
+		AddFunc: func(pod *unstructured.Unstructured) { heard <- "OnAdd " + pod.GetName() },
+		DeleteFunc: func(d informer.DeletedObject[*unstructured.Unstructured]) {
+			heard <- fmt.Sprintf("OnDelete %s, final state unknown: %t", d.GetKey(), d.FinalStateUnknown != nil)
+		},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); inf.Run(ctx) }()
+
+	fmt.Println(<-heard)
+	informer.WaitFor(ctx, "", reg.HasSyncedChecker()) // no polling
+	if _, err := writer.Delete(ctx, "shop", "web", listwatch.Preconditions{}); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-heard)
+	cancel()
+	<-done
+	// Output:
+	// OnAdd web
+	// OnDelete shop/web, final state unknown: false
+}
+
+// The plain informer under the shared one: a store and one handler, which
+// runs on the processing goroutine itself. While it runs, nothing else is
+// processed.
+func ExampleNewInformerWithOptions() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	etcd, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer etcd.Close()
+	writer := listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})
+	if _, err := writer.Create(ctx, newPod("web")); err != nil {
+		panic(err)
+	}
+
+	heard := make(chan string, 10)
+	cache, controller := informer.NewInformerWithOptions(informer.InformerOptions{
+		ListerWatcher: listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{}),
+		ObjectType:    &unstructured.Unstructured{},
+		Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { heard <- "OnAdd " + obj.(*unstructured.Unstructured).GetName() },
+		},
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); controller.Run(ctx) }()
+
+	fmt.Println(<-heard)
+	if _, err := writer.Create(ctx, newPod("db")); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-heard)
+	keys := cache.ListKeys()
+	sort.Strings(keys)
+	fmt.Println("cache:", keys, "synced:", controller.HasSynced())
+	cancel()
+	<-done
+	// Output:
+	// OnAdd web
+	// OnAdd db
+	// cache: [shop/db shop/web] synced: true
+}
