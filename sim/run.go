@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -267,6 +268,30 @@ func (s *Session) Finish() *Divergence {
 
 // Close stops everything the session started.
 func (s *Session) Close() { s.r.close() }
+
+// Abandon removes what the session wrote outside the process (the
+// embedded etcd's data directory, or the run's keys in an external etcd)
+// without waiting for the informers, for a process about to exit because
+// one of its goroutines panicked: Close would wait for that goroutine.
+// Each part is bounded, so Abandon returns within about 12 s whatever
+// state etcd is in.
+func (s *Session) Abandon() {
+	r := s.r
+	if r.etcd == nil && r.client != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+		cancel()
+	}
+	if r.etcd != nil {
+		closed := make(chan struct{})
+		go func() { defer close(closed); _ = r.etcd.Close() }()
+		select {
+		case <-closed:
+		case <-time.After(2 * time.Second):
+			_ = os.RemoveAll(r.etcd.Dir()) // etcd is stuck; the process is about to end it
+		}
+	}
+}
 
 // stack is the stack the run uses: the override, or the scenario's start.
 func (r *runner) stack() informer.Stack {

@@ -14,6 +14,7 @@ func main() {
 // run stops its informers, stops etcd and removes what it wrote before the
 // process exits (signals.go).
 func runProcess(m *Main, args []string) int {
+	m.handlePanics()
 	ctx, stop := notifyContext(context.Background())
 	defer stop()
 	return m.Run(ctx, args)

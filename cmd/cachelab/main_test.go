@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/internal/testcerts"
@@ -36,7 +37,37 @@ func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"cachelab":           main,
 		"cachelab-diverging": mainDiverging,
+		"cachelab-panicking": mainPanicking,
 	})
+}
+
+// cachelab-panicking is cachelab whose first update step panics on
+// another goroutine, the way a handler's or a reflector's panic reaches
+// utilruntime.HandleCrash in an informer, and never returns.
+func mainPanicking() {
+	m := NewMain()
+	open := m.open
+	m.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
+		s, err := open(ctx, sc, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &panicking{session: s}, nil
+	}
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+type panicking struct{ session }
+
+func (p *panicking) Step(st sim.Step) (sim.StepResult, error) {
+	if st.Cmd != "update" {
+		return p.session.Step(st)
+	}
+	go func() {
+		defer utilruntime.HandleCrash()
+		panic("a handler's bug")
+	}()
+	select {} // the panic handler ends the process
 }
 
 func mainDiverging() {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,6 +41,11 @@ type Main struct {
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
+
+	// running is the session of the run in progress, for a panic on
+	// another goroutine to abandon (crash.go).
+	mu      sync.Mutex
+	running session
 }
 
 // session is what a run needs of a *sim.Session.
@@ -48,6 +54,9 @@ type session interface {
 	Step(sim.Step) (sim.StepResult, error)
 	Finish() *sim.Divergence
 	Close()
+	// Abandon removes what the run wrote outside the process without
+	// waiting for its informers (a goroutine panicked).
+	Abandon()
 }
 
 // NewMain returns a Main wired to the process.

@@ -126,6 +126,8 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
 	defer ses.Close()
+	m.setRunning(ses)
+	defer m.setRunning(nil)
 	p := &printer{w: &errWriter{w: m.Stdout}, json: o.output.value == "json",
 		style: sim.TextStyle{Color: m.color(), Impl: o.impl.value}}
 	if err := p.header(ses.Header()); err != nil {
