@@ -509,6 +509,15 @@ func (w *probeWatch) relay() {
 			return
 		}
 		if !ok {
+			select {
+			case <-w.stop:
+				// The probe (close-watch) or the reflector ended it: end
+				// closes stop before it stops the inner watch, so this
+				// case is certain here, where the select above may have
+				// seen the closed stream first.
+				return
+			default:
+			}
 			if !sawError && w.ctx.Err() == nil {
 				// After an Error event the reflector stops the watch
 				// itself, racing the server's close, and a reflector
@@ -526,6 +535,12 @@ func (w *probeWatch) relay() {
 		// From here until the event is recorded, it is in flight: a settle
 		// must not finish between the hand-over and the trace line.
 		w.p.relaying(+1)
+		select {
+		case <-w.stop: // ended already: the event is not handed over
+			w.p.relaying(-1)
+			return
+		default:
+		}
 		select {
 		case w.out <- ev:
 		case <-w.stop:
