@@ -55,7 +55,8 @@
 // # Mirrors client-go
 //
 // reflector.go (Reflector, ListAndWatch, watchList, list, watch,
-// handleAnyWatch), retry_with_deadline.go, tools/pager, and the backoff
+// handleAnyWatch), listwatch.go (ListerWatcher, ToListerWatcherWithContext),
+// retry_with_deadline.go, tools/pager, and the backoff
 // NewReflectorWithOptions builds, in k8s.io/client-go v0.37.2. Differences
 // in shape: one constructor with Options; UseWatchList is an option (the
 // WatchListClient gate in client-go); relist backoff waits on
