@@ -314,3 +314,33 @@ func TestObjectNames(t *testing.T) {
 		}
 	}
 }
+
+// client-go: thread_safe_store.go Update (S4): an object without metadata
+// (here a string, under a key function that keys anything) is stored but
+// leaves the remembered resourceVersion as it was, by Add and by Update.
+func TestObjectWithoutMetadataKeepsTheRV(t *testing.T) {
+	keyAnything := func(obj any) (string, error) {
+		if s, ok := obj.(string); ok {
+			return "s/" + s, nil
+		}
+		return cache.MetaNamespaceKeyFunc(obj)
+	}
+	type rvStore interface {
+		Add(any) error
+		Update(any) error
+		LastStoreSyncResourceVersion() string
+	}
+	steps := func(s rvStore) []string {
+		_ = s.Add(ax1)
+		out := []string{"add a/x@1: " + s.LastStoreSyncResourceVersion()}
+		_ = s.Add("plain")
+		out = append(out, "add a string: "+s.LastStoreSyncResourceVersion())
+		_ = s.Update("plain")
+		return append(out, "update the string: "+s.LastStoreSyncResourceVersion())
+	}
+	a := steps(store.New(store.Options{KeyFunc: keyAnything}))
+	b := steps(cache.NewStore(keyAnything))
+	if d := cmp.Diff(b, a); d != "" || b[2] != "update the string: 1" {
+		t.Errorf("remembered RV (-client-go +cachelab):\n%s\nclient-go: %q", d, b)
+	}
+}
