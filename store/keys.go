@@ -51,14 +51,11 @@ func MetaNamespaceKeyFunc(obj any) (string, error) {
 	if key, ok := obj.(ExplicitKey); ok {
 		return string(key), nil
 	}
-	m, err := meta.Accessor(obj)
+	name, err := ObjectToName(obj)
 	if err != nil {
-		return "", fmt.Errorf("object has no meta: %v", err)
+		return "", err
 	}
-	if ns := m.GetNamespace(); ns != "" {
-		return ns + "/" + m.GetName(), nil
-	}
-	return m.GetName(), nil
+	return name.String(), nil
 }
 
 // DeletionHandlingMetaNamespaceKeyFunc is MetaNamespaceKeyFunc that also

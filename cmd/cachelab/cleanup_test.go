@@ -48,13 +48,7 @@ func (s stepHook) Step(st sim.Step) (sim.StepResult, error) {
 
 // withHook makes c's runs call hook before each step.
 func (c *cli) withHook(hook func(sim.Step)) {
-	c.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
-		s, err := openSession(ctx, sc, opts)
-		if err != nil {
-			return nil, err
-		}
-		return stepHook{session: s, hook: hook}, nil
-	}
+	wrapSessions(c.Main, func(s session) session { return stepHook{session: s, hook: hook} })
 }
 
 // A signal in the middle of a step: the step returns, the run exits

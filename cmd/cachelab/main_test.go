@@ -46,15 +46,20 @@ func TestMain(m *testing.M) {
 // utilruntime.HandleCrash in an informer, and never returns.
 func mainPanicking() {
 	m := NewMain()
+	wrapSessions(m, func(s session) session { return &panicking{session: s} })
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+// wrapSessions makes m's runs use wrap's session around the one it opens.
+func wrapSessions(m *Main, wrap func(session) session) {
 	open := m.open
 	m.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
 		s, err := open(ctx, sc, opts)
 		if err != nil {
 			return nil, err
 		}
-		return &panicking{session: s}, nil
+		return wrap(s), nil
 	}
-	os.Exit(runProcess(m, os.Args[1:]))
 }
 
 type panicking struct{ session }
@@ -72,18 +77,11 @@ func (p *panicking) Step(st sim.Step) (sim.StepResult, error) {
 
 func mainDiverging() {
 	m := NewMain()
-	open := m.open
-	m.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
-		s, err := open(ctx, sc, opts)
-		if err != nil {
-			return nil, err
-		}
-		at := os.Getenv("DIVERGE_AT")
-		if at == "" {
-			at = "update"
-		}
-		return &diverging{session: s, at: at}, nil
+	at := os.Getenv("DIVERGE_AT")
+	if at == "" {
+		at = "update"
 	}
+	wrapSessions(m, func(s session) session { return &diverging{session: s, at: at} })
 	os.Exit(runProcess(m, os.Args[1:]))
 }
 
