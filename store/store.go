@@ -199,7 +199,8 @@ func (c *Cache) ListIndexFuncValues(name string) []string { return c.items.ListI
 // ByIndex returns the objects whose index name holds value.
 func (c *Cache) ByIndex(name, value string) ([]any, error) { return c.items.ByIndex(name, value) }
 
-// GetIndexers returns a copy of the index functions.
+// GetIndexers returns the index functions: the map the store was made
+// with, not a copy (S3).
 func (c *Cache) GetIndexers() Indexers { return c.items.GetIndexers() }
 
 // AddIndexers adds index functions and indexes existing objects with them.

@@ -52,7 +52,8 @@ type HandlerConfig struct {
 // two scripted servers and compares, after every settled step: requests,
 // each handler's calls (separately; map-order runs sorted), the indexer's
 // content and resourceVersions, HasSynced of the informer and of every
-// registration, and WatchErrorHandler calls.
+// registration, WatchErrorHandler calls, and what panics logged and which
+// panic handlers ran (see CatchPanics).
 type InformerWorld struct {
 	*World
 	Cfg      InformerConfig
