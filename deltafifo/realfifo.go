@@ -3,8 +3,11 @@ package deltafifo
 import (
 	"sync"
 
+	"k8s.io/utils/clock"
+
 	"github.com/cachelab/cachelab/fifo"
 	"github.com/cachelab/cachelab/internal/initlist"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/store"
 )
 
@@ -29,6 +32,14 @@ type RealFIFOOptions struct {
 	// EmitDeltaTypeBookmark makes Bookmark queue a Bookmark delta; without
 	// it Bookmark does nothing. Requires AtomicEvents.
 	EmitDeltaTypeBookmark bool
+	// Identifier and MetricsProvider, for a reserved Identifier, publish
+	// the queue's length and each pop's processing time (R8; see package
+	// metrics).
+	Identifier      metrics.InformerNameAndResource
+	MetricsProvider metrics.Provider
+	// Clock times processing for the latency metric; the real clock if
+	// nil (client-go always uses the real one).
+	Clock clock.PassiveClock
 }
 
 // batchSize is the most deltas PopBatch hands over at once.
@@ -53,6 +64,8 @@ type RealFIFO struct {
 	bookmarks bool
 	closed    bool
 	popped    int // deltas popped and still being processed
+	metrics   metrics.Queue
+	clock     clock.PassiveClock
 }
 
 // NewRealFIFO returns an empty, open RealFIFO. It panics on an option
@@ -73,6 +86,11 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 		atomic:    opts.AtomicEvents,
 		unlock:    opts.UnlockWhileProcessing,
 		bookmarks: opts.EmitDeltaTypeBookmark,
+		metrics:   metrics.ForQueue(opts.Identifier, opts.MetricsProvider),
+		clock:     opts.Clock,
+	}
+	if f.clock == nil {
+		f.clock = clock.RealClock{}
 	}
 	f.cond.L = &f.mu
 	return f
@@ -134,9 +152,11 @@ func (f *RealFIFO) appendLocked(t DeltaType, obj any, transform bool) error {
 	return nil
 }
 
+// pushLocked queues d and publishes the new length.
 func (f *RealFIFO) pushLocked(d Delta) {
 	f.items = append(f.items, d)
 	f.cond.Broadcast()
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
 }
 
 // Bookmark queues a Bookmark delta carrying rv, if the queue emits them;
@@ -147,7 +167,10 @@ func (f *RealFIFO) Bookmark(rv string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.pushLocked(Delta{Bookmark, BookmarkInfo{ResourceVersion: rv}})
+	// Not pushLocked: client-go leaves the queued-items gauge as it was
+	// here, so it reads one short until the next change (R8).
+	f.items = append(f.items, Delta{Bookmark, BookmarkInfo{ResourceVersion: rv}})
+	f.cond.Broadcast()
 	return nil
 }
 
@@ -168,6 +191,7 @@ func (f *RealFIFO) Pop(process fifo.PopProcessFunc) (any, error) {
 	f.items = f.items[1:]
 	f.popped++
 	defer f.poppedLocked(1)
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
 	err := f.processLocked(func() error { return process(popped, inInitialList) })
 	return popped, err
 }
@@ -193,13 +217,17 @@ func (f *RealFIFO) poppedLocked(n int) {
 
 // processLocked runs process, without the lock when the queue unlocks
 // while processing and fewer than two full batches are queued (beyond
-// that, holding the lock is what slows the producer down).
+// that, holding the lock is what slows the producer down), and publishes
+// how long it took (not when it panics, as in client-go).
 func (f *RealFIFO) processLocked(process func() error) error {
 	if f.unlock && len(f.items) < 2*batchSize {
 		f.mu.Unlock()
 		defer f.mu.Lock()
 	}
-	return process()
+	start := f.clock.Now()
+	err := process()
+	f.metrics.ProcessingLatency.Observe(f.clock.Since(start).Seconds())
+	return err
 }
 
 // Close wakes every waiting Pop. Pop keeps returning deltas until the

@@ -44,6 +44,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle fifo.Po
 	f.items = f.items[n:]
 	f.popped += n
 	defer f.poppedLocked(n)
+	f.metrics.QueuedItems.Set(float64(len(f.items)))
 	if n == 1 {
 		return f.processLocked(func() error { return processSingle(Deltas{batch[0]}, inInitialList) })
 	}

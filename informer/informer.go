@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -55,6 +56,13 @@ type Options struct {
 	// if set, hears its message instead of the panic.
 	DetectMutations bool
 	OnMutation      func(message string)
+	// Identifier names the informer for its metrics; with a reserved one
+	// (see package metrics) the queue and the indexer publish to
+	// MetricsProvider, or to the process's provider if that is nil
+	// (P20). client-go: SharedIndexInformerOptions.Identifier and
+	// InformerMetricsProvider.
+	Identifier      metrics.InformerNameAndResource
+	MetricsProvider metrics.Provider
 }
 
 // Registration is what AddEventHandler returns: the handle for
@@ -123,8 +131,10 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 		stack: opts.Stack,
 		clock: clk,
 		indexer: store.New(store.Options{
-			KeyFunc:  store.DeletionHandlingMetaNamespaceKeyFunc,
-			Indexers: opts.Indexers,
+			KeyFunc:         store.DeletionHandlingMetaNamespaceKeyFunc,
+			Indexers:        opts.Indexers,
+			Identifier:      opts.Identifier,
+			MetricsProvider: opts.MetricsProvider,
 		}),
 		processor:         newProcessor(clk),
 		synced:            make(chan struct{}),
@@ -391,7 +401,7 @@ func (s *SharedIndexInformer) start() (queue, bool) {
 	if s.started {
 		return nil, false
 	}
-	q := s.stack.newQueue(s.indexer, s.transform)
+	q := s.stack.newQueue(s.indexer, s.transform, measure{s.opts.Identifier, s.opts.MetricsProvider, s.clock})
 	s.reflector = reflector.New(s.lw, q, reflector.Options{
 		ExpectedType:      s.opts.ExampleObject,
 		TypeDescription:   s.opts.ObjectDescription,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -169,6 +170,9 @@ type InformerOptions struct {
 	Rand           *rand.Rand
 	Trace          func(Event)
 	ReflectorTrace func(reflector.Event)
+	// Identifier and MetricsProvider are as in Options (P20).
+	Identifier      metrics.InformerNameAndResource
+	MetricsProvider metrics.Provider
 }
 
 // NewInformerWithOptions returns a store and the Controller that keeps it
@@ -179,7 +183,12 @@ func NewInformerWithOptions(o InformerOptions) (store.Indexer, *Controller) {
 	if o.Stack == "" {
 		o.Stack = Default
 	}
-	clientState := store.New(store.Options{KeyFunc: store.DeletionHandlingMetaNamespaceKeyFunc, Indexers: o.Indexers})
+	clientState := store.New(store.Options{
+		KeyFunc:         store.DeletionHandlingMetaNamespaceKeyFunc,
+		Indexers:        o.Indexers,
+		Identifier:      o.Identifier,
+		MetricsProvider: o.MetricsProvider,
+	})
 	h := o.Handler
 	proc := &processing{store: clientState, traceFn: o.Trace, deliver: func(n Notification, _ bool) {
 		switch n.Kind {
@@ -192,7 +201,7 @@ func NewInformerWithOptions(o InformerOptions) (store.Indexer, *Controller) {
 		}
 	}}
 	cfg := &Config{
-		Queue:            o.Stack.newQueue(clientState, o.Transform).(Queue), // DeltaFIFO or RealFIFO
+		Queue:            o.Stack.newQueue(clientState, o.Transform, measure{o.Identifier, o.MetricsProvider, o.Clock}).(Queue), // DeltaFIFO or RealFIFO
 		ListerWatcher:    o.ListerWatcher,
 		ObjectType:       o.ObjectType,
 		FullResyncPeriod: o.ResyncPeriod,

@@ -3,8 +3,11 @@ package informer
 import (
 	"fmt"
 
+	"k8s.io/utils/clock"
+
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -54,7 +57,15 @@ type batchQueue interface {
 	PopBatch(processBatch deltafifo.ProcessBatchFunc, processSingle fifo.PopProcessFunc) error
 }
 
-func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc) queue {
+// measure is what a RealFIFO needs to publish its metrics (R8); client-go's
+// DeltaFIFO publishes none, nor does cachelab's.
+type measure struct {
+	id       metrics.InformerNameAndResource
+	provider metrics.Provider
+	clock    clock.PassiveClock
+}
+
+func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m measure) queue {
 	if st == Classic {
 		return deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{
 			KeyFunction:           store.MetaNamespaceKeyFunc,
@@ -69,6 +80,9 @@ func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc) qu
 		AtomicEvents:          true,
 		UnlockWhileProcessing: true,
 		EmitDeltaTypeBookmark: true,
+		Identifier:            m.id,
+		MetricsProvider:       m.provider,
+		Clock:                 m.clock,
 	})
 }
 

@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cachelab/cachelab/metrics"
+)
 
 // Store is a keyed collection of objects: what an informer's cache is, and
 // what a reflector writes into. It mirrors client-go's Store (store.go).
@@ -54,6 +58,10 @@ type Options struct {
 	// "", as client-go does when its AtomicFIFO gate is off. The store
 	// still tracks it.
 	HideResourceVersion bool
+	// Identifier and MetricsProvider, for a reserved Identifier, publish
+	// the remembered resourceVersion (S8; client-go: WithStoreMetrics).
+	Identifier      metrics.InformerNameAndResource
+	MetricsProvider metrics.Provider
 }
 
 // Cache is the standard Store and Indexer: a key function in front of a
@@ -76,7 +84,7 @@ func New(opts Options) *Cache {
 		opts.KeyFunc = MetaNamespaceKeyFunc
 	}
 	return &Cache{
-		items:     NewThreadSafeStore(opts.Indexers),
+		items:     NewThreadSafeStore(opts.Indexers, opts.Identifier, opts.MetricsProvider),
 		keyFunc:   opts.KeyFunc,
 		transform: opts.Transformer,
 		hideRV:    opts.HideResourceVersion,

@@ -1,6 +1,10 @@
 package store
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/cachelab/cachelab/metrics"
+)
 
 // ThreadSafeStore is a map from key to object with indices, guarded by one
 // read-write lock. It knows nothing about how keys are made: Cache computes
@@ -14,11 +18,24 @@ type ThreadSafeStore struct {
 	items map[string]any
 	idx   indices
 	rv    string // the remembered resourceVersion (S4)
+	// rvGauge hears rv whenever it is remembered and is a number (S8).
+	rvGauge metrics.GaugeMetric
 }
 
-// NewThreadSafeStore returns an empty store with the given indices.
-func NewThreadSafeStore(indexers Indexers) *ThreadSafeStore {
-	return &ThreadSafeStore{items: map[string]any{}, idx: newIndices(indexers)}
+// NewThreadSafeStore returns an empty store with the given indices. A
+// reserved id publishes the remembered resourceVersion to p's gauge (see
+// package metrics; p nil means the process's provider).
+func NewThreadSafeStore(indexers Indexers, id metrics.InformerNameAndResource, p metrics.Provider) *ThreadSafeStore {
+	return &ThreadSafeStore{items: map[string]any{}, idx: newIndices(indexers), rvGauge: metrics.ForStore(id, p)}
+}
+
+// rememberLocked remembers rv and publishes it (client-go sets the gauge
+// under the same lock, so its values come in the order of the writes).
+func (s *ThreadSafeStore) rememberLocked(rv string) {
+	s.rv = rv
+	if v, ok := metrics.ResourceVersionValue(rv); ok {
+		s.rvGauge.Set(v)
+	}
 }
 
 // Add stores obj under key; it is the same as Update.
@@ -32,7 +49,7 @@ func (s *ThreadSafeStore) Update(key string, obj any) {
 	defer s.mu.Unlock()
 	s.putLocked(key, obj)
 	if hasMeta {
-		s.rv = rv
+		s.rememberLocked(rv)
 	}
 }
 
@@ -45,7 +62,7 @@ func (s *ThreadSafeStore) Delete(key string, obj any) {
 	defer s.mu.Unlock()
 	s.deleteLocked(key)
 	if hasMeta { // false for nil and for a tombstone
-		s.rv = rv
+		s.rememberLocked(rv)
 	}
 }
 
@@ -114,7 +131,7 @@ func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = items
-	s.rv = resourceVersion
+	s.rememberLocked(resourceVersion)
 	s.idx.rebuild(items)
 }
 
@@ -123,7 +140,7 @@ func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) 
 func (s *ThreadSafeStore) Bookmark(rv string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rv = rv
+	s.rememberLocked(rv)
 }
 
 // ResourceVersion is the remembered resourceVersion.

@@ -59,7 +59,7 @@ func (s *ThreadSafeStore) Transaction(txns ...KeyedTransaction) {
 		}
 	}
 	if hasMeta {
-		s.rv = rv
+		s.rememberLocked(rv)
 	}
 }
 

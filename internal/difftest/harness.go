@@ -64,6 +64,9 @@ type Side struct {
 	Len   func() int
 	// ClientGo marks client-go's side, which gets client-go's tombstone type.
 	ClientGo bool
+	// Meter, if set, hears the queue's metrics; after every step both
+	// sides' lines are compared and the values noted.
+	Meter *Meter
 }
 
 // queueHarness runs one queue script against cachelab and client-go and
@@ -136,10 +139,29 @@ func (h *queueHarness) step(op Op) bool {
 		}
 	}
 	h.compareState()
+	h.compareMeters()
 	if h.mapOrder && (op.Kind == OpReplace || op.Kind == OpResync) && h.cl.Len() > 1 {
 		h.drainUnordered()
 	}
 	return true
+}
+
+// compareMeters compares what each side's metrics heard during the step,
+// and notes the values (not the "new" lines, which name the informer).
+func (h *queueHarness) compareMeters() {
+	h.t.Helper()
+	if h.cl.Meter == nil {
+		return
+	}
+	cl, cg := h.cl.Meter.Take(), h.cg.Meter.Take()
+	if d := Diff(cl, cg); d != "" {
+		h.fail("metrics (-client-go +cachelab):\n%s", d)
+	}
+	for _, line := range cl {
+		if !strings.HasPrefix(line, "new ") {
+			h.note("metric " + line)
+		}
+	}
 }
 
 func (h *queueHarness) known(op Op) {

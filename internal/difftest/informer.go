@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -33,6 +34,10 @@ type InformerConfig struct {
 	// PanicIndexOn adds an index whose function panics on the object
 	// with this key: processing that object panics (P14).
 	PanicIndexOn string
+	// Metered names both informers (a reserved name, pods) and gives each
+	// a Meter: the instruments made and the values a scrape would see
+	// are compared after every settled step (P20).
+	Metered bool
 }
 
 // LabelGate marks objects whose indexing waits for the processing gate.
@@ -66,7 +71,9 @@ type InformerWorld struct {
 	index    [2]*gate
 	werr     [2]*Log
 	crashes  [2]*Log // what panics logged, and which panic handlers ran
-	held     bool    // processing is held: the indexer must not be read
+	// Meters hear each side's metrics when Cfg.Metered.
+	Meters [2]*Meter
+	held   bool // processing is held: the indexer must not be read
 	// IgnoreRegistrationSync leaves registrations' HasSynced out of the
 	// comparison. Needed where client-go itself races: in the classic
 	// stack DeltaFIFO reports synced before process runs (D6), so a
@@ -97,8 +104,18 @@ func NewInformerWorld(t *testing.T, cfg InformerConfig) *InformerWorld {
 	if cfg.PanicIndexOn != "" {
 		clIdx["panics"], cgIdx["panics"] = panicIndex(cfg.PanicIndexOn), panicIndex(cfg.PanicIndexOn)
 	}
-	w.CLI = informer.New(w.CL, informer.Options{Stack: cfg.Stack, ExampleObject: &unstructured.Unstructured{}, ResyncPeriod: cfg.ResyncPeriod, Indexers: clIdx})
-	w.CGI = cache.NewSharedIndexInformer(w.CG, &unstructured.Unstructured{}, cfg.ResyncPeriod, cgIdx)
+	clOpts := informer.Options{Stack: cfg.Stack, ExampleObject: &unstructured.Unstructured{}, ResyncPeriod: cfg.ResyncPeriod, Indexers: clIdx}
+	cgOpts := cache.SharedIndexInformerOptions{ResyncPeriod: cfg.ResyncPeriod, Indexers: cgIdx}
+	if cfg.Metered {
+		var release func()
+		clOpts.Identifier, cgOpts.Identifier, release = MeteredIDs()
+		t.Cleanup(release)
+		w.Meters = [2]*Meter{NewMeter(), NewMeter()}
+		clOpts.MetricsProvider, cgOpts.InformerMetricsProvider = w.Meters[0].Provider(), w.Meters[1].ClientGoProvider()
+		w.compare = append(w.compare, w.compareMeters)
+	}
+	w.CLI = informer.New(w.CL, clOpts)
+	w.CGI = cache.NewSharedIndexInformerWithOptions(w.CG, &unstructured.Unstructured{}, cgOpts)
 	if cfg.Transform {
 		mustNil(t, w.CLI.SetTransform(Transform))
 		mustNil(t, w.CGI.SetTransform(Transform))
@@ -258,6 +275,37 @@ func (w *InformerWorld) compareHandlers() {
 		w.Note("watch error handler: " + line)
 	}
 	w.Compare("WatchErrorHandler calls", cl, cg)
+}
+
+var meterName = regexp.MustCompile(`name=meter-[0-9]+`)
+
+// compareMeters compares the instruments each side made and what a
+// scrape would see now. Not every value in between: how many deltas one
+// pop takes depends on how far the reflector got meanwhile, in both
+// implementations, so the number of observations is not compared either.
+func (w *InformerWorld) compareMeters() {
+	w.T.Helper()
+	made := func(m *Meter) (out []string) {
+		for _, line := range m.Take() {
+			if strings.HasPrefix(line, "new ") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	current := func(m *Meter) map[string]string {
+		c := m.Current()
+		delete(c, ProcessingLatency)
+		return c
+	}
+	cl, cg := made(w.Meters[0]), made(w.Meters[1])
+	for _, line := range cl {
+		w.Note("metrics: " + meterName.ReplaceAllString(line, "name=<informer>"))
+	}
+	w.Compare("metrics made", cl, cg)
+	a, b := current(w.Meters[0]), current(w.Meters[1])
+	w.Note(fmt.Sprintf("metrics: %v", a))
+	w.Compare("metrics", a, b)
 }
 
 // compareCrashes compares what panics logged on each side (P14, F8).

@@ -15,6 +15,7 @@ type QueueConfig struct {
 	Atomic       bool // RealFIFO: AtomicEvents
 	Unlock       bool // RealFIFO: UnlockWhileProcessing
 	Bookmarks    bool // RealFIFO: EmitDeltaTypeBookmark
+	Metered      bool // RealFIFO: a reserved Identifier and a Meter per side
 }
 
 func (c QueueConfig) transformer() func(any) (any, error) {
@@ -62,8 +63,15 @@ func RealFIFOPair(c QueueConfig) func() (cl, cg Side) {
 			clKnown, cgKnown = NewKnown(), NewKnown()
 			clOpts.KnownObjects, cgOpts.KnownObjects = clKnown, cgKnown
 		}
+		var clMeter, cgMeter *Meter
+		if c.Metered {
+			clMeter, cgMeter = NewMeter(), NewMeter()
+			clOpts.Identifier, cgOpts.Identifier, _ = MeteredIDs() // fresh names, left reserved
+			clOpts.MetricsProvider, cgOpts.MetricsProvider = clMeter.Provider(), cgMeter.ClientGoProvider()
+		}
 		cl := deltafifo.NewRealFIFO(clOpts)
 		cg := cache.NewRealFIFOWithOptions(cgOpts)
-		return Side{Q: ClRealFIFO{cl}, Known: clKnown, Len: cl.Len}, Side{Q: CgRealFIFO{cg}, Known: cgKnown, ClientGo: true}
+		return Side{Q: ClRealFIFO{cl}, Known: clKnown, Len: cl.Len, Meter: clMeter},
+			Side{Q: CgRealFIFO{cg}, Known: cgKnown, ClientGo: true, Meter: cgMeter}
 	}
 }

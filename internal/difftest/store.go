@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/store"
 )
 
@@ -75,12 +76,16 @@ type StoreConfig struct {
 	// HideRV stands for client-go's AtomicFIFO gate off; the test must
 	// turn the gate off too.
 	HideRV bool
+	// Metered gives each store a reserved name and a Meter (S6): what the
+	// resourceVersion gauge hears is compared after every op and noted.
+	Metered bool
 }
 
 type storeSide struct {
 	ix       cache.Indexer
 	txn      func(txns []Txn) error
 	clientGo bool
+	meter    *Meter
 }
 
 // storeResult is what one op returned, normalized.
@@ -106,6 +111,14 @@ type storeState struct {
 func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 	t.Helper()
 	cl, cg := newStores(cfg)
+	if cfg.Metered {
+		clID, cgID, release := MeteredIDs()
+		t.Cleanup(release)
+		cl.meter, cg.meter = NewMeter(), NewMeter()
+		cl.ix = clIndexer{store.New(storeOptions(cfg, clID, cl.meter.Provider()))}
+		cg.ix = cache.NewIndexer(cgKeyFunc(cfg), cgIndexers(), append(cgStoreOptions(cfg), cache.WithStoreMetrics(cgID, cg.meter.ClientGoProvider()))...)
+		cl.txn, cg.txn = clTxn(cl.ix.(clIndexer).Cache), cgTxn(cg.ix)
+	}
 	var trace []string
 	for i, op := range ops {
 		a, b := runStoreOp(cl, op), runStoreOp(cg, op)
@@ -114,6 +127,17 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 			t.Fatalf("divergence from client-go at step %d (%s): result (-client-go +cachelab):\n%s", i+1, line, d)
 		}
 		trace = append(trace, line+" → "+describeStoreResult(op, a))
+		if cl.meter != nil {
+			ma, mb := cl.meter.Take(), cg.meter.Take()
+			if d := diffNormed(ma, mb); d != "" {
+				t.Fatalf("divergence from client-go at step %d (%s): metrics (-client-go +cachelab):\n%s", i+1, line, d)
+			}
+			for _, m := range ma {
+				if !strings.HasPrefix(m, "new ") {
+					trace = append(trace, line+" → metric "+m)
+				}
+			}
+		}
 		sa, sb := stateOf(cl), stateOf(cg)
 		if a.Panic {
 			// An IndexFunc panicked. client-go leaves the items and the
@@ -134,41 +158,74 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 }
 
 func newStores(cfg StoreConfig) (cl, cg storeSide) {
-	initial := map[string]func(any) ([]string, error){"app": StoreIndexers["app"], "namespace": StoreIndexers["namespace"]}
-	clIdx, cgIdx := store.Indexers{}, cache.Indexers{}
-	for n, f := range initial {
-		clIdx[n], cgIdx[n] = f, f
+	c := store.New(storeOptions(cfg, metrics.InformerNameAndResource{}, nil))
+	g := cache.NewIndexer(cgKeyFunc(cfg), cgIndexers(), cgStoreOptions(cfg)...)
+	return storeSide{ix: clIndexer{c}, txn: clTxn(c)}, storeSide{ix: g, clientGo: true, txn: cgTxn(g)}
+}
+
+// storeInitial are the indices a script's stores start with.
+var storeInitial = []string{"app", "namespace"}
+
+func storeOptions(cfg StoreConfig, id metrics.InformerNameAndResource, p metrics.Provider) store.Options {
+	idx := store.Indexers{}
+	for _, n := range storeInitial {
+		idx[n] = StoreIndexers[n]
 	}
-	o := store.Options{Indexers: clIdx, HideResourceVersion: cfg.HideRV}
-	cgKey := cache.MetaNamespaceKeyFunc
+	o := store.Options{Indexers: idx, HideResourceVersion: cfg.HideRV, Identifier: id, MetricsProvider: p}
 	if cfg.DeletionHandling {
-		o.KeyFunc, cgKey = store.DeletionHandlingMetaNamespaceKeyFunc, cache.DeletionHandlingMetaNamespaceKeyFunc
+		o.KeyFunc = store.DeletionHandlingMetaNamespaceKeyFunc
 	}
-	var cgOpts []cache.StoreOption
 	if cfg.Transform {
 		o.Transformer = Transform
-		cgOpts = append(cgOpts, cache.WithTransformer(Transform))
 	}
-	c := store.New(o)
-	g := cache.NewIndexer(cgKey, cgIdx, cgOpts...)
-	cl = storeSide{ix: clIndexer{c}, txn: func(txns []Txn) error {
+	return o
+}
+
+func cgIndexers() cache.Indexers {
+	idx := cache.Indexers{}
+	for _, n := range storeInitial {
+		idx[n] = StoreIndexers[n]
+	}
+	return idx
+}
+
+func cgKeyFunc(cfg StoreConfig) cache.KeyFunc {
+	if cfg.DeletionHandling {
+		return cache.DeletionHandlingMetaNamespaceKeyFunc
+	}
+	return cache.MetaNamespaceKeyFunc
+}
+
+func cgStoreOptions(cfg StoreConfig) []cache.StoreOption {
+	if cfg.Transform {
+		return []cache.StoreOption{cache.WithTransformer(Transform)}
+	}
+	return nil
+}
+
+func clTxn(c *store.Cache) func([]Txn) error {
+	return func(txns []Txn) error {
 		entries := make([]store.Transaction, len(txns))
 		for i, x := range txns {
 			entries[i] = store.Transaction{Type: store.TransactionType(x.Type), Object: sideObj(x.Obj, false)}
 		}
 		return c.Transaction(entries...)
-	}}
-	cg = storeSide{ix: g, clientGo: true, txn: func(txns []Txn) error {
+	}
+}
+
+func cgTxn(g cache.Indexer) func([]Txn) error {
+	return func(txns []Txn) error {
 		entries := make([]cache.Transaction, len(txns))
 		for i, x := range txns {
 			entries[i] = cache.Transaction{Type: cache.TransactionType(x.Type), Object: sideObj(x.Obj, true)}
 		}
+		// client-go returns a *TransactionError: a nil one must not
+		// become a non-nil error.
 		if err := g.(cache.TransactionStore).Transaction(entries...); err != nil {
 			return err
 		}
 		return nil
-	}}
-	return cl, cg
+	}
 }
 
 // clIndexer adapts store.Cache to client-go's Indexer shape: the only
