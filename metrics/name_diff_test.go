@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/metrics"
 )
 
@@ -68,7 +69,7 @@ func cgRegistry() registry {
 // is compared. The names carry the test's name so that no other test can
 // hold them.
 func TestInformerNames(t *testing.T) {
-	pods := difftest.PodsGVR
+	pods := meter.PodsGVR
 	nodes := schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 	a, b := t.Name()+"-a", t.Name()+"-b"
 	script := func(r registry) []string {

@@ -16,6 +16,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -25,15 +27,19 @@ import (
 type cachelabInformer struct{ inf *informer.SharedIndexInformer }
 
 func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
+	var id metrics.InformerNameAndResource
+	id, s.releaseName = meter.ReserveCachelab("sim")
 	inf := informer.New(s.probe, informer.Options{
-		Stack:         cfg.stack,
-		ExampleObject: examplePod(),
-		ResyncPeriod:  cfg.resync,
-		Indexers:      store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
-		Clock:         s.ticks,
-		RelistClock:   clock.RealClock{}, // as client-go: relist backoff waits real time
-		Rand:          rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		Trace:         func(e informer.Event) { traceInformer(s.rec, e) },
+		Identifier:      id,
+		MetricsProvider: s.meter.Provider(),
+		Stack:           cfg.stack,
+		ExampleObject:   examplePod(),
+		ResyncPeriod:    cfg.resync,
+		Indexers:        store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
+		Clock:           s.ticks,
+		RelistClock:     clock.RealClock{}, // as client-go: relist backoff waits real time
+		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		Trace:           func(e informer.Event) { traceInformer(s.rec, e) },
 		ReflectorTrace: func(e reflector.Event) {
 			traceReflector(s.rec, s.probe, e)
 		},
@@ -139,9 +145,13 @@ func errText(err error) string {
 type clientGoInformer struct{ inf cache.SharedIndexInformer }
 
 func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, error)) (informerOps, error) {
+	var id cache.InformerNameAndResource
+	id, s.releaseName = meter.ReserveClientGo("sim")
 	inf := cache.NewSharedIndexInformerWithOptions(s.probe, examplePod(), cache.SharedIndexInformerOptions{
-		ResyncPeriod: cfg.resync,
-		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		ResyncPeriod:            cfg.resync,
+		Indexers:                cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		Identifier:              id,
+		InformerMetricsProvider: s.meter.ClientGoProvider(),
 	})
 	if err := setClock(inf, stopClock{s.ticks, s.stopped}); err != nil {
 		return nil, err

@@ -228,7 +228,7 @@ func init() {
 		// Looking.
 		// show's argument is checked when the file is read (check); its
 		// lines are added once the step has settled (runner.show).
-		"show": {usage: "show store|queue|handlers|requests|synced", help: "print what one part holds now", minPos: 1, maxPos: 1,
+		"show": {usage: "show store|queue|handlers|requests|synced|metrics", help: "print what one part holds now (metrics: what a scrape of the informer's metrics would read)", minPos: 1, maxPos: 1,
 			run: func(r *runner, a args) error { return nil }},
 		"settle": {usage: "settle", help: "wait until both informers have processed everything (every step does this; it prints nothing new)",
 			run: func(r *runner, a args) error { return nil }},

@@ -25,7 +25,8 @@
 // compact, progress, close-watch, disconnect, reconnect, fail-next,
 // restart-etcd, advance, resync), on the informers (start, start-queue,
 // stop, add-handler, remove-handler, release, pause, resume), or look
-// (show store|queue|handlers|requests|synced). CommandHelp lists them. The
+// (show store|queue|handlers|requests|synced|metrics). CommandHelp lists
+// them. The
 // built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found

@@ -14,6 +14,8 @@ import (
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -154,8 +156,11 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 		w.q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KeyFunction: store.MetaNamespaceKeyFunc,
 			KnownObjects: knownKeys{w.queueBase}, EmitDeltaTypeReplaced: true, Transformer: transform})
 	} else {
+		var id metrics.InformerNameAndResource
+		id, s.releaseName = meter.ReserveCachelab("sim")
 		w.q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KeyFunction: store.MetaNamespaceKeyFunc,
-			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true})
+			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
+			Identifier: id, MetricsProvider: s.meter.Provider(), Clock: s.ticks})
 	}
 	w.r = reflector.New(s.probe, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
 		UseWatchList: cfg.stack != informer.Classic, Clock: s.ticks, RelistClock: clock.RealClock{},
@@ -213,8 +218,11 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 		w.q = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: knownKeys{w.queueBase},
 			EmitDeltaTypeReplaced: true, Transformer: transform})
 	} else {
+		var id cache.InformerNameAndResource
+		id, s.releaseName = meter.ReserveClientGo("sim")
 		w.q = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc,
-			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true})
+			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
+			Identifier: id, MetricsProvider: s.meter.ClientGoProvider()})
 	}
 	w.r = cache.NewReflectorWithOptions(s.probe, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped}})
 	return w

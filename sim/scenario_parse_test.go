@@ -55,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 		{"release unknown", "# s\n\nrelease h1\n----\n", `x.txt:3: release h1: no handler "h1" is registered here`},
 		{"stray separator", "# s\n\n----\n", `x.txt:3: "----" with no command before it`},
 		{"unclosed double separator", "# s\n\nstart\n----\n----\nline\n", "x.txt:3: output opened with \"----\" twice"},
-		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests or synced`},
+		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced or metrics`},
 		{"no commands", "# just a comment\n", "x.txt:1: the scenario has no commands"},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/meter"
 )
 
 // The two implementations a scenario runs side by side.
@@ -64,6 +65,10 @@ type side struct {
 	enqueued int        // transform calls: objects that entered the queue
 
 	inf informerOps // nil before start
+	// meter hears the running informer's metrics (show metrics); its
+	// name is released when the informer stops.
+	meter       *meter.Meter
+	releaseName func()
 
 	cancel  context.CancelFunc
 	stopped <-chan struct{} // closed by cancel
@@ -121,6 +126,7 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	// ends its waits when it is cancelled (stopClock).
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.stopped = cancel, ctx.Done()
+	s.meter = meter.New()
 	var err error
 	switch {
 	case cfg.queue && s.impl == implCachelab:
@@ -177,6 +183,10 @@ func (s *side) stop() (held []string) {
 		s.cancel()
 	}
 	s.done.Wait()
+	if s.releaseName != nil {
+		s.releaseName()
+		s.releaseName = nil
+	}
 	// client-go may leave a LIST running when it stops (its reflector
 	// lists in a goroutine and stops waiting for it); its last line
 	// belongs to the stop, on both sides. A disconnect stays: it is the

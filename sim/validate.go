@@ -198,9 +198,9 @@ func checkPositional(name, p string) error {
 		}
 	case "show":
 		switch p {
-		case "store", "queue", "handlers", "synced", "requests":
+		case "store", "queue", "handlers", "synced", "requests", "metrics":
 		default:
-			return fmt.Errorf("show %q: want store, queue, handlers, requests or synced", p)
+			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced or metrics", p)
 		}
 	case "create", "update", "delete":
 		return checkKey(p)

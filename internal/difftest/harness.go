@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/cachelab/cachelab/internal/meter"
 )
 
 // OpKind names a queue operation.
@@ -66,7 +68,7 @@ type Side struct {
 	ClientGo bool
 	// Meter, if set, hears the queue's metrics; after every step both
 	// sides' lines are compared and the values noted.
-	Meter *Meter
+	Meter *meter.Meter
 }
 
 // queueHarness runs one queue script against cachelab and client-go and

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -72,7 +73,7 @@ type InformerWorld struct {
 	werr     [2]*Log
 	crashes  [2]*Log // what panics logged, and which panic handlers ran
 	// Meters hear each side's metrics when Cfg.Metered.
-	Meters [2]*Meter
+	Meters [2]*meter.Meter
 	held   bool // processing is held: the indexer must not be read
 	// IgnoreRegistrationSync leaves registrations' HasSynced out of the
 	// comparison. Needed where client-go itself races: in the classic
@@ -108,9 +109,9 @@ func NewInformerWorld(t *testing.T, cfg InformerConfig) *InformerWorld {
 	cgOpts := cache.SharedIndexInformerOptions{ResyncPeriod: cfg.ResyncPeriod, Indexers: cgIdx}
 	if cfg.Metered {
 		var release func()
-		clOpts.Identifier, cgOpts.Identifier, release = MeteredIDs()
+		clOpts.Identifier, cgOpts.Identifier, release = meter.Reserve("meter")
 		t.Cleanup(release)
-		w.Meters = [2]*Meter{NewMeter(), NewMeter()}
+		w.Meters = [2]*meter.Meter{meter.New(), meter.New()}
 		clOpts.MetricsProvider, cgOpts.InformerMetricsProvider = w.Meters[0].Provider(), w.Meters[1].ClientGoProvider()
 		w.compare = append(w.compare, w.compareMeters)
 	}
@@ -285,7 +286,7 @@ var meterName = regexp.MustCompile(`name=meter-[0-9]+`)
 // implementations, so the number of observations is not compared either.
 func (w *InformerWorld) compareMeters() {
 	w.T.Helper()
-	made := func(m *Meter) (out []string) {
+	made := func(m *meter.Meter) (out []string) {
 		for _, line := range m.Take() {
 			if strings.HasPrefix(line, "new ") {
 				out = append(out, line)
@@ -293,9 +294,9 @@ func (w *InformerWorld) compareMeters() {
 		}
 		return out
 	}
-	current := func(m *Meter) map[string]string {
+	current := func(m *meter.Meter) map[string]string {
 		c := m.Current()
-		delete(c, ProcessingLatency)
+		delete(c, meter.ProcessingLatency)
 		return c
 	}
 	cl, cg := made(w.Meters[0]), made(w.Meters[1])

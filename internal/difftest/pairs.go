@@ -5,6 +5,7 @@ import (
 
 	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/fifo"
+	"github.com/cachelab/cachelab/internal/meter"
 )
 
 // QueueConfig selects a queue's options; the same config builds both sides.
@@ -63,10 +64,10 @@ func RealFIFOPair(c QueueConfig) func() (cl, cg Side) {
 			clKnown, cgKnown = NewKnown(), NewKnown()
 			clOpts.KnownObjects, cgOpts.KnownObjects = clKnown, cgKnown
 		}
-		var clMeter, cgMeter *Meter
+		var clMeter, cgMeter *meter.Meter
 		if c.Metered {
-			clMeter, cgMeter = NewMeter(), NewMeter()
-			clOpts.Identifier, cgOpts.Identifier, _ = MeteredIDs() // fresh names, left reserved
+			clMeter, cgMeter = meter.New(), meter.New()
+			clOpts.Identifier, cgOpts.Identifier, _ = meter.Reserve("meter") // fresh names, left reserved
 			clOpts.MetricsProvider, cgOpts.MetricsProvider = clMeter.Provider(), cgMeter.ClientGoProvider()
 		}
 		cl := deltafifo.NewRealFIFO(clOpts)

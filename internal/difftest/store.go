@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/store"
 )
@@ -85,7 +86,7 @@ type storeSide struct {
 	ix       cache.Indexer
 	txn      func(txns []Txn) error
 	clientGo bool
-	meter    *Meter
+	meter    *meter.Meter
 }
 
 // storeResult is what one op returned, normalized.
@@ -112,9 +113,9 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 	t.Helper()
 	cl, cg := newStores(cfg)
 	if cfg.Metered {
-		clID, cgID, release := MeteredIDs()
+		clID, cgID, release := meter.Reserve("meter")
 		t.Cleanup(release)
-		cl.meter, cg.meter = NewMeter(), NewMeter()
+		cl.meter, cg.meter = meter.New(), meter.New()
 		cl.ix = clIndexer{store.New(storeOptions(cfg, clID, cl.meter.Provider()))}
 		cg.ix = cache.NewIndexer(cgKeyFunc(cfg), cgIndexers(), append(cgStoreOptions(cfg), cache.WithStoreMetrics(cgID, cg.meter.ClientGoProvider()))...)
 		cl.txn, cg.txn = clTxn(cl.ix.(clIndexer).Cache), cgTxn(cg.ix)

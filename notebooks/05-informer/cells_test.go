@@ -6,9 +6,12 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/metrics"
 )
 
 // newPod is a pod object for the writer to create.
@@ -170,4 +173,58 @@ func ExampleNewInformerWithOptions() {
 	// OnAdd web
 	// OnAdd db
 	// cache: [shop/db shop/web] synced: true
+}
+
+// A named informer publishes metrics (client-go v0.36): the provider is
+// asked for a gauge of the queue's depth, a histogram of processing time
+// and a gauge of the store's resourceVersion. A second informer for the
+// same name and resource gets none: its series would collide.
+func ExampleOptions_metrics() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	etcd, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer etcd.Close()
+	writer := listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})
+	if _, err := writer.Create(ctx, newPod("web")); err != nil {
+		panic(err)
+	}
+
+	name, err := metrics.NewInformerName("chapter-05")
+	if err != nil {
+		panic(err)
+	}
+	defer name.Release()
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	scrape := meter.New() // keeps each instrument's last value
+	inf := informer.New(listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{}), informer.Options{
+		ExampleObject:   &unstructured.Unstructured{},
+		Identifier:      name.WithResource(pods),
+		MetricsProvider: scrape.Provider(),
+	})
+	heard := make(chan string, 10)
+	inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { heard <- obj.(*unstructured.Unstructured).GetResourceVersion() },
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); inf.Run(ctx) }()
+	<-heard
+	if _, err := writer.Create(ctx, newPod("db")); err != nil {
+		panic(err)
+	}
+	rv := <-heard
+
+	depth, _ := scrape.Value(meter.QueuedItems)
+	storeRV, _ := scrape.Value(meter.StoreRV)
+	fmt.Println("queued items:", depth)
+	fmt.Println("store resourceVersion:", storeRV, "(db was created at", rv+")")
+	fmt.Println("a second pods informer named chapter-05 publishes:", name.WithResource(pods).Reserved())
+	cancel()
+	<-done
+	// Output:
+	// queued items: 0
+	// store resourceVersion: 3 (db was created at 3)
+	// a second pods informer named chapter-05 publishes: false
 }
