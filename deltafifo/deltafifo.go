@@ -1,6 +1,7 @@
 package deltafifo
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 
@@ -24,6 +25,9 @@ type DeltaFIFOOptions struct {
 	EmitDeltaTypeReplaced bool
 	// Transformer runs once on every object as it enters the queue (D8).
 	Transformer TransformFunc
+	// Name names the queue where it is waited for (Name, and a
+	// controller's HasSyncedChecker); "DeltaFIFO" if empty.
+	Name string
 }
 
 // DeltaFIFO queues, per key, every change since the key was last popped,
@@ -42,6 +46,7 @@ type DeltaFIFO struct {
 	emitReplaced bool
 	transform    TransformFunc
 	closed       bool
+	name         string
 }
 
 // NewDeltaFIFO returns an empty, open DeltaFIFO.
@@ -56,10 +61,14 @@ func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 		known:        opts.KnownObjects,
 		emitReplaced: opts.EmitDeltaTypeReplaced,
 		transform:    opts.Transformer,
+		name:         cmp.Or(opts.Name, "DeltaFIFO"),
 	}
 	f.cond.L = &f.mu
 	return f
 }
+
+// Name is the queue's name: the one given, or "DeltaFIFO".
+func (f *DeltaFIFO) Name() string { return f.name }
 
 // KeyOf keys obj as the queue does: a Deltas by its newest object, a
 // tombstone by its key, anything else by the key function.

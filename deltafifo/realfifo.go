@@ -1,6 +1,7 @@
 package deltafifo
 
 import (
+	"cmp"
 	"sync"
 
 	"k8s.io/utils/clock"
@@ -40,6 +41,10 @@ type RealFIFOOptions struct {
 	// Clock times processing for the latency metric; the real clock if
 	// nil (client-go always uses the real one).
 	Clock clock.PassiveClock
+	// Name names the queue where it is waited for (Name, and a
+	// controller's HasSyncedChecker): the Identifier's name if it has
+	// one, else Name, else "RealFIFO".
+	Name string
 }
 
 // batchSize is the most deltas PopBatch hands over at once.
@@ -66,6 +71,7 @@ type RealFIFO struct {
 	popped    int // deltas popped and still being processed
 	metrics   metrics.Queue
 	clock     clock.PassiveClock
+	name      string
 }
 
 // NewRealFIFO returns an empty, open RealFIFO. It panics on an option
@@ -88,6 +94,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 		bookmarks: opts.EmitDeltaTypeBookmark,
 		metrics:   metrics.ForQueue(opts.Identifier, opts.MetricsProvider),
 		clock:     opts.Clock,
+		name:      cmp.Or(opts.Identifier.Name(), opts.Name, "RealFIFO"),
 	}
 	if f.clock == nil {
 		f.clock = clock.RealClock{}
@@ -118,6 +125,9 @@ func (f *RealFIFO) KeyOf(obj any) (string, error) {
 	}
 	return keyOf(f.keyFunc, obj)
 }
+
+// Name is the queue's name (see RealFIFOOptions.Name).
+func (f *RealFIFO) Name() string { return f.name }
 
 // Transformer returns the queue's transformer.
 func (f *RealFIFO) Transformer() TransformFunc { return f.transform }

@@ -401,7 +401,7 @@ func (s *SharedIndexInformer) start() (queue, bool) {
 	if s.started {
 		return nil, false
 	}
-	q := s.stack.newQueue(s.indexer, s.transform, measure{s.opts.Identifier, s.opts.MetricsProvider, s.clock})
+	q := s.stack.newQueue(s.indexer, s.transform, queueOptions{s.opts.ExampleObject, s.opts.Identifier, s.opts.MetricsProvider, s.clock})
 	s.reflector = reflector.New(s.lw, q, reflector.Options{
 		ExpectedType:      s.opts.ExampleObject,
 		TypeDescription:   s.opts.ObjectDescription,

@@ -3,8 +3,16 @@ package informer_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/deltafifo"
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/meter"
 )
 
 // client-go: shared_informer.go NewSharedIndexInformerWithOptions
@@ -60,4 +68,44 @@ func TestInformerMetricsQueueDepth(t *testing.T) {
 		"metrics: map[queued-items:2 store-resource-version:1]",
 		"metrics: map[queued-items:0 store-resource-version:4]",
 	))
+}
+
+// client-go: controller.go newQueueFIFO and controller.HasSyncedChecker;
+// the_real_fifo.go and delta_fifo.go Name (P20, P16): a queue is named
+// "RealFIFO"/"DeltaFIFO", a plain informer's "<queue> <object type>", and
+// a named informer's queue takes the informer's name; a plain controller's
+// checker carries its queue's name.
+func TestQueueAndControllerNames(t *testing.T) {
+	type names struct{ Plain, PlainNamed, RealFIFO, RealFIFONamed, DeltaFIFO string }
+	for _, st := range bothStacks {
+		t.Run(string(st), func(t *testing.T) {
+			if st == informer.Classic {
+				clientfeaturestesting.SetFeatureDuringTest(t, features.InOrderInformers, false)
+				clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, false)
+			}
+			clID, cgID, release := meter.Reserve("names")
+			defer release()
+			obj := &unstructured.Unstructured{}
+			var cl, cg names
+			_, c := informer.NewInformerWithOptions(informer.InformerOptions{ListerWatcher: dt.NewServer(), ObjectType: obj, Stack: st})
+			cl.Plain = c.HasSyncedChecker().Name()
+			_, c = informer.NewInformerWithOptions(informer.InformerOptions{ListerWatcher: dt.NewServer(), ObjectType: obj, Stack: st, Identifier: clID})
+			cl.PlainNamed = c.HasSyncedChecker().Name()
+			cl.RealFIFO = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{AtomicEvents: true}).Name()
+			cl.RealFIFONamed = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{AtomicEvents: true, Name: "q", Identifier: clID}).Name()
+			cl.DeltaFIFO = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{}).Name()
+
+			_, g := cache.NewInformerWithOptions(cache.InformerOptions{ListerWatcher: dt.NewServer(), ObjectType: obj})
+			cg.Plain = g.HasSyncedChecker().Name()
+			_, g = cache.NewInformerWithOptions(cache.InformerOptions{ListerWatcher: dt.NewServer(), ObjectType: obj, Identifier: cgID})
+			cg.PlainNamed = g.HasSyncedChecker().Name()
+			cg.RealFIFO = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, AtomicEvents: true}).Name()
+			cg.RealFIFONamed = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, AtomicEvents: true, Name: "q", Identifier: cgID}).Name()
+			cg.DeltaFIFO = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{}).Name()
+			if d := cmp.Diff(cg, cl); d != "" {
+				t.Errorf("names (-client-go +cachelab):\n%s", d)
+			}
+			t.Logf("%+v", cl)
+		})
+	}
 }

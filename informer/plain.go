@@ -127,10 +127,16 @@ func (c *Controller) processNext() error {
 // HasSynced is the queue's: the first list has been popped.
 func (c *Controller) HasSynced() bool { return c.cfg.Queue.HasSynced() }
 
-// HasSyncedChecker is HasSynced as a DoneChecker, named after the queue's
-// type.
+// HasSyncedChecker is HasSynced as a DoneChecker, named as the queue is:
+// "RealFIFO <object type>" or "DeltaFIFO <object type>" in a plain
+// informer, the informer's name if it has one (P20). A queue without a
+// Name method is named after its Go type.
 func (c *Controller) HasSyncedChecker() DoneChecker {
-	return checker{name: fmt.Sprintf("%T", c.cfg.Queue), done: c.cfg.Queue.Done()}
+	name := fmt.Sprintf("%T", c.cfg.Queue)
+	if n, ok := c.cfg.Queue.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	return checker{name: name, done: c.cfg.Queue.Done()}
 }
 
 // LastSyncResourceVersion is the reflector's, "" before Run.
@@ -201,7 +207,7 @@ func NewInformerWithOptions(o InformerOptions) (store.Indexer, *Controller) {
 		}
 	}}
 	cfg := &Config{
-		Queue:            o.Stack.newQueue(clientState, o.Transform, measure{o.Identifier, o.MetricsProvider, o.Clock}).(Queue), // DeltaFIFO or RealFIFO
+		Queue:            o.Stack.newQueue(clientState, o.Transform, queueOptions{o.ObjectType, o.Identifier, o.MetricsProvider, o.Clock}).(Queue), // DeltaFIFO or RealFIFO
 		ListerWatcher:    o.ListerWatcher,
 		ObjectType:       o.ObjectType,
 		FullResyncPeriod: o.ResyncPeriod,

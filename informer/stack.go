@@ -57,21 +57,25 @@ type batchQueue interface {
 	PopBatch(processBatch deltafifo.ProcessBatchFunc, processSingle fifo.PopProcessFunc) error
 }
 
-// measure is what a RealFIFO needs to publish its metrics (R8); client-go's
-// DeltaFIFO publishes none, nor does cachelab's.
-type measure struct {
-	id       metrics.InformerNameAndResource
-	provider metrics.Provider
-	clock    clock.PassiveClock
+// queueOptions are what an informer tells the queue it makes: the object
+// type, which names the queue ("RealFIFO *v1.Pod", as client-go's
+// newQueueFIFO names it), and what a RealFIFO needs to publish its
+// metrics (R8; client-go's DeltaFIFO publishes none, nor does cachelab's).
+type queueOptions struct {
+	objectType any
+	id         metrics.InformerNameAndResource
+	provider   metrics.Provider
+	clock      clock.PassiveClock
 }
 
-func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m measure) queue {
+func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m queueOptions) queue {
 	if st == Classic {
 		return deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{
 			KeyFunction:           store.MetaNamespaceKeyFunc,
 			KnownObjects:          indexer,
 			EmitDeltaTypeReplaced: true,
 			Transformer:           transform,
+			Name:                  fmt.Sprintf("DeltaFIFO %T", m.objectType),
 		})
 	}
 	return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{
@@ -80,6 +84,7 @@ func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m 
 		AtomicEvents:          true,
 		UnlockWhileProcessing: true,
 		EmitDeltaTypeBookmark: true,
+		Name:                  fmt.Sprintf("RealFIFO %T", m.objectType),
 		Identifier:            m.id,
 		MetricsProvider:       m.provider,
 		Clock:                 m.clock,
