@@ -3,6 +3,7 @@ package deltafifo
 import (
 	"cmp"
 	"fmt"
+	"k8s.io/klog/v2"
 	"sync"
 
 	"github.com/cachelab/cachelab/fifo"
@@ -26,8 +27,12 @@ type DeltaFIFOOptions struct {
 	// Transformer runs once on every object as it enters the queue (D8).
 	Transformer TransformFunc
 	// Name names the queue where it is waited for (Name, and a
-	// controller's HasSyncedChecker); "DeltaFIFO" if empty.
+	// controller's HasSyncedChecker) and its logger; "DeltaFIFO" if empty.
 	Name string
+	// Logger is where the queue reports lookup errors (through
+	// utilruntime.HandleErrorWithLogger) and vanished keys; the global
+	// klog logger at the time the queue is made if nil.
+	Logger *klog.Logger
 }
 
 // DeltaFIFO queues, per key, every change since the key was last popped,
@@ -47,6 +52,7 @@ type DeltaFIFO struct {
 	transform    TransformFunc
 	closed       bool
 	name         string
+	logger       klog.Logger
 }
 
 // NewDeltaFIFO returns an empty, open DeltaFIFO.
@@ -63,8 +69,19 @@ func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 		transform:    opts.Transformer,
 		name:         cmp.Or(opts.Name, "DeltaFIFO"),
 	}
+	f.logger = namedLogger(opts.Logger, f.name)
 	f.cond.L = &f.mu
 	return f
+}
+
+// namedLogger is logger, or the global one, named name (as client-go's
+// queues name theirs).
+func namedLogger(logger *klog.Logger, name string) klog.Logger {
+	l := klog.Background()
+	if logger != nil {
+		l = *logger
+	}
+	return klog.LoggerWithName(l, name)
 }
 
 // Name is the queue's name: the one given, or "DeltaFIFO".

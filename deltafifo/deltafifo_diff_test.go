@@ -165,9 +165,12 @@ func TestDeltaFIFOReplace(t *testing.T) {
 		},
 	}, {
 		name: "a failing lookup gives a tombstone without an object", covers: "D4",
-		cfg:  QueueConfig{Known: true},
-		ops:  []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
-		want: []string{"pop → [Deleted Tombstone(b/y: nil)] initial synced-in-process", "  (HasSynced is now true)", "pop → error: closed"},
+		cfg: QueueConfig{Known: true},
+		ops: []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
+		want: []string{
+			`replace [] rv="7" → reported: error "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y]`,
+			"pop → [Deleted Tombstone(b/y: nil)] initial synced-in-process", "  (HasSynced is now true)", "pop → error: closed",
+		},
 	}, {
 		// The failed Replace did not mark the queue populated, so it never
 		// syncs and what it queued still pops as initial.

@@ -2,6 +2,7 @@ package deltafifo
 
 import (
 	"fmt"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/cachelab/cachelab/store"
 )
@@ -86,8 +87,13 @@ func (f *DeltaFIFO) tombstoneUnlistedKnownLocked(listed map[string]struct{}) int
 			continue
 		}
 		obj, exists, err := f.known.GetByKey(key)
-		if err != nil || !exists {
+		switch {
+		case err != nil:
 			obj = nil // the tombstone says "deleted" even without a last state
+			utilruntime.HandleErrorWithLogger(f.logger, err, "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object", "key", key)
+		case !exists:
+			obj = nil
+			f.logger.Info("Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object", "key", key)
 		}
 		f.mustEnqueueTombstoneLocked(key, obj)
 		n++
@@ -124,8 +130,13 @@ func (f *DeltaFIFO) Resync() error {
 
 func (f *DeltaFIFO) syncKeyLocked(key string) error {
 	obj, exists, err := f.known.GetByKey(key)
-	if err != nil || !exists {
-		return nil // vanished from the cache meanwhile: nothing to resync
+	switch {
+	case err != nil:
+		utilruntime.HandleErrorWithLogger(f.logger, err, "Unexpected error during lookup, unable to queue object for sync", "key", key)
+		return nil
+	case !exists: // vanished from the cache meanwhile: nothing to resync
+		f.logger.Info("Key does not exist in known objects store, unable to queue object for sync", "key", key)
+		return nil
 	}
 	id, err := f.KeyOf(obj)
 	if err != nil {

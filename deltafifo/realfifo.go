@@ -2,6 +2,7 @@ package deltafifo
 
 import (
 	"cmp"
+	"k8s.io/klog/v2"
 	"sync"
 
 	"k8s.io/utils/clock"
@@ -43,8 +44,12 @@ type RealFIFOOptions struct {
 	Clock clock.PassiveClock
 	// Name names the queue where it is waited for (Name, and a
 	// controller's HasSyncedChecker): the Identifier's name if it has
-	// one, else Name, else "RealFIFO".
+	// one, else Name, else "RealFIFO". It also names the logger.
 	Name string
+	// Logger is where the queue reports lookup errors (through
+	// utilruntime.HandleErrorWithLogger); the global klog logger at the
+	// time the queue is made if nil.
+	Logger *klog.Logger
 }
 
 // batchSize is the most deltas PopBatch hands over at once.
@@ -72,6 +77,7 @@ type RealFIFO struct {
 	metrics   metrics.Queue
 	clock     clock.PassiveClock
 	name      string
+	logger    klog.Logger
 }
 
 // NewRealFIFO returns an empty, open RealFIFO. It panics on an option
@@ -99,6 +105,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 	if f.clock == nil {
 		f.clock = clock.RealClock{}
 	}
+	f.logger = namedLogger(opts.Logger, f.name)
 	f.cond.L = &f.mu
 	return f
 }

@@ -76,8 +76,11 @@ func TestRealFIFOReplaceNonAtomic(t *testing.T) {
 		},
 	}, {
 		name: "a failing lookup gives a tombstone without an object", covers: "R2",
-		ops:  []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
-		want: []string{"pop → [Deleted Tombstone(b/y: nil)] initial", "  (HasSynced is now true)", "pop → error: closed"},
+		ops: []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
+		want: []string{
+			`replace [] rv="7" → reported: error "Error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y]`,
+			"pop → [Deleted Tombstone(b/y: nil)] initial", "  (HasSynced is now true)", "pop → error: closed",
+		},
 	}, {
 		name: "a key error leaves the queue untouched", covers: "R2",
 		ops: []Op{Add(ax1), Replace("7", by1, Bad(3)), Pop()},

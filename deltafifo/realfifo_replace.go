@@ -3,6 +3,7 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/cachelab/cachelab/store"
 )
@@ -85,8 +86,13 @@ func (f *RealFIFO) queueReplaceLocked(list []any) error {
 			continue
 		}
 		obj, exists, err := f.known.GetByKey(key)
-		if err != nil || !exists {
+		switch {
+		case err != nil:
 			obj = nil
+			utilruntime.HandleErrorWithLogger(f.logger, err, "Error during lookup, placing DeleteFinalStateUnknown marker without object", "key", key)
+		case !exists:
+			obj = nil
+			utilruntime.HandleErrorWithLogger(f.logger, nil, "Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object", "key", key)
 		}
 		f.pushTombstoneLocked(key, obj)
 	}
@@ -149,7 +155,12 @@ func (f *RealFIFO) Resync() error {
 			continue // its queued deltas are newer than the cached object
 		}
 		obj, exists, err := f.known.GetByKey(key)
-		if err != nil || !exists {
+		switch {
+		case err != nil:
+			utilruntime.HandleErrorWithLogger(f.logger, err, "Unable to queue object for sync", "key", key)
+			continue
+		case !exists:
+			utilruntime.HandleErrorWithLogger(f.logger, nil, "Key does not exist in known objects store, unable to queue object for sync", "key", key)
 			continue
 		}
 		if err := f.appendLocked(Sync, obj, false); err != nil {

@@ -364,7 +364,7 @@ func (s *SharedIndexInformer) trace(e Event) {
 // once everything it started has stopped. A second Run returns at once.
 func (s *SharedIndexInformer) Run(ctx context.Context) {
 	defer utilruntime.HandleCrashWithContext(ctx)
-	q, ok := s.start()
+	q, ok := s.start(klog.FromContext(ctx))
 	if !ok {
 		return
 	}
@@ -395,13 +395,13 @@ func (s *SharedIndexInformer) Run(ctx context.Context) {
 }
 
 // start builds the queue and the reflector; false if already started.
-func (s *SharedIndexInformer) start() (queue, bool) {
+func (s *SharedIndexInformer) start(logger klog.Logger) (queue, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started {
 		return nil, false
 	}
-	q := s.stack.newQueue(s.indexer, s.transform, queueOptions{s.opts.ExampleObject, s.opts.Identifier, s.opts.MetricsProvider, s.clock})
+	q := s.stack.newQueue(s.indexer, s.transform, queueOptions{s.opts.ExampleObject, s.opts.Identifier, s.opts.MetricsProvider, s.clock, &logger})
 	s.reflector = reflector.New(s.lw, q, reflector.Options{
 		ExpectedType:      s.opts.ExampleObject,
 		TypeDescription:   s.opts.ObjectDescription,

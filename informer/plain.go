@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/deltafifo"
@@ -179,6 +180,9 @@ type InformerOptions struct {
 	// Identifier and MetricsProvider are as in Options (P20).
 	Identifier      metrics.InformerNameAndResource
 	MetricsProvider metrics.Provider
+	// Logger is where the queue reports lookup errors; klog.Background()
+	// if nil.
+	Logger *klog.Logger
 }
 
 // NewInformerWithOptions returns a store and the Controller that keeps it
@@ -207,7 +211,7 @@ func NewInformerWithOptions(o InformerOptions) (store.Indexer, *Controller) {
 		}
 	}}
 	cfg := &Config{
-		Queue:            o.Stack.newQueue(clientState, o.Transform, queueOptions{o.ObjectType, o.Identifier, o.MetricsProvider, o.Clock}).(Queue), // DeltaFIFO or RealFIFO
+		Queue:            o.Stack.newQueue(clientState, o.Transform, queueOptions{o.ObjectType, o.Identifier, o.MetricsProvider, o.Clock, o.Logger}).(Queue), // DeltaFIFO or RealFIFO
 		ListerWatcher:    o.ListerWatcher,
 		ObjectType:       o.ObjectType,
 		FullResyncPeriod: o.ResyncPeriod,

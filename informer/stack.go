@@ -3,6 +3,7 @@ package informer
 import (
 	"fmt"
 
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/deltafifo"
@@ -66,6 +67,9 @@ type queueOptions struct {
 	id         metrics.InformerNameAndResource
 	provider   metrics.Provider
 	clock      clock.PassiveClock
+	// logger is where the queue reports lookup errors: Run's context's
+	// logger for a shared informer, InformerOptions.Logger for a plain one.
+	logger *klog.Logger
 }
 
 func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m queueOptions) queue {
@@ -76,6 +80,7 @@ func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m 
 			EmitDeltaTypeReplaced: true,
 			Transformer:           transform,
 			Name:                  fmt.Sprintf("DeltaFIFO %T", m.objectType),
+			Logger:                m.logger,
 		})
 	}
 	return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{
@@ -85,6 +90,7 @@ func (st Stack) newQueue(indexer *store.Cache, transform store.TransformFunc, m 
 		UnlockWhileProcessing: true,
 		EmitDeltaTypeBookmark: true,
 		Name:                  fmt.Sprintf("RealFIFO %T", m.objectType),
+		Logger:                m.logger,
 		Identifier:            m.id,
 		MetricsProvider:       m.provider,
 		Clock:                 m.clock,

@@ -87,6 +87,8 @@ type queueHarness struct {
 	// bothClosedEmpty is set once a pop returned the closed error on both
 	// sides: the final drain is over.
 	bothClosedEmpty bool
+	// reports hears errors and log lines reported outside return values.
+	reports *Reports
 }
 
 // RunQueueScript builds both sides inside a testing/synctest bubble (so a
@@ -98,6 +100,8 @@ type queueHarness struct {
 func RunQueueScript(t *testing.T, mapOrder bool, build func() (cl, cg Side), ops []Op) (transcript []string) {
 	t.Helper()
 	var h0 *queueHarness
+	reports, restore := CaptureReports()
+	defer restore()
 	synctest.Test(t, func(t *testing.T) {
 		defer func() {
 			if h0 != nil {
@@ -105,7 +109,7 @@ func RunQueueScript(t *testing.T, mapOrder bool, build func() (cl, cg Side), ops
 			}
 		}()
 		cl, cg := build()
-		h := &queueHarness{t: t, cl: cl, cg: cg, mapOrder: mapOrder}
+		h := &queueHarness{t: t, cl: cl, cg: cg, mapOrder: mapOrder, reports: reports}
 		h0 = h
 		for _, op := range ops {
 			if !h.step(op) {
@@ -182,8 +186,17 @@ func (h *queueHarness) known(op Op) {
 func (h *queueHarness) write(op Op) bool {
 	h.t.Helper()
 	var clErr, cgErr error
+	h.reports.Take()
 	clPanic := CatchPanic(func() { clErr = apply(h.cl, op) })
+	clReports := h.reports.Take()
 	cgPanic := CatchPanic(func() { cgErr = apply(h.cg, op) })
+	cgReports := h.reports.Take()
+	if d := Diff(clReports, cgReports); d != "" {
+		h.fail("reported errors and log lines (-client-go +cachelab):\n%s", d)
+	}
+	for _, r := range clReports {
+		h.note("reported: " + r)
+	}
 	if (clPanic == "") != (cgPanic == "") {
 		h.fail("panic: cachelab %q, client-go %q", clPanic, cgPanic)
 	}

@@ -31,12 +31,16 @@ func (k *Known) ListKeys() []string {
 }
 
 // GetByKey returns the object under key. It fails for an object labelled
-// LabelLookupFails, to exercise the queues' lookup-error paths.
+// LabelLookupFails and reports one labelled LabelLookupMissing as not
+// there, to exercise the queues' lookup-error paths.
 func (k *Known) GetByKey(key string) (any, bool, error) {
 	obj, ok := k.objs[key]
 	if u, isObj := obj.(*unstructured.Unstructured); isObj {
 		if _, fail := u.GetLabels()[LabelLookupFails]; fail {
 			return nil, false, fmt.Errorf("lookup of %q refused", key)
+		}
+		if _, gone := u.GetLabels()[LabelLookupMissing]; gone {
+			return nil, false, nil
 		}
 	}
 	return obj, ok, nil

@@ -22,6 +22,9 @@ const (
 	LabelIndexFails = "index-fails"
 	// LabelLookupFails makes Known.GetByKey return an error.
 	LabelLookupFails = "lookup-fails"
+	// LabelLookupMissing makes Known.GetByKey report the object as not
+	// there (it vanished between ListKeys and GetByKey).
+	LabelLookupMissing = "lookup-missing"
 	// AnnotationTransformed counts how often Transform ran on an object,
 	// so a double transform shows up in a comparison.
 	AnnotationTransformed = "cachelab.test/transformed"

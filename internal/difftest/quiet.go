@@ -22,3 +22,26 @@ func Quiet() {
 		func(context.Context, error, string, ...any) {},
 	}
 }
+
+// Reports records what the code under test reports outside its return
+// values: errors handed to utilruntime's error handlers and level-0 Info
+// lines through klog's global logger (the one a queue names and keeps when
+// it is made). CaptureReports installs one; restore puts back what was
+// there.
+type Reports struct{ Log }
+
+// CaptureReports starts recording reports. Call restore when done; the
+// queues under test must be made after this call, since they keep the
+// global logger they find.
+func CaptureReports() (r *Reports, restore func()) {
+	r = &Reports{}
+	savedHandlers, savedLogger := utilruntime.ErrorHandlers, klog.Background()
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(_ context.Context, err error, msg string, kv ...any) {
+		r.Add("error %q err=%v %v", msg, err, kv)
+	}}
+	klog.SetLogger(InfoLogger(&r.Log))
+	return r, func() {
+		utilruntime.ErrorHandlers = savedHandlers
+		klog.SetLogger(savedLogger)
+	}
+}
