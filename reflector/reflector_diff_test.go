@@ -154,7 +154,20 @@ func TestEventsDropped(t *testing.T) {
 		w.Settle()
 		w.Create(pod("ns/a"))
 		w.Settle()
-	}, "store: Add ns/a@2", "last synced RV: 2")
+		// A store that refuses a write: reported, and the RV still moves.
+		w.Create(pod("ns/b", dt.Label(dt.LabelStoreFails, "y")))
+		w.Settle()
+		w.Update(pod("ns/b", dt.Label(dt.LabelStoreFails, "y"), dt.Label("v", "2")))
+		w.Settle()
+		w.Delete(pod("ns/b", dt.Label(dt.LabelStoreFails, "y")))
+		w.Settle()
+	}, "store: Add ns/a@2", "last synced RV: 2",
+		`reported: reflector: error "Unexpected watch event object type" err=<nil> actualType="*v1.Status" expectedType="*unstructured.Unstructured" reflector="(its name)"`,
+		`reported: reflector: error "Unsupported watch event object gvk" err=<nil> actualGVK="meta.k8s.io/v1, Kind=Table" reflector="(its name)"`,
+		`reported: reflector: error "Unable to add watch event object to store" err=store refused ns/b@3`,
+		`reported: reflector: error "Unable to update watch event object to store" err=store refused ns/b@4`,
+		`reported: reflector: error "Unable to delete watch event object from store" err=store refused ns/b@5`,
+		"last synced RV: 5")
 }
 
 // client-go: reflector.go watch, handleAnyWatch (F3): after a LIST that

@@ -156,59 +156,69 @@ func (r *Reflector) consume(ctx context.Context, w watch.Interface, start time.T
 }
 
 // checkEvent drops events the reflector cannot use: another type or kind
-// than expected, a Table, an object without metadata. It returns the
-// event's resourceVersion.
+// than expected, a Table, an object without metadata, each reported
+// through utilruntime.HandleErrorWithContext in client-go's words. It
+// returns the event's resourceVersion.
 func (r *Reflector) checkEvent(ctx context.Context, event watch.Event) (string, bool) {
-	reason := ""
-	switch {
-	case r.expectedType != nil && r.expectedType != reflect.TypeOf(event.Object):
-		reason = "Unexpected watch event object type"
-	case r.expectedGVK != nil && *r.expectedGVK != event.Object.GetObjectKind().GroupVersionKind():
-		reason = "Unexpected watch event object gvk"
-	case isTable(event.Object):
-		reason = "Unsupported watch event object gvk"
+	if r.expectedType != nil {
+		if e, a := r.expectedType, reflect.TypeOf(event.Object); e != a {
+			r.drop(event, "Unexpected watch event object type")
+			utilruntime.HandleErrorWithContext(ctx, nil, "Unexpected watch event object type", "reflector", r.name, "expectedType", e, "actualType", a)
+			return "", false
+		}
 	}
-	if reason != "" {
-		r.drop(ctx, event, errors.New(reason))
+	if r.expectedGVK != nil {
+		if e, a := *r.expectedGVK, event.Object.GetObjectKind().GroupVersionKind(); e != a {
+			r.drop(event, "Unexpected watch event object gvk")
+			utilruntime.HandleErrorWithContext(ctx, nil, "Unexpected watch event object gvk", "reflector", r.name, "expectedGVK", e, "actualGVK", a)
+			return "", false
+		}
+	}
+	if isTable(event.Object) {
+		r.drop(event, "Unsupported watch event object gvk")
+		utilruntime.HandleErrorWithContext(ctx, nil, "Unsupported watch event object gvk", "reflector", r.name, "actualGVK", event.Object.GetObjectKind().GroupVersionKind())
 		return "", false
 	}
 	m, err := meta.Accessor(event.Object)
 	if err != nil {
-		r.drop(ctx, event, err)
+		r.trace(Event{Step: StepEventDropped, Type: event.Type, Object: event.Object, Err: err})
+		utilruntime.HandleErrorWithContext(ctx, err, "Unable to understand watch event", "reflector", r.name, "event", event)
 		return "", false
 	}
 	return m.GetResourceVersion(), true
 }
 
-func (r *Reflector) drop(ctx context.Context, event watch.Event, err error) {
-	r.trace(Event{Step: StepEventDropped, Type: event.Type, Object: event.Object, Err: err})
-	utilruntime.HandleErrorWithContext(ctx, err, "Dropped watch event", "reflector", r.name, "type", event.Type)
+// drop traces a dropped event.
+func (r *Reflector) drop(event watch.Event, reason string) {
+	r.trace(Event{Step: StepEventDropped, Type: event.Type, Object: event.Object, Err: errors.New(reason)})
 }
 
 // apply hands one watch event to the store (F3). A store error is
-// reported and otherwise ignored: the event still counts as processed. It
-// reports whether the event was the initial-events-end bookmark.
+// reported (in client-go's words, per event type) and otherwise ignored:
+// the event still counts as processed. It reports whether the event was
+// the initial-events-end bookmark.
 func (r *Reflector) apply(ctx context.Context, store Store, event watch.Event) (endBookmark bool) {
 	defer r.trace(Event{Step: StepEvent, Type: event.Type, Object: event.Object})
-	var err error
+	report := func(err error, msg string) {
+		if err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, msg, "reflector", r.name, "object", event.Object)
+		}
+	}
 	switch event.Type {
 	case watch.Added:
-		err = store.Add(event.Object)
+		report(store.Add(event.Object), "Unable to add watch event object to store")
 	case watch.Modified:
-		err = store.Update(event.Object)
+		report(store.Update(event.Object), "Unable to update watch event object to store")
 	case watch.Deleted:
-		err = store.Delete(event.Object)
+		report(store.Delete(event.Object), "Unable to delete watch event object from store")
 	case watch.Bookmark:
 		m, _ := meta.Accessor(event.Object)
 		endBookmark = m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 		if b, ok := store.(BookmarkStore); ok {
-			err = b.Bookmark(m.GetResourceVersion())
+			report(b.Bookmark(m.GetResourceVersion()), "Unable to send bookmark event to store")
 		}
 	default:
-		err = errors.New("unknown watch event type " + string(event.Type))
-	}
-	if err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Unable to apply watch event to store", "reflector", r.name, "type", event.Type)
+		utilruntime.HandleErrorWithContext(ctx, nil, "Unknown watch event", "reflector", r.name, "event", event)
 	}
 	return endBookmark
 }

@@ -37,10 +37,11 @@ func CatchPanics(t *testing.T) {
 	t.Cleanup(func() { utilruntime.ReallyCrash, utilruntime.PanicHandlers = really, handlers })
 }
 
-// crashLogger is a logger that records, in log, the entries that panics
-// make: "Observed a panic" with its keys and values (the stack trace left
-// out: the two implementations' stacks differ), and the PanicHandler
-// entries of CatchPanics. Everything else is dropped.
+// crashLogger is a logger that records, in log, every error entry: those
+// panics make ("Observed a panic" with its keys and values, the stack
+// trace left out: the two implementations' stacks differ) and those of
+// utilruntime.HandleError* (see Quiet); and the PanicHandler entries of
+// CatchPanics. Other Info entries are dropped.
 func crashLogger(log *Log, name string) klog.Logger {
 	return logr.New(&crashSink{log: log, name: name})
 }
@@ -60,10 +61,10 @@ func (s *crashSink) Info(_ int, msg string, kv ...any) {
 	}
 }
 
+// Error records panics and what utilruntime.HandleError* reported (Quiet
+// routes those here).
 func (s *crashSink) Error(err error, msg string, kv ...any) {
-	if msg == "Observed a panic" {
-		s.record("error", err, msg, kv)
-	}
+	s.record("error", err, msg, kv)
 }
 
 func (s *crashSink) record(level string, err error, msg string, kv []any) {
@@ -71,6 +72,9 @@ func (s *crashSink) record(level string, err error, msg string, kv []any) {
 	var parts []string
 	for i := 0; i+1 < len(all); i += 2 {
 		v := fmt.Sprint(all[i+1])
+		if all[i] == "reflector" {
+			v = "(its name)" // client-go's names the caller's file and line
+		}
 		if all[i] == "stacktrace" {
 			v = "(a stack)"
 			if !strings.Contains(fmt.Sprint(all[i+1]), "goroutine ") {

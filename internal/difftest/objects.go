@@ -22,6 +22,9 @@ const (
 	LabelIndexFails = "index-fails"
 	// LabelLookupFails makes Known.GetByKey return an error.
 	LabelLookupFails = "lookup-fails"
+	// LabelStoreFails makes a reflector world's store refuse the object
+	// (Add, Update, Delete).
+	LabelStoreFails = "store-fails"
 	// LabelLookupMissing makes Known.GetByKey report the object as not
 	// there (it vanished between ListKeys and GetByKey).
 	LabelLookupMissing = "lookup-missing"

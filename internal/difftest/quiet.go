@@ -9,7 +9,10 @@ import (
 )
 
 // Quiet silences client-go's logging and replaces utilruntime's error
-// handlers with one that does nothing. Call it from TestMain.
+// handlers with one that hands each error to its context's logger, which
+// is the global one (silenced) unless a world gave that side a recording
+// logger: then the reports are compared like panics (crashLogger). Call
+// it from TestMain.
 //
 // The replacement matters beyond noise: the default handlers rate-limit
 // with a clock primed in real time at init, and inside a testing/synctest
@@ -19,7 +22,9 @@ import (
 func Quiet() {
 	klog.SetLogger(logr.Discard())
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
-		func(context.Context, error, string, ...any) {},
+		func(ctx context.Context, err error, msg string, kv ...any) {
+			klog.FromContext(ctx).Error(err, msg, kv...)
+		},
 	}
 }
 

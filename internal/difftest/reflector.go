@@ -2,6 +2,8 @@ package difftest
 
 import (
 	"context"
+	"fmt"
+	"k8s.io/klog/v2"
 	"sync"
 	"testing"
 	"time"
@@ -35,19 +37,22 @@ type ReflectorConfig struct {
 // per Settle: requests, the store calls, and LastSyncResourceVersion.
 type ReflectorWorld struct {
 	*World
-	CLR    *reflector.Reflector
-	CGR    *cache.Reflector
-	CLLog  *Log
-	CGLog  *Log
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	CLR   *reflector.Reflector
+	CGR   *cache.Reflector
+	CLLog *Log
+	CGLog *Log
+	// reports hears, per side, what the reflector reported through
+	// utilruntime.HandleError* and panics (see Quiet, crashLogger).
+	reports [2]*Log
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // NewReflectorWorld builds both reflectors; Start runs them. Call it
 // inside a synctest bubble.
 func NewReflectorWorld(t *testing.T, cfg ReflectorConfig) *ReflectorWorld {
 	clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, cfg.WatchList)
-	w := &ReflectorWorld{World: newWorld(t), CLLog: &Log{}, CGLog: &Log{}}
+	w := &ReflectorWorld{World: newWorld(t), CLLog: &Log{}, CGLog: &Log{}, reports: [2]*Log{{}, {}}}
 	w.CL.NoWatchList, w.CG.NoWatchList = cfg.NoWatchListLW, cfg.NoWatchListLW
 	rec := func(l *Log) *recStore { return &recStore{log: l, transform: cfg.Transform, failResync: cfg.FailResync} }
 	var clStore reflector.Store = rec(w.CLLog)
@@ -73,7 +78,7 @@ func NewReflectorWorld(t *testing.T, cfg ReflectorConfig) *ReflectorWorld {
 	if cfg.ShouldResync != nil {
 		w.CGR.ShouldResync = func() bool { return cfg.ShouldResync("client-go") }
 	}
-	w.compare = append(w.compare, w.compareStores)
+	w.compare = append(w.compare, w.compareStores, w.compareReports)
 	return w
 }
 
@@ -81,8 +86,10 @@ func NewReflectorWorld(t *testing.T, cfg ReflectorConfig) *ReflectorWorld {
 func (w *ReflectorWorld) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.wg.Go(func() { w.CLR.Run(ctx) })
-	w.wg.Go(func() { w.CGR.RunWithContext(ctx) })
+	clCtx := klog.NewContext(ctx, crashLogger(w.reports[0], "reflector"))
+	cgCtx := klog.NewContext(ctx, crashLogger(w.reports[1], "reflector"))
+	w.wg.Go(func() { w.CLR.Run(clCtx) })
+	w.wg.Go(func() { w.CGR.RunWithContext(cgCtx) })
 	w.Note("start")
 	w.Settle()
 }
@@ -91,6 +98,17 @@ func (w *ReflectorWorld) Start() {
 func (w *ReflectorWorld) Stop() {
 	w.cancel()
 	w.wg.Wait()
+}
+
+// compareReports compares what each reflector reported outside its
+// return values: errors handed to utilruntime, and panics.
+func (w *ReflectorWorld) compareReports() {
+	w.T.Helper()
+	cl, cg := w.reports[0].Take(), w.reports[1].Take()
+	for _, l := range cl {
+		w.Note("reported: " + l)
+	}
+	w.Compare("reported errors", cl, cg)
 }
 
 func (w *ReflectorWorld) compareStores() {
@@ -112,9 +130,19 @@ type recStore struct {
 	failResync bool
 }
 
-func (s *recStore) Add(obj any) error    { s.log.Add("Add %s", Describe(obj)); return nil }
-func (s *recStore) Update(obj any) error { s.log.Add("Update %s", Describe(obj)); return nil }
-func (s *recStore) Delete(obj any) error { s.log.Add("Delete %s", Describe(obj)); return nil }
+func (s *recStore) Add(obj any) error    { s.log.Add("Add %s", Describe(obj)); return refuse(obj) }
+func (s *recStore) Update(obj any) error { s.log.Add("Update %s", Describe(obj)); return refuse(obj) }
+func (s *recStore) Delete(obj any) error { s.log.Add("Delete %s", Describe(obj)); return refuse(obj) }
+
+// refuse fails a write of an object labelled LabelStoreFails.
+func refuse(obj any) error {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if _, fail := u.GetLabels()[LabelStoreFails]; fail {
+			return fmt.Errorf("store refused %s", Describe(obj))
+		}
+	}
+	return nil
+}
 func (s *recStore) Replace(list []any, rv string) error {
 	s.log.Add("Replace %s rv=%s", DescribeSorted(list), rv)
 	return nil
