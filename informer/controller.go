@@ -31,11 +31,13 @@ func (s *SharedIndexInformer) runController(ctx context.Context, q queue) {
 // handles it (P14): logged through ctx's logger, utilruntime.PanicHandlers
 // run, and unless utilruntime.ReallyCrash is false the process crashes. If
 // it is false, the item being processed is lost and processing starts
-// again a second later, of real time.
+// again a second later, of real time. If it is true, the panic leaves
+// runLoop at once, without waiting for the reflector (as client-go's
+// Run, whose wg.Wait is not deferred): a plain informer's caller can
+// recover it from Run, and the reflector runs on until ctx ends.
 func runLoop(ctx context.Context, q interface{ Close() }, r *reflector.Reflector, processNext func() error) {
 	defer utilruntime.HandleCrashWithContext(ctx)
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() {
 		<-ctx.Done()
 		q.Close()
@@ -44,10 +46,12 @@ func runLoop(ctx context.Context, q interface{ Close() }, r *reflector.Reflector
 	for !processLoop(ctx, processNext) {
 		select {
 		case <-ctx.Done():
-			return
 		case <-time.After(time.Second):
+			continue
 		}
+		break
 	}
+	wg.Wait()
 }
 
 // processLoop processes until the queue is closed or ctx ends (true), or

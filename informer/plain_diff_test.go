@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/tools/cache"
@@ -149,4 +150,48 @@ func describeAll(objs []any) []string {
 		out[i] = dt.Describe(o)
 	}
 	return out
+}
+
+// client-go: controller.go RunWithContext, processLoop; runtime.go
+// HandleCrash (P18, P14): with utilruntime.ReallyCrash true (the
+// default), a plain informer's panicking handler panics on the processing
+// loop, which Run itself runs: the panic comes out of Run, where its caller
+// can recover it. (A shared informer's handlers run on goroutines of their
+// own: the same panic would end the process.)
+func TestPlainInformerPanicReachesRunsCaller(t *testing.T) {
+	// Count how often the panic handlers run: once per HandleCrash the
+	// panic passes through on its way out.
+	var handled int
+	saved := utilruntime.PanicHandlers
+	utilruntime.PanicHandlers = append(append([]func(context.Context, any){}, saved...), func(context.Context, any) { handled++ })
+	t.Cleanup(func() { utilruntime.PanicHandlers = saved })
+	synctest.Test(t, func(t *testing.T) {
+		got := map[string]string{}
+		for _, impl := range []string{"cachelab", "client-go"} {
+			srv := dt.NewServer()
+			srv.Write("ADDED", dt.Pod("ns/x"))
+			h := &lineHandler{panicOn: "ns/x"}
+			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+			var run func()
+			if impl == "cachelab" {
+				_, c := informer.NewInformerWithOptions(informer.InformerOptions{ListerWatcher: srv, ObjectType: &unstructured.Unstructured{}, Handler: h})
+				run = func() { c.Run(ctx) }
+			} else {
+				_, c := cache.NewInformerWithOptions(cache.InformerOptions{ListerWatcher: srv, ObjectType: &unstructured.Unstructured{}, Handler: h})
+				run = func() { c.RunWithContext(ctx) }
+			}
+			func() {
+				defer func() { got[impl] = fmt.Sprint("Run panicked: ", recover()) }()
+				run()
+			}()
+			cancel() // the reflector is still running: Run's end was skipped
+			synctest.Wait()
+			got[impl] += fmt.Sprintf("; handler heard %v; panic handlers ran %d times", h.take(), handled)
+			handled = 0
+		}
+		if got["cachelab"] != got["client-go"] {
+			t.Errorf("cachelab: %s\nclient-go: %s", got["cachelab"], got["client-go"])
+		}
+		t.Log(got["client-go"])
+	})
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/meter"
@@ -227,4 +229,40 @@ func ExampleOptions_metrics() {
 	// queued items: 0
 	// store resourceVersion: 3 (db was created at 3)
 	// a second pods informer named chapter-05 publishes: false
+}
+
+// A plain informer's handler runs on the processing loop, which Run runs
+// itself: a panic in the handler comes out of Run (after being logged),
+// where the caller can recover it. A shared informer's handler runs on a
+// goroutine of its own, and the same panic ends the process.
+func ExampleNewInformerWithOptions_panic() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	etcd, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer etcd.Close()
+	writer := listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})
+	if _, err := writer.Create(ctx, newPod("web")); err != nil {
+		panic(err)
+	}
+
+	_, controller := informer.NewInformerWithOptions(informer.InformerOptions{
+		ListerWatcher: listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{}),
+		ObjectType:    &unstructured.Unstructured{},
+		Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { panic("bug in the handler for " + obj.(*unstructured.Unstructured).GetName()) },
+		},
+	})
+	// The panic is also logged through ctx's logger ("Observed a panic"):
+	// silenced here.
+	quiet := klog.NewContext(ctx, logr.Discard())
+	func() {
+		defer func() { fmt.Println("Run panicked:", recover()) }()
+		controller.Run(quiet)
+	}()
+	cancel() // the reflector is still running: stop it
+	// Output:
+	// Run panicked: bug in the handler for web
 }
