@@ -369,8 +369,18 @@ func (s *SharedIndexInformer) Run(ctx context.Context) {
 		return
 	}
 	s.processor.run()
+	// What follows the controller is deferred, as in client-go, so that a
+	// processing panic that leaves it (ReallyCrash true) still stops the
+	// processor and waits for what Run started (including the wait for
+	// sync, which ends only with ctx if the informer never synced) before
+	// it goes on to Run's caller.
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	detectorStop := make(chan struct{})
+	defer func() {
+		s.processor.stop()
+		close(detectorStop) // after processing has stopped, as in client-go
+	}()
 	// Not wg.Go, which recovers and re-raises a panic: the detector's
 	// panic must end the process as client-go's does, untouched.
 	wg.Add(1)
@@ -385,13 +395,12 @@ func (s *SharedIndexInformer) Run(ctx context.Context) {
 			close(s.synced)
 		}
 	})
+	defer func() {
+		s.mu.Lock()
+		s.stopped = true
+		s.mu.Unlock()
+	}()
 	s.runController(ctx, q)
-	s.mu.Lock()
-	s.stopped = true
-	s.mu.Unlock()
-	s.processor.stop()
-	close(detectorStop) // after processing has stopped, as in client-go
-	wg.Wait()
 }
 
 // start builds the queue and the reflector; false if already started.

@@ -1,11 +1,22 @@
 package informer_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/store"
 )
 
 // Panics (P14, F8). client-go recovers a panic in a handler, in
@@ -140,4 +151,80 @@ func TestProcessingPanics(t *testing.T) {
 		"-- 1s later\nh: OnAdd ns/c@4",
 		"h: OnDelete ns/c@5",
 	))
+}
+
+// client-go: shared_informer.go RunWithContext; controller.go
+// RunWithContext (P14): with utilruntime.ReallyCrash true (the default),
+// a processing panic (here an index function's) leaves the controller at
+// once; the shared informer's deferred steps still run (it is marked
+// stopped, its processor stops) and wait for what Run started, which
+// includes the wait for sync: a panic before the informer synced keeps
+// Run until its context ends. Then the panic comes out of Run.
+func TestSharedInformerProcessingPanicLeavesRun(t *testing.T) {
+	var handled int
+	saved := utilruntime.PanicHandlers
+	utilruntime.PanicHandlers = append(append([]func(context.Context, any){}, saved...), func(context.Context, any) { handled++ })
+	t.Cleanup(func() { utilruntime.PanicHandlers = saved })
+	panicsOn := func(key string) func(any) ([]string, error) {
+		return func(obj any) ([]string, error) {
+			if keyOf(obj) == key {
+				panic("index function: " + key)
+			}
+			return nil, nil
+		}
+	}
+	for _, beforeSync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("beforeSync=%v", beforeSync), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				got := map[string][]string{}
+				for _, impl := range []string{"cachelab", "client-go"} {
+					srv := dt.NewServer()
+					srv.Write("ADDED", dt.Pod("ns/a"))
+					if beforeSync {
+						srv.Write("ADDED", dt.Pod("ns/x"))
+					}
+					ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+					var run func()
+					var stopped func() bool
+					var add func() error
+					if impl == "cachelab" {
+						inf := informer.New(srv, informer.Options{ExampleObject: &unstructured.Unstructured{}, Indexers: store.Indexers{"panics": panicsOn("ns/x")}})
+						run, stopped = func() { inf.Run(ctx) }, inf.IsStopped
+						add = func() error { _, err := inf.AddEventHandler(calmHandler{}); return err }
+					} else {
+						inf := cache.NewSharedIndexInformer(srv, &unstructured.Unstructured{}, 0, cache.Indexers{"panics": panicsOn("ns/x")})
+						run, stopped = func() { inf.RunWithContext(ctx) }, inf.IsStopped
+						add = func() error { _, err := inf.AddEventHandler(calmHandler{}); return err }
+					}
+					var out []string
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						defer func() { out = append(out, fmt.Sprint("Run panicked: ", recover())) }()
+						run()
+					}()
+					synctest.Wait()
+					if !beforeSync {
+						srv.Write("ADDED", dt.Pod("ns/x"))
+						synctest.Wait()
+					}
+					select {
+					case <-done:
+						out = append(out, "Run has returned")
+					default:
+						out = append(out, "Run has not returned")
+					}
+					out = append(out, fmt.Sprintf("stopped=%v add=%v panic handlers=%d", stopped(), errString(add()), handled))
+					cancel()
+					<-done
+					got[impl] = out
+					handled = 0
+				}
+				if d := cmp.Diff(got["client-go"], got["cachelab"]); d != "" {
+					t.Errorf("(-client-go +cachelab):\n%s", d)
+				}
+				t.Log(got["client-go"])
+			})
+		})
+	}
 }
