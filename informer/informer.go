@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -56,6 +57,11 @@ type Options struct {
 	// if set, hears its message instead of the panic.
 	DetectMutations bool
 	OnMutation      func(message string)
+	// MutationReport is where the detector prints what it found (the
+	// object as cached next to its copy); os.Stdout, as client-go, if nil.
+	// It and OnMutation are cachelab's: client-go's detector always
+	// prints to stdout and panics.
+	MutationReport io.Writer
 	// Identifier names the informer for its metrics; with a reserved one
 	// (see package metrics) the queue and the indexer publish to
 	// MetricsProvider, or to the process's provider if that is nil
@@ -141,7 +147,7 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 		resyncCheckPeriod: opts.ResyncPeriod,
 		defaultResync:     opts.ResyncPeriod,
 	}
-	s.detector = newMutationDetector(fmt.Sprintf("%T", opts.ExampleObject), opts.DetectMutations, opts.OnMutation)
+	s.detector = newMutationDetector(fmt.Sprintf("%T", opts.ExampleObject), opts.DetectMutations, opts.OnMutation, opts.MutationReport)
 	s.proc = processing{store: s.indexer, traceFn: opts.Trace, deliver: func(n Notification, sync bool) {
 		if n.Kind != KindDelete {
 			s.detector.add(n.New) // what the handlers are about to share

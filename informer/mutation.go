@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strconv"
@@ -34,6 +35,7 @@ type mutationDetector struct {
 	name           string
 	period, retain time.Duration
 	fail           func(message string) // nil: panic
+	report         io.Writer            // where ALTERED reports go
 
 	addedMu sync.Mutex
 	added   []cachedCopy
@@ -46,12 +48,15 @@ type mutationDetector struct {
 
 type cachedCopy struct{ cached, copied any }
 
-func newMutationDetector(name string, on bool, fail func(string)) *mutationDetector {
+func newMutationDetector(name string, on bool, fail func(string), report io.Writer) *mutationDetector {
 	if !on && !mutationDetectionEnabled {
 		return nil
 	}
 	klog.Warningln("Mutation detector is enabled, this will result in memory leakage.")
-	return &mutationDetector{name: name, period: time.Second, retain: 2 * time.Minute, fail: fail}
+	if report == nil {
+		report = os.Stdout
+	}
+	return &mutationDetector{name: name, period: time.Second, retain: 2 * time.Minute, fail: fail, report: report}
 }
 
 // add remembers obj and a deep copy of it (tombstones and objects that
@@ -105,7 +110,7 @@ func (d *mutationDetector) compare() {
 	for _, list := range [][]cachedCopy{d.cached, d.retained} {
 		for i, c := range list {
 			if !reflect.DeepEqual(c.cached, c.copied) {
-				fmt.Printf("CACHE %s[%d] ALTERED!\n%v\n", d.name, i, diff.ObjectGoPrintSideBySide(c.cached, c.copied))
+				fmt.Fprintf(d.report, "CACHE %s[%d] ALTERED!\n%v\n", d.name, i, diff.ObjectGoPrintSideBySide(c.cached, c.copied))
 				altered = true
 			}
 		}
