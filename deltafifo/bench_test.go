@@ -2,12 +2,16 @@ package deltafifo_test
 
 import (
 	"fmt"
+	"math"
+	syncatomic "sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/deltafifo"
 	. "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/metrics"
 )
 
 // queue is the part of the queues the benchmarks use.
@@ -35,6 +39,18 @@ var queues = map[string][]queueImpl{
 			return cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, KnownObjects: NewKnown(), EmitDeltaTypeReplaced: true})
 		}, func(q queue) { _, _ = q.(*cache.DeltaFIFO).Pop(noop) }},
 	},
+	"RealFIFO+metrics": {
+		{"cachelab", func() queue {
+			id, _ := meter.ReserveCachelab("bench") // left reserved: names are fresh
+			return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true, EmitDeltaTypeBookmark: true,
+				Identifier: id, MetricsProvider: lastValues{}})
+		}, func(q queue) { _, _ = q.(*deltafifo.RealFIFO).Pop(noop) }},
+		{"client-go", func() queue {
+			id, _ := meter.ReserveClientGo("bench")
+			return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, AtomicEvents: true, UnlockWhileProcessing: true, EmitDeltaTypeBookmark: true,
+				Identifier: id, MetricsProvider: cgLastValues{}})
+		}, func(q queue) { _, _ = q.(*cache.RealFIFO).Pop(noop) }},
+	},
 	"RealFIFO": {
 		{"cachelab", func() queue {
 			return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true, EmitDeltaTypeBookmark: true})
@@ -47,9 +63,10 @@ var queues = map[string][]queueImpl{
 
 // BenchmarkQueue measures, side by side (`benchstat -col /impl`), one
 // op = n Adds then n Pops on a new queue ("AddPop"), and one Replace of n
-// objects into a new queue ("Replace").
+// objects into a new queue ("Replace"). RealFIFO+metrics is a named
+// RealFIFO publishing to gauges that keep their last value (R8).
 func BenchmarkQueue(b *testing.B) {
-	for _, kind := range []string{"DeltaFIFO", "RealFIFO"} {
+	for _, kind := range []string{"DeltaFIFO", "RealFIFO", "RealFIFO+metrics"} {
 		for _, n := range BenchSizes {
 			objs := BenchObjects(n, 1)
 			for _, impl := range queues[kind] {
@@ -75,4 +92,37 @@ func BenchmarkQueue(b *testing.B) {
 			}
 		}
 	}
+}
+
+// lastValue is an instrument that keeps its last value, as a Prometheus
+// gauge does, at the cost of one atomic store.
+type lastValue struct{ v *syncatomic.Uint64 }
+
+func (g lastValue) Set(v float64)     { g.v.Store(math.Float64bits(v)) }
+func (g lastValue) Observe(v float64) { g.v.Store(math.Float64bits(v)) }
+
+func newLastValue() lastValue { return lastValue{new(syncatomic.Uint64)} }
+
+type lastValues struct{}
+
+func (lastValues) NewQueuedItemMetric(metrics.InformerNameAndResource) metrics.GaugeMetric {
+	return newLastValue()
+}
+func (lastValues) NewProcessingLatencyMetric(metrics.InformerNameAndResource) metrics.HistogramMetric {
+	return newLastValue()
+}
+func (lastValues) NewStoreResourceVersionMetric(metrics.InformerNameAndResource) metrics.GaugeMetric {
+	return newLastValue()
+}
+
+type cgLastValues struct{}
+
+func (cgLastValues) NewQueuedItemMetric(cache.InformerNameAndResource) cache.GaugeMetric {
+	return newLastValue()
+}
+func (cgLastValues) NewProcessingLatencyMetric(cache.InformerNameAndResource) cache.HistogramMetric {
+	return newLastValue()
+}
+func (cgLastValues) NewStoreResourceVersionMetric(cache.InformerNameAndResource) cache.GaugeMetric {
+	return newLastValue()
 }

@@ -63,6 +63,16 @@
 //     UnlockWhileProcessing), so calling HasSynced from process deadlocks.
 //     Done is the lock-free way to ask.
 //
+// # Names, logs and metrics
+//
+// A queue has a name (Name: "DeltaFIFO", "RealFIFO", or the one given),
+// which names its logger, where it reports a consumer's cache that fails
+// a lookup or lost a key it listed (D9, R9). A RealFIFO with a reserved
+// Identifier takes that name and publishes its depth after every change
+// and the time each pop's processing takes (R8; see package metrics); a
+// queued Bookmark, as in client-go, leaves the depth gauge as it was.
+// DeltaFIFO publishes no metrics.
+//
 // # Mirrors client-go
 //
 // delta_fifo.go (DeltaFIFO, Delta, Deltas, DeletedFinalStateUnknown) and

@@ -66,7 +66,17 @@
 // The informer's and each registration's HasSyncedChecker are
 // DoneCheckers, which WaitFor waits on without polling and logs by name
 // (client-go v0.36, P16); ShutDownEventHandler removes a handler and
-// waits until it will not be called again (P15).
+// waits until it will not be called again (P15). WaitForNamedCacheSync
+// and its WithContext form say in the log who waits, and SyncResult sums
+// up a wait for several informers (P21).
+//
+// # Names and metrics
+//
+// Options.Identifier names an informer for its metrics (package metrics):
+// with a reserved name, its queue publishes its depth and each pop's
+// processing time, and its indexer its resourceVersion, to
+// Options.MetricsProvider or the process's provider (client-go v0.36,
+// P20, R8, S6). A named informer's RealFIFO takes the name as its own.
 //
 // # Panics
 //
@@ -79,6 +89,9 @@
 // later (an initial-list OnAdd that panicked leaves its registration
 // never synced); processing loses the rest of its item and resumes a
 // second later (P14). Both seconds are real time, as client-go sleeps.
+// If ReallyCrash is true, a processing panic leaves Run after the
+// informer has stopped (a plain informer's handler panic included, since
+// its handler runs on the processing loop): Run's caller can recover it.
 //
 // # Steps and traces
 //
@@ -98,7 +111,7 @@
 // and a slice under a condition variable rather than two goroutines and a
 // ring buffer; Registration exposes Synced and Finished channels (Finished
 // is what ShutDownEventHandler waits for, P15);
-// WaitForCacheSync takes a context and a clock; the cache mutation
-// detector (P19) can also be turned on, and observed, through Options.
-// There are no metrics and no informer names yet.
+// WaitForCacheSync and WaitForNamedCacheSync take a context and a clock;
+// the cache mutation detector (P19) can also be turned on, and observed
+// (OnMutation, MutationReport), through Options.
 package informer

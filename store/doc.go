@@ -52,6 +52,12 @@
 // each twice (on the old and the new object); List, ListKeys and Replace
 // are O(n); ByIndex is O(matches).
 //
+// # Metrics
+//
+// A store made with a reserved Options.Identifier publishes the
+// resourceVersion it remembers, whenever it is a number, to its provider's
+// gauge (S6; see package metrics).
+//
 // # Mirrors client-go
 //
 // store.go (Store, cache, the key functions), thread_safe_store.go
