@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -34,6 +35,7 @@ func Catalog() ([]*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
+		sc.Builtin = true
 		out = append(out, sc)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -70,6 +72,58 @@ func Load(nameOrFile string) (*Scenario, error) {
 		return nil, err
 	}
 	return Parse(nameOrFile, src)
+}
+
+// RewriteFile writes outputs (each step's StepOutput) into the expected
+// blocks of the file sc was loaded from, leaving everything else as it
+// is. It re-reads the file first and refuses if its steps changed since
+// the run read them; it replaces the file in one rename, keeping its
+// permissions.
+func RewriteFile(sc *Scenario, outputs []string) error {
+	if sc.Builtin {
+		return fmt.Errorf("%s is a built-in scenario: rewrite a copy of it, or rewrite the built-ins with go test ./sim -run TestScenarios -rewrite", sc.Name)
+	}
+	src, err := readScenarioFile(sc.File)
+	if err != nil {
+		return err
+	}
+	now, err := Parse(sc.File, src)
+	if err != nil {
+		return fmt.Errorf("not rewritten: %w", err)
+	}
+	if len(now.Steps) != len(sc.Steps) {
+		return fmt.Errorf("%s changed during the run (%d steps, then %d): not rewritten", sc.File, len(sc.Steps), len(now.Steps))
+	}
+	for i := range now.Steps {
+		if now.Steps[i].Text != sc.Steps[i].Text {
+			return fmt.Errorf("%s changed during the run (%s): not rewritten", sc.File, now.Pos(now.Steps[i]))
+		}
+	}
+	out, err := now.Rewrite(src, outputs)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(sc.File)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(sc.File), "."+filepath.Base(sc.File)+".rewrite-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), sc.File)
 }
 
 // readScenarioFile reads a regular file of at most MaxScenarioSize bytes.

@@ -28,6 +28,9 @@ type Scenario struct {
 	About string // the whole opening comment, without the "# "
 	IDs   []string
 	Steps []Step
+	// Builtin marks a scenario of the catalog (embedded in the program);
+	// File then names it for messages only.
+	Builtin bool
 }
 
 // Step is one directive.
@@ -37,6 +40,10 @@ type Step struct {
 	Args     []datadriven.CmdArg
 	Text     string // the command line as written
 	Expected string // the output after "----"
+
+	// The expected block's lines in the file, 0-based: [blockFrom,
+	// blockTo), for Rewrite. blockFrom is the line after "----".
+	blockFrom, blockTo int
 }
 
 // Pos is the step's file:line.
@@ -126,8 +133,14 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 		if i >= len(lines) || strings.TrimSpace(lines[i]) != "----" {
 			return fail(start+1, "expected a line \"----\" after the command %q (and then its expected output, possibly none)", cmd)
 		}
+		st.blockFrom = i + 1
 		if st.Expected, i, err = expectedOutput(lines, i+1); err != nil {
 			return fail(start+1, "%v", err)
+		}
+		st.blockTo = i
+		if n, ok := misplacedCommand(lines, st.blockFrom, st.blockTo); ok {
+			return fail(n+1, "this looks like a command, not output: the expected output of the step at line %d runs on until a blank line, "+
+				"so %q is taken as what that step prints. Put a blank line after the step's \"----\" (or after its output) to make it a step of its own", st.Line, strings.TrimSpace(lines[n]))
 		}
 		sc.Steps = append(sc.Steps, st)
 	}
@@ -135,6 +148,72 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 		return fail(1, "the scenario has no commands")
 	}
 	return sc, nil
+}
+
+// misplacedCommand finds, among lines[from:to] (an expected block), the
+// first that reads as a command of its own: a known command with valid
+// arguments, written as people write commands (words one space apart; a
+// trace line pads its layer column with two or more). Such a line is
+// almost always a step whose blank line before it was forgotten.
+func misplacedCommand(lines []string, from, to int) (int, bool) {
+	for n := from; n < to; n++ {
+		text := strings.TrimSpace(lines[n])
+		name, _, _ := strings.Cut(text, " ")
+		if _, known := commands[name]; !known || strings.Contains(text, "  ") {
+			continue
+		}
+		cmd, args, err := parseLine(text)
+		if err == nil && checkStep(Step{Cmd: cmd, Args: args}) == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// HasExpectations reports whether any step has expected output: a file
+// whose blocks are all empty is run without checking, so that its
+// commands can be written first and the blocks filled in by a rewrite.
+func (sc *Scenario) HasExpectations() bool {
+	for _, st := range sc.Steps {
+		if st.Expected != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Rewrite returns src, the file sc was parsed from, with each step's
+// expected block replaced by outputs[i] (a step's StepOutput): the same
+// layout as datadriven's rewrite (output with a blank line in it goes
+// between "----" "----" pairs), everything else kept as it was. It
+// refuses outputs that do not match the steps.
+func (sc *Scenario) Rewrite(src []byte, outputs []string) ([]byte, error) {
+	if len(outputs) != len(sc.Steps) {
+		return nil, fmt.Errorf("%s: %d outputs for %d steps", sc.File, len(outputs), len(sc.Steps))
+	}
+	body := strings.TrimPrefix(string(src), "\ufeff")
+	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	var out []string
+	at := 0
+	for i, st := range sc.Steps {
+		if st.blockFrom > len(lines) || st.blockTo > len(lines) || st.blockFrom < at {
+			return nil, fmt.Errorf("%s: the file changed since it was read", sc.File)
+		}
+		out = append(out, lines[at:st.blockFrom]...)
+		block := strings.TrimSuffix(outputs[i], "\n")
+		switch {
+		case block == "":
+		case strings.Contains("\n"+block+"\n", "\n\n"):
+			out = append(out, "----")
+			out = append(out, strings.Split(block, "\n")...)
+			out = append(out, "----", "----")
+		default:
+			out = append(out, strings.Split(block, "\n")...)
+		}
+		at = st.blockTo
+	}
+	out = append(out, lines[at:]...)
+	return []byte(strings.Join(out, "\n")), nil
 }
 
 // commandLine is the command starting at lines[i], with the lines that a

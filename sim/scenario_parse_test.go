@@ -2,8 +2,12 @@ package sim
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Bad scenario files are rejected before anything runs, with file:line
@@ -57,6 +61,10 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed double separator", "# s\n\nstart\n----\n----\nline\n", "x.txt:3: output opened with \"----\" twice"},
 		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced or metrics`},
 		{"no commands", "# just a comment\n", "x.txt:1: the scenario has no commands"},
+		// A command right after an empty block, with no blank line, would
+		// be read as that step's expected output.
+		{"swallowed command", "# s\n\nstart\n----\ncreate ns0/a\n----\n", "x.txt:5: this looks like a command, not output: the expected output of the step at line 3"},
+		{"swallowed after output", "# s\n\nstart\n----\nsim              started\nstop\n----\n", "x.txt:6: this looks like a command, not output"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,4 +135,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("rendering changed the step count: %d vs %d", len(again.Steps), len(sc.Steps))
 		}
 	})
+}
+
+// Rewriting a file with the outputs it already expects changes nothing,
+// for every built-in and regression scenario; and a rewrite with new
+// outputs puts each where its step's block was, in datadriven's layout.
+func TestRewrite(t *testing.T) {
+	files, _ := filepath.Glob("scenarios/*.txt")
+	more, _ := filepath.Glob("testdata/regress/*.txt")
+	for _, file := range append(files, more...) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := Parse(file, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs []string
+		for _, st := range sc.Steps {
+			outs = append(outs, st.Expected)
+		}
+		got, err := sc.Rewrite(src, outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(src) {
+			t.Errorf("%s: rewriting with its own expectations changed it:\n%s", file, cmp.Diff(string(src), string(got)))
+		}
+	}
+	src := "# s\n\n# a comment stays\nstart\n----\n\nshow store\n----\nold\n\nstop\n----\n"
+	sc, err := Parse("x.txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sc.Rewrite([]byte(src), []string{"a\nb\n", "", "with\n\nblank\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# s\n\n# a comment stays\nstart\n----\na\nb\n\nshow store\n----\n\nstop\n----\n----\nwith\n\nblank\n----\n----\n"
+	if string(got) != want {
+		t.Errorf("rewrite:\n%s", cmp.Diff(want, string(got)))
+	}
+	again, err := Parse("x.txt", got)
+	if err != nil || again.Steps[2].Expected != "with\n\nblank\n" || again.Steps[0].Expected != "a\nb\n" {
+		t.Errorf("the rewritten file reads back as %+v, %v", again, err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
 
 	"github.com/cachelab/cachelab/informer"
@@ -26,6 +27,7 @@ type runOptions struct {
 	step          bool
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
+	rewrite       bool
 }
 
 func (m *Main) runCommand() *cobra.Command {
@@ -47,6 +49,15 @@ step where client-go differs from cachelab, and prints the difference.
 The trace is deterministic: the same scenario, stack and seed print the same
 bytes on every run, so traces can be diffed. How long the run took goes to
 stderr.
+
+A scenario file says, after each command's "----", what the step should
+print. When any step has expected output, run checks every step against it
+and stops at the first that printed something else (exit 1), showing the
+difference; a file whose blocks are all empty runs unchecked. --rewrite
+writes what each step printed into the file instead, so a scenario can be
+written as commands first and its expectations filled in by a run. --stack
+and --etcd-endpoints turn the check off: a file is written for its own
+stack and a fresh etcd.
 
 With --etcd-endpoints (or $ETCDCTL_ENDPOINTS) the run uses an etcd of your
 own: it checks the endpoints in turn, each within --dial-timeout, until one
@@ -83,6 +94,8 @@ file:line.`,
 	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace line, "+
 		"each step's verdict)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
+	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
+		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
@@ -98,6 +111,10 @@ func (m *Main) check(o *runOptions) error {
 		return errors.New("--step needs a terminal on stdin: it waits for Enter after each step")
 	case o.settleTimeout <= 0:
 		return fmt.Errorf("--settle-timeout %v: want a positive duration such as 10s", o.settleTimeout)
+	case o.rewrite && o.stack.value != "":
+		return errors.New("--rewrite writes the output of the scenario's own stack: drop --stack")
+	case o.rewrite && len(o.etcd.Endpoints) > 0:
+		return errors.New("--rewrite writes the output of a fresh etcd (resourceVersions from 2): drop --etcd-endpoints")
 	}
 	return checkEtcd(o.etcd)
 }
@@ -115,6 +132,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err != nil {
 		return usage(err)
 	}
+	if o.rewrite && sc.Builtin {
+		return usage(fmt.Errorf("--rewrite: %s is a built-in scenario; copy %s from cachelab's source and rewrite the copy", sc.Name, sc.File))
+	}
 	began := m.Now()
 	open := m.open
 	if open == nil { // a Main not made by NewMain
@@ -126,6 +146,15 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
 	defer ses.Close()
+	check := sc.HasExpectations() && !o.rewrite
+	switch {
+	case check && o.stack.value != "":
+		check = false
+		fmt.Fprintf(m.Stderr, "%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
+	case check && len(o.etcd.Endpoints) > 0:
+		check = false
+		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
+	}
 	m.setRunning(ses)
 	defer m.setRunning(nil)
 	p := &printer{w: &errWriter{w: m.Stdout}, json: o.output.value == "json",
@@ -133,7 +162,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
-	ran, err := m.steps(ctx, ses, sc, o.step, p)
+	ran, outputs, err := m.steps(ctx, ses, sc, o.step, check, p)
 	if err != nil {
 		return err
 	}
@@ -147,7 +176,17 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return diverged(d)
 	}
 	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
-	return writeError(p.summary(fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran)), "at the end")
+	summary := fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran)
+	switch {
+	case o.rewrite:
+		if err := sim.RewriteFile(sc, outputs); err != nil {
+			return runError(fmt.Errorf("--rewrite: %w", err))
+		}
+		summary += "\n✓ what each step printed is written into " + sc.File
+	case check:
+		summary += "\n✓ every step printed what " + sc.File + " expects"
+	}
+	return writeError(p.summary(summary), "at the end")
 }
 
 // openFailed is the error for a session that could not be opened, or
@@ -166,34 +205,61 @@ func openFailed(ctx context.Context, ses session, err error, external bool) erro
 }
 
 // steps carries out the scenario's steps in order and prints each one. It
-// stops at the first divergence or failure (an error), when ctx is
-// cancelled, or when the user stops it at a --step pause, and returns how
-// many steps ran.
-func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing bool, p *printer) (int, error) {
+// stops at the first divergence or failure (an error), at the first step
+// that printed something other than the file expects (when check is set),
+// when ctx is cancelled, or when the user stops it at a --step pause, and
+// returns how many steps ran and what each printed (for --rewrite).
+func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing, check bool, p *printer) (int, []string, error) {
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
+	var outputs []string
 	for i, st := range sc.Steps {
 		sr, err := ses.Step(st)
 		switch {
 		case ctx.Err() != nil:
-			return i, stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st)))
+			return i, outputs, stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st)))
 		case err != nil:
-			return i, runError(err)
+			return i, outputs, runError(err)
 		}
 		if err := p.step(sr); err != nil {
-			return i, writeError(err, fmt.Sprintf("at step %d of %d", i+1, total))
+			return i, outputs, writeError(err, fmt.Sprintf("at step %d of %d", i+1, total))
 		}
 		if sr.Divergence != nil {
-			return i + 1, diverged(sr.Divergence)
+			return i + 1, outputs, diverged(sr.Divergence)
+		}
+		got := sim.StepOutput(sr)
+		outputs = append(outputs, got)
+		if check && got != st.Expected {
+			return i + 1, outputs, m.unexpected(p, sc, st, i+1, got)
 		}
 		if pausing && i+1 < total && !m.pause(ctx, stdin, i+2, total) {
 			if ctx.Err() != nil {
-				return i + 1, stopped(ctx, fmt.Sprintf("after step %d of %d", i+1, total))
+				return i + 1, outputs, stopped(ctx, fmt.Sprintf("after step %d of %d", i+1, total))
 			}
-			return i + 1, nil
+			return i + 1, outputs, nil
 		}
 	}
-	return total, nil
+	return total, outputs, nil
+}
+
+// unexpected reports a step that printed something other than its
+// expected block: the difference on stdout (text only) and a one-line
+// summary, naming the block's first line, for stderr (exit 1).
+func (m *Main) unexpected(p *printer, sc *sim.Scenario, st sim.Step, n int, got string) error {
+	if !p.json {
+		fmt.Fprintf(p.w, "\n✗ step %d printed something other than %s expects:\n", n, sc.Pos(st))
+		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))
+		for _, l := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {
+			if !strings.HasPrefix(l, "diff ") { // the header names the two sides already
+				fmt.Fprintf(p.w, "  %s\n", l)
+			}
+		}
+		if err := p.w.err; err != nil {
+			return writeError(err, fmt.Sprintf("at step %d", n))
+		}
+	}
+	return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s) printed something other than the file expects after its \"----\"; "+
+		"run with --rewrite to take what it printed", sc.Pos(st), n, st.Cmd)}
 }
 
 // writeError is the error for a trace that could not be written: exit 141
