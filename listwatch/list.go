@@ -53,7 +53,7 @@ func (lw *ListerWatcher) parseList(opts metav1.ListOptions) (listRequest, error)
 	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
 		return req, err
 	}
-	if err := validateListOptions(opts); err != nil {
+	if err := validate(opts, false, lw.WatchListFeature()); err != nil {
 		return req, err
 	}
 	req.start = req.prefix
@@ -77,22 +77,6 @@ func (lw *ListerWatcher) parseList(opts metav1.ListOptions) (listRequest, error)
 		}
 	}
 	return req, nil
-}
-
-func validateListOptions(opts metav1.ListOptions) error {
-	switch rvm := opts.ResourceVersionMatch; {
-	case opts.SendInitialEvents != nil:
-		return badRequest("sendInitialEvents is forbidden for list")
-	case rvm != "" && opts.ResourceVersion == "":
-		return badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided")
-	case rvm != "" && opts.Continue != "":
-		return badRequest("resourceVersionMatch is forbidden when continue is provided")
-	case rvm == metav1.ResourceVersionMatchExact && opts.ResourceVersion == "0":
-		return badRequest(`resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
-	case rvm != "" && rvm != metav1.ResourceVersionMatchExact && rvm != metav1.ResourceVersionMatchNotOlderThan:
-		return badRequest("unknown resourceVersionMatch value: %q", rvm)
-	}
-	return nil
 }
 
 func (lw *ListerWatcher) parseContinue(req listRequest, opts metav1.ListOptions) (listRequest, error) {

@@ -17,6 +17,11 @@ type Options struct {
 	// NoWatchList makes the ListerWatcher report that it does not support
 	// watch-list streaming, so client-go's reflector uses LIST then WATCH.
 	NoWatchList bool
+	// WatchListOff plays a kube-apiserver whose WatchList feature gate is
+	// off: a WATCH asking for initial events is refused with 422 (E11).
+	// Unlike NoWatchList, the client does not know beforehand: it asks,
+	// is refused, and falls back. SetWatchListFeature changes it later.
+	WatchListOff bool
 	// Clock measures a watch's TimeoutSeconds, as kube-apiserver's timer
 	// does; the real clock if nil. A simulation gives its fake clock, so
 	// that a watch ends when scenario time passes its timeout and never
@@ -29,10 +34,11 @@ type Options struct {
 // client-go's cache.ListerWatcher and cache.ListerWatcherWithContext, so
 // real client-go informers run on it unmodified.
 type ListerWatcher struct {
-	client *clientv3.Client
-	res    Resource
-	opts   Options
-	ctl    controls
+	client   *clientv3.Client
+	res      Resource
+	opts     Options
+	ctl      controls
+	features serverFeatures
 }
 
 // NewListerWatcher returns a ListerWatcher for res over client.
@@ -40,7 +46,9 @@ func NewListerWatcher(client *clientv3.Client, res Resource, opts Options) *List
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &ListerWatcher{client: client, res: res, opts: opts}
+	lw := &ListerWatcher{client: client, res: res, opts: opts}
+	lw.features.watchListOff.Store(opts.WatchListOff)
+	return lw
 }
 
 // List is ListWithContext without a context.

@@ -31,7 +31,7 @@ type watchRequest struct {
 // object. It ends with an Error event when etcd compacts past it (E7), and
 // after TimeoutSeconds.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	req, err := parseWatch(opts)
+	req, err := parseWatch(opts, lw.WatchListFeature())
 	if err != nil {
 		return nil, err
 	}
@@ -64,19 +64,16 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	return w, nil
 }
 
-func parseWatch(opts metav1.ListOptions) (watchRequest, error) {
+func parseWatch(opts metav1.ListOptions, watchList bool) (watchRequest, error) {
 	var req watchRequest
 	var err error
 	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
 		return req, err
 	}
-	send := opts.SendInitialEvents
-	switch rvm := opts.ResourceVersionMatch; {
-	case send != nil && rvm != metav1.ResourceVersionMatchNotOlderThan:
-		return req, badRequest("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
-	case send == nil && rvm != "":
-		return req, badRequest("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+	if err := validate(opts, true, watchList); err != nil {
+		return req, err
 	}
+	send := opts.SendInitialEvents
 	if req.rv, err = parseResourceVersion(opts.ResourceVersion); err != nil {
 		return req, err
 	}

@@ -192,8 +192,39 @@ func TestE9WatchList(t *testing.T) {
 	if e := describe(next(t, future)); !strings.HasPrefix(e, "ERROR 504 Timeout: Timeout: Too large resource version: 999") {
 		t.Errorf("future watch-list: %s", e)
 	}
-	if _, err := wd.lw.Watch(metav1.ListOptions{SendInitialEvents: ptr.To(true)}); !apierrors.IsBadRequest(err) {
-		t.Errorf("sendInitialEvents without NotOlderThan: %v, want BadRequest", err)
+	// kube-apiserver validates the options before it reads anything: 422
+	// Invalid on ListOptions (E11).
+	const want = `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`
+	if _, err := wd.lw.Watch(metav1.ListOptions{SendInitialEvents: ptr.To(true)}); !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("sendInitialEvents without NotOlderThan: %v, want %s", err, want)
+	}
+}
+
+// A server whose WatchList feature is off refuses a watch that asks for
+// initial events, 422, and serves every other request (E11); the
+// feature can be turned back on while it serves.
+func TestE11WatchListFeatureOff(t *testing.T) {
+	wd := newWorld(t)
+	x := wd.create(t, pod("a/x"))
+	wd.lw.SetWatchListFeature(false)
+	watchList := metav1.ListOptions{SendInitialEvents: ptr.To(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}
+	const want = `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled`
+	if _, err := wd.lw.Watch(watchList); !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("watch-list with the feature off: %v, want %s", err, want)
+	}
+	if _, err := wd.lw.List(metav1.ListOptions{ResourceVersion: "0"}); err != nil {
+		t.Errorf("LIST with the feature off: %v", err)
+	}
+	w := wd.watch(t, metav1.ListOptions{ResourceVersion: x.GetResourceVersion()})
+	y := wd.create(t, pod("a/y"))
+	checkEvents(t, events(t, w, 1), "ADDED a/y@"+y.GetResourceVersion())
+	wd.lw.SetWatchListFeature(true)
+	if !wd.lw.WatchListFeature() {
+		t.Error("the feature did not come back on")
+	}
+	wl := wd.watch(t, watchList)
+	if e := describe(next(t, wl)); !strings.HasPrefix(e, "ADDED a/") {
+		t.Errorf("watch-list with the feature back on: %s", e)
 	}
 }
 

@@ -146,6 +146,21 @@ func init() {
 				}
 				return nil
 			}},
+		"server": {usage: "server watch-list=on|off", help: "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
+			values: map[string]string{"watch-list": "on or off"},
+			run: func(r *runner, a args) error {
+				v, _ := a.value("watch-list")
+				on := v == "on"
+				for _, s := range r.sides {
+					s.probe.lw.SetWatchListFeature(on)
+				}
+				if on {
+					r.note(layerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
+				} else {
+					r.note(layerSim, "", "the server's WatchList feature is off: a watch that asks for initial events is refused (422 Invalid), as by kube-apiserver with its WatchList gate off")
+				}
+				return nil
+			}},
 		"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)",
 			run: func(r *runner, a args) error {
 				if r.etcd == nil {

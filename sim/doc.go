@@ -23,7 +23,7 @@
 //
 // The commands act on the world (create, update, delete, bulk-create,
 // compact, progress, close-watch, disconnect, reconnect, fail-next,
-// restart-etcd, advance, resync), on the informers (start, start-queue,
+// server, restart-etcd, advance, resync), on the informers (start, start-queue,
 // stop, add-handler, remove-handler, release, pause, resume), or look
 // (show store|queue|handlers|requests|synced|metrics). CommandHelp lists
 // them. The

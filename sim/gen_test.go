@@ -79,7 +79,7 @@ var (
 	genStatuses  = []string{"410", "429", "500", "503"}
 	genDurations = []string{"1s", "2s", "5s", "30s", "45s", "1m", "2m", "5m", "5m1s", "10m", "11m"}
 	genPeriods   = []string{"0s", "10s", "30s", "1m", "5m"}
-	genShows     = []string{"store", "queue", "handlers", "requests", "synced"}
+	genShows     = []string{"store", "queue", "handlers", "requests", "synced", "metrics"}
 )
 
 // genStep is one command's generator and how often it is drawn.
@@ -103,6 +103,7 @@ var genSteps = map[string]genStep{
 	"reconnect":      {always(2), func(*gen) string { return "reconnect" }},
 	"fail-next":      {always(2), (*gen).failNext},
 	"restart-etcd":   {always(1), func(*gen) string { return "restart-etcd" }},
+	"server":         {always(1), func(g *gen) string { return "server watch-list=" + g.pick([]string{"on", "off"}) }},
 	"advance":        {always(3), func(g *gen) string { return "advance " + g.pick(genDurations) }},
 	"resync":         {func(g *gen) int { return g.unless(g.started && g.resync, 4, 0) }, func(*gen) string { return "resync" }},
 	"start":          {func(g *gen) int { return g.unless(g.queueMode, 0, g.startWeight()) }, func(g *gen) string { return g.start("start") }},

@@ -172,6 +172,10 @@ func checkValue(name, k string, vs []string) error {
 		if v != "strip-managed-fields" {
 			return bad("strip-managed-fields")
 		}
+	case "watch-list":
+		if v != "on" && v != "off" {
+			return bad("on or off")
+		}
 	case "image":
 		return checkImage(vs)
 	case "ns":
@@ -223,6 +227,8 @@ func checkTogether(name string, a args) error {
 		// kube-apiserver writes nothing for an update that changes
 		// nothing; a line that asks for no change is a slip.
 		return fmt.Errorf("update %s needs labels= or image=, the change to make; %s", a.pos[0], commands[name].want())
+	case name == "server" && a.values["watch-list"] == nil:
+		return fmt.Errorf("server needs watch-list=on or watch-list=off; %s", commands[name].want())
 	case name == "fail-next" && !hasList && !hasWatch:
 		return fmt.Errorf("fail-next needs list=<status>, watch=<status> or both; %s", commands[name].want())
 	}
