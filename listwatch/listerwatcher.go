@@ -37,8 +37,8 @@ type ListerWatcher struct {
 	client   *clientv3.Client
 	res      Resource
 	opts     Options
-	ctl      controls
-	features serverFeatures
+	ctl      *controls       // shared with WithNamespace's copies
+	features *serverFeatures // the same server: shared too
 }
 
 // NewListerWatcher returns a ListerWatcher for res over client.
@@ -46,9 +46,19 @@ func NewListerWatcher(client *clientv3.Client, res Resource, opts Options) *List
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	lw := &ListerWatcher{client: client, res: res, opts: opts}
+	lw := &ListerWatcher{client: client, res: res, opts: opts, ctl: &controls{}, features: &serverFeatures{}}
 	lw.features.watchListOff.Store(opts.WatchListOff)
 	return lw
+}
+
+// WithNamespace returns a ListerWatcher for one namespace ("" for all)
+// of the same resource on the same server: its requests go to the
+// namespace's path, as a namespaced client-go informer's do, and the
+// server's levers (held and dropped watches, features) are shared.
+func (lw *ListerWatcher) WithNamespace(ns string) *ListerWatcher {
+	c := *lw
+	c.opts.Namespace = ns
+	return &c
 }
 
 // List is ListWithContext without a context.

@@ -152,7 +152,7 @@ func init() {
 				v, _ := a.value("watch-list")
 				on := v == "on"
 				for _, s := range r.sides {
-					s.probe.lw.SetWatchListFeature(on)
+					s.probe.base.SetWatchListFeature(on)
 				}
 				if on {
 					r.note(layerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
@@ -192,15 +192,16 @@ func init() {
 				return r.advance(r.cfg.resync)
 			}},
 		// The informers.
-		"start": {usage: "start [stack=default|classic] [resync=<period>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
+		"start": {usage: "start [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
 			help: "start both informers (cachelab's and client-go's) with the handlers added so far", mapOrder: true,
 			values: map[string]string{"stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
-				"labels": "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"},
+				"namespace": "watch one namespace only (its requests go to the namespace's path)",
+				"labels":    "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"},
 			run: func(r *runner, a args) error { return cmdStart(r, a, false) }},
-		"start-queue": {usage: "start-queue [stack=default|classic] [resync=<period>] [labels=<selector>] [fields=<selector>]",
+		"start-queue": {usage: "start-queue [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>]",
 			help: "start a reflector filling the stack's bare queue (RealFIFO or DeltaFIFO) on each side; the simulator pops it after each step", mapOrder: true,
 			values: map[string]string{"stack": "default (RealFIFO) or classic (DeltaFIFO)", "resync": "the resync period",
-				"labels": "a label selector", "fields": "a field selector"},
+				"namespace": "watch one namespace only", "labels": "a label selector", "fields": "a field selector"},
 			run: func(r *runner, a args) error { return cmdStart(r, a, true) }},
 		"pause": {usage: "pause", help: "stop popping the queue (start-queue only): deltas pile up as the queue stores them",
 			run: func(r *runner, a args) error { return r.setPaused(true) }},

@@ -280,11 +280,13 @@ func (g *gen) start(cmd string) string {
 	if g.resync {
 		line += " resync=" + g.pick(genPeriods[1:])
 	}
-	switch g.rng.IntN(5) {
+	switch g.rng.IntN(6) {
 	case 0:
 		line += " labels=(app=web)"
 	case 1:
 		line += " fields=metadata.namespace=ns0"
+	case 2:
+		line += " namespace=ns0"
 	}
 	if cmd == "start" && g.maybe(4) {
 		line += " transform=strip-managed-fields"

@@ -47,9 +47,10 @@ func (r *runner) invariants(s *side, sn snapshot) []Line {
 	return out
 }
 
-// etcdAt lists what etcd held at rv, through the informer's selectors.
+// etcdAt lists what etcd held at rv, in the informer's namespace and
+// through its selectors.
 func (r *runner) etcdAt(rv string) (map[string]string, error) {
-	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{})
+	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
 	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
 		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
 	l, err := lw.ListWithContext(r.ctx, opts)

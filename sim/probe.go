@@ -29,6 +29,7 @@ import (
 //	informer ──LIST/WATCH──▶ probe ──▶ listwatch.ListerWatcher ──▶ etcd
 //	         ◀──events──────        ◀──
 type probe struct {
+	base  *listwatch.ListerWatcher // all namespaces; lw is it or a namespace of it
 	lw    *listwatch.ListerWatcher
 	clock clock.PassiveClock // the scenario's: watch deadlines are on it
 	rec   *recorder
@@ -36,6 +37,7 @@ type probe struct {
 	mu              sync.Mutex
 	labels          string         // label selector added to every request
 	fields          string         // field selector added to every request
+	namespace       string         // the informer's namespace ("" for all)
 	failNext        map[string]int // verb ("list", "watch") -> HTTP status for the next call
 	held            chan struct{}  // closed on reconnect; nil while connected
 	waiting         int            // calls waiting in held
@@ -97,7 +99,7 @@ func (p *probe) requests() []string {
 }
 
 func newProbe(lw *listwatch.ListerWatcher, clk clock.PassiveClock, rec *recorder) *probe {
-	p := &probe{lw: lw, clock: clk, rec: rec,
+	p := &probe{base: lw, lw: lw, clock: clk, rec: rec,
 		failNext: map[string]int{}, open: map[*probeWatch]struct{}{}, progress: make(chan struct{}, 1)}
 	p.callsDone = sync.NewCond(&p.mu)
 	return p
@@ -138,17 +140,39 @@ func (p *probe) quiesce() {
 // selectors. The connection's state (a held connection, a failure asked
 // for) stays: a lever pulled before start acts on the first requests.
 // What belonged to the informer before (a stopped one) is forgotten.
-func (p *probe) startInformer(labels, fields string) {
+func (p *probe) startInformer(labels, fields, namespace string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.labels, p.fields = labels, fields
+	p.labels, p.fields, p.namespace = labels, fields, namespace
+	p.lw = p.base.WithNamespace(namespace)
 	p.parked, p.listing, p.showBooks = false, false, 0
 	p.handed, p.handled = 0, 0
 }
 
 // IsWatchListSemanticsUnSupported passes the ListerWatcher's answer on, so
 // both reflectors decide about watch-list streaming the same way.
-func (p *probe) IsWatchListSemanticsUnSupported() bool { return p.lw.IsWatchListSemanticsUnSupported() }
+func (p *probe) IsWatchListSemanticsUnSupported() bool {
+	return p.current().IsWatchListSemanticsUnSupported()
+}
+
+// current is the ListerWatcher the informer's requests go to, and its
+// namespace as the request lines show it ("" for all namespaces).
+func (p *probe) current() *listwatch.ListerWatcher {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lw
+}
+
+// where is the request lines' namespace prefix: "ns=<ns> " for a
+// namespaced informer, else nothing.
+func (p *probe) where() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.namespace == "" {
+		return ""
+	}
+	return "ns=" + p.namespace + " "
+}
 
 // List is ListWithContext without a context (client-go's ListerWatcher).
 func (p *probe) List(opts metav1.ListOptions) (runtime.Object, error) {
@@ -168,12 +192,12 @@ func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (r
 	}
 	defer end()
 	p.addSelectors(&opts)
-	p.request("LIST " + describeListOptions(opts))
+	p.request("LIST " + p.where() + describeListOptions(opts))
 	if err := p.admit(ctx, "list"); err != nil {
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
-	obj, err := p.lw.ListWithContext(ctx, opts)
+	obj, err := p.current().ListWithContext(ctx, opts)
 	if err != nil {
 		p.request("  -> " + describeErr(err))
 		return nil, err
@@ -201,7 +225,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	p.watches++
 	id := fmt.Sprintf("w%d", p.watches)
 	p.mu.Unlock()
-	p.request(id + " " + verb + " " + describeListOptions(opts))
+	p.request(id + " " + verb + " " + p.where() + describeListOptions(opts))
 	if err := p.admit(ctx, "watch"); err != nil {
 		p.request("  -> " + describeErr(err))
 		if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
@@ -216,7 +240,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		return nil, err
 	}
 	timeout := serverTimeout(&opts)
-	inner, err := p.lw.WatchWithContext(ctx, opts)
+	inner, err := p.current().WatchWithContext(ctx, opts)
 	if err != nil {
 		p.request("  -> " + describeErr(err))
 		return nil, err

@@ -77,7 +77,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			// a progress notification tells it etcd's revision. (A
 			// progress step's request that etcd dropped, because a
 			// watch was briefly behind, is asked again.)
-			_ = s.probe.lw.RequestProgress(r.ctx)
+			_ = s.probe.base.RequestProgress(r.ctx)
 			asked = time.Now()
 		}
 		if wait.stuck() {

@@ -28,12 +28,13 @@ type startConfig struct {
 	resync    time.Duration
 	labels    string
 	fields    string
+	namespace string // "" for all namespaces
 	transform string // "" or "strip-managed-fields"
 	queue     bool   // the queue world (start-queue): a reflector and a bare queue
 }
 
-// matches reports whether obj passes the informers' selectors (nil never
-// does).
+// matches reports whether obj is in the informers' namespace and passes
+// their selectors (nil never does).
 func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 	if obj == nil {
 		return false
@@ -46,7 +47,7 @@ func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 	if err != nil {
 		return false
 	}
-	return ls.Matches(labels.Set(obj.GetLabels())) &&
+	return (c.namespace == "" || obj.GetNamespace() == c.namespace) && ls.Matches(labels.Set(obj.GetLabels())) &&
 		fs.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()})
 }
 

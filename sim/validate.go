@@ -180,6 +180,8 @@ func checkValue(name, k string, vs []string) error {
 		return checkImage(vs)
 	case "ns":
 		return checkMeta(metav1.ObjectMeta{Namespace: v, Name: "obj-0001"}, "ns="+v)
+	case "namespace":
+		return checkMeta(metav1.ObjectMeta{Namespace: v, Name: "obj-0001"}, "namespace="+v)
 	case "labels":
 		if name == "start" || name == "start-queue" {
 			return checkLabelSelector(v)

@@ -138,6 +138,7 @@ func cmdStart(r *runner, a args, queue bool) error {
 	}
 	cfg.labels, _ = a.value("labels")
 	cfg.fields, _ = a.value("fields")
+	cfg.namespace, _ = a.value("namespace")
 	cfg.transform, _ = a.value("transform")
 	cfg.queue = queue
 	if r.stopped {
@@ -150,7 +151,7 @@ func cmdStart(r *runner, a args, queue bool) error {
 		r.note(layerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
 	for _, s := range r.sides {
-		s.probe.startInformer(cfg.labels, cfg.fields)
+		s.probe.startInformer(cfg.labels, cfg.fields, cfg.namespace)
 		if err := s.start(cfg, r.opts.Seed); err != nil {
 			return err
 		}
@@ -248,7 +249,7 @@ func cmdProgress(r *runner, a args) error {
 	}
 	for _, s := range r.sides {
 		s.probe.showNextBookmark()
-		if err := s.probe.lw.RequestProgress(r.ctx); err != nil {
+		if err := s.probe.base.RequestProgress(r.ctx); err != nil {
 			return err
 		}
 	}
