@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 )
 
 // handler is a scenario's event handler, one per side. It records every
@@ -64,7 +66,21 @@ func (h *handler) layer() string { return layerHandler + "/" + h.name }
 const (
 	initialListMark = " (initial list)"
 	sameObjectMark  = " (same object: a resync or relist)"
+	// newObjectMark marks an update whose old and new objects have
+	// different UIDs: the object was deleted and created again under
+	// the same name while the informer was not watching, and a relist
+	// found the new one where the cache held the old.
+	newObjectMark = " (another object: the uid changed, deleted and created again unseen)"
 )
+
+// uidOf is obj's metadata.uid ("" without metadata).
+func uidOf(obj any) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return string(m.GetUID())
+}
 
 // OnAdd records the call, then waits if the handler is slow.
 func (h *handler) OnAdd(obj any, isInInitialList bool) {
@@ -84,8 +100,11 @@ func (h *handler) OnAdd(obj any, isInInitialList bool) {
 // OnUpdate records the call, then waits if the handler is slow.
 func (h *handler) OnUpdate(oldObj, newObj any) {
 	text := "OnUpdate " + describe(oldObj) + " -> " + describe(newObj)
-	if describe(oldObj) == describe(newObj) {
+	switch {
+	case describe(oldObj) == describe(newObj):
 		text += sameObjectMark
+	case uidOf(oldObj) != uidOf(newObj):
+		text += newObjectMark
 	}
 	h.called(keyOf(newObj), text, false, func() {
 		k := keyOf(newObj)

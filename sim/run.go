@@ -108,6 +108,9 @@ type runner struct {
 	cfg     *startConfig // set by start
 	world   []Line       // the current step's world lines
 	uids    int
+	// uidOf is the UID each key was last created with, so that a create
+	// under a name that had another object says so.
+	uidOf   map[string]string
 	paused  bool
 	stopped bool // stop ran: the informers keep their state and run no more
 	classic bool // the run's stack is the classic one
@@ -250,7 +253,7 @@ func (s *Session) Finish() *Divergence {
 		for _, e := range sd.rec.take() {
 			if strings.HasPrefix(e.layer, layerHandler+"/") || e.layer == layerQueue {
 				late[sd.impl] = append(late[sd.impl], e)
-				mapOrder = mapOrder || e.unordered || strings.HasSuffix(e.text, initialListMark) || strings.HasSuffix(e.text, sameObjectMark)
+				mapOrder = mapOrder || e.unordered || strings.HasSuffix(e.text, initialListMark) || strings.HasSuffix(e.text, sameObjectMark) || strings.HasSuffix(e.text, newObjectMark)
 			}
 		}
 	}

@@ -66,7 +66,15 @@ func (r *runner) create(key string, labels map[string]string, managed bool) erro
 		return err
 	}
 	r.wrote(nil, out)
-	r.note(layerEtcd, key, "create "+describeLong(out))
+	text := "create " + describeLong(out)
+	if old, ok := r.uidOf[key]; ok {
+		text += fmt.Sprintf(" (a new object: uid %s, where %s had %s)", out.GetUID(), key, old)
+	}
+	if r.uidOf == nil {
+		r.uidOf = map[string]string{}
+	}
+	r.uidOf[key] = string(out.GetUID())
+	r.note(layerEtcd, key, text)
 	return nil
 }
 
