@@ -33,6 +33,9 @@ const (
 	StepEventDropped Step = "event-dropped"
 	// StepWatchEnded: a watch ended; Err says why (nil: closed normally).
 	StepWatchEnded Step = "watch-ended"
+	// StepWatchRefused: a watch-list request failed before any watch
+	// opened; Err is the server's answer.
+	StepWatchRefused Step = "watch-refused"
 	// StepRVUnavailable: the last synced RV is gone (410 or too large);
 	// the next request asks for RV "" (F5).
 	StepRVUnavailable Step = "rv-unavailable"

@@ -37,7 +37,7 @@ func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
 			if errors.Is(err, errStopRequested) {
 				return nil, nil
 			}
-			if r.retryWatchList(ctx, err) {
+			if r.retryWatchList(ctx, err, w != nil) {
 				continue
 			}
 			return nil, err
@@ -133,9 +133,14 @@ func (r *Reflector) streamInitialEvents(ctx context.Context, temp *store.Cache, 
 
 // retryWatchList decides whether a failed watch-list is retried in
 // watch-list mode: after a backoff for 429 and refused connections, at once
-// from RV "" for 410 and "too large RV" (F5).
-func (r *Reflector) retryWatchList(ctx context.Context, err error) bool {
-	r.trace(Event{Step: StepWatchEnded, Err: err})
+// from RV "" for 410 and "too large RV" (F5). opened says whether the
+// request had opened a stream (which then ended) or was refused.
+func (r *Reflector) retryWatchList(ctx context.Context, err error, opened bool) bool {
+	if opened {
+		r.trace(Event{Step: StepWatchEnded, Err: err})
+	} else {
+		r.trace(Event{Step: StepWatchRefused, Err: err})
+	}
 	switch {
 	case isRetriable(err):
 		r.wait(ctx, StepRewatchBackoff)

@@ -41,7 +41,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:           func(e informer.Event) { traceInformer(s.rec, e) },
 		ReflectorTrace: func(e reflector.Event) {
-			traceReflector(s.rec, s.probe, e)
+			traceReflector(s.rec, s.probe, cfg.stack, e)
 		},
 	})
 	if err := inf.SetTransform(transform); err != nil {
@@ -103,7 +103,7 @@ func initialMark(initial bool) string {
 
 // traceReflector turns cachelab's reflector steps into trace lines. The
 // requests and events themselves are recorded by the probe.
-func traceReflector(rec *recorder, p *probe, e reflector.Event) {
+func traceReflector(rec *recorder, p *probe, stack informer.Stack, e reflector.Event) {
 	switch e.Step {
 	case reflector.StepEvent, reflector.StepEventDropped:
 		p.handledEvent()
@@ -118,6 +118,8 @@ func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 		} else {
 			rec.add(layerReflector, "", "watch ended: "+errText(e.Err))
 		}
+	case reflector.StepWatchRefused:
+		rec.add(layerReflector, "", "watch-list request failed, no watch opened: "+errText(e.Err))
 	case reflector.StepRVUnavailable:
 		rec.add(layerReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
 	case reflector.StepRelistBackoff:
@@ -127,7 +129,11 @@ func traceReflector(rec *recorder, p *probe, e reflector.Event) {
 		rec.add(layerReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
 		p.rewatchBackoff()
 	case reflector.StepResync:
-		rec.add(layerReflector, "", "resync: queue Sync deltas for the cache's objects")
+		if stack == informer.Classic {
+			rec.add(layerReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")
+		} else {
+			rec.add(layerReflector, "", "resync: queue one SyncAll delta (every cached object, at pop)")
+		}
 	case reflector.StepWatchErrorHandler:
 		rec.add(layerReflector, "", "watch error handler: "+errText(e.Err))
 	}

@@ -164,7 +164,7 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 	}
 	w.r = reflector.New(s.probe, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
 		UseWatchList: cfg.stack != informer.Classic, Clock: s.ticks, RelistClock: clock.RealClock{},
-		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: func(e reflector.Event) { traceReflector(s.rec, s.probe, e) }})
+		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: func(e reflector.Event) { traceReflector(s.rec, s.probe, cfg.stack, e) }})
 	return w
 }
 
