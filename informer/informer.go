@@ -445,6 +445,9 @@ type Backlog struct {
 	// type) to the notifications it has not yet returned from: buffered,
 	// plus the one it is handling.
 	Handlers map[string]int
+	// Buffered is Handlers without the one in progress: what a
+	// RemoveEventHandler now would drop (P10).
+	Buffered map[string]int
 	// SyncPending counts sync bookkeeping not yet done: the queue has
 	// delivered the initial list but HasSynced has not turned true yet, or
 	// a registration has not yet heard that the informer synced. (Both
@@ -466,7 +469,7 @@ func (s *SharedIndexInformer) Backlog() Backlog {
 			b.SyncPending++
 		}
 	}
-	b.Handlers, b.SyncPending = s.processor.backlog(b.SyncPending)
+	b.Handlers, b.Buffered, b.SyncPending = s.processor.backlog(b.SyncPending)
 	return b
 }
 

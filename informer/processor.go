@@ -154,17 +154,20 @@ func effectiveResyncPeriod(requested, check time.Duration) time.Duration {
 	return requested
 }
 
-// backlog maps each listener's name to its unfinished notifications, and
-// adds to syncPending the listeners not yet told the informer synced.
-func (p *processor) backlog(syncPending int) (map[string]int, int) {
+// backlog maps each listener's name to its unfinished notifications and
+// to those only buffered, and adds to syncPending the listeners not yet
+// told the informer synced.
+func (p *processor) backlog(syncPending int) (unfinished, buffered map[string]int, _ int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.listeners))
+	unfinished = make(map[string]int, len(p.listeners))
+	buffered = make(map[string]int, len(p.listeners))
 	for l := range p.listeners {
-		out[l.name] += l.unfinished()
+		unfinished[l.name] += l.unfinished()
+		buffered[l.name] += l.pendingLen()
 		if isClosed(l.synced.upstream) && !l.synced.upstreamOK.Load() {
 			syncPending++
 		}
 	}
-	return out, syncPending
+	return unfinished, buffered, syncPending
 }

@@ -221,6 +221,13 @@ func init() {
 						return fmt.Errorf("no handler %q", a.pos[0])
 					}
 					if s.inf != nil {
+						// What the removal drops can be counted on
+						// cachelab's side only: client-go's listener
+						// buffer cannot be seen from outside.
+						if b, ok := s.inf.backlog(); ok {
+							s.rec.add(layerQueueLen, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
+								h.name, b.Buffered[h.name], plural(b.Buffered[h.name], "notification", "notifications")))
+						}
 						if err := s.inf.removeHandler(h); err != nil {
 							return err
 						}
@@ -228,6 +235,7 @@ func init() {
 					h.removed = true
 					h.release()
 				}
+				r.note(layerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.pos[0]))
 				return nil
 			}},
 		"release": {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1,
