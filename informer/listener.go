@@ -256,6 +256,18 @@ func (t *syncTracker) upstreamSynced() {
 	}
 }
 
+// settling reports bookkeeping still to come: the informer has synced,
+// and this registration's HasSynced is about to turn true (it has not
+// heard yet, or it has heard and every initial add has returned, and
+// the closing of done is a moment away). A registration whose initial
+// add panicked never syncs (P14), and is not settling.
+func (t *syncTracker) settling() bool {
+	if !isClosed(t.upstream) || t.hasSynced() {
+		return false
+	}
+	return !t.upstreamOK.Load() || t.inFlight.Load() == 0
+}
+
 func (t *syncTracker) hasSynced() bool {
 	select {
 	case <-t.done:

@@ -165,7 +165,7 @@ func (p *processor) backlog(syncPending int) (unfinished, buffered map[string]in
 	for l := range p.listeners {
 		unfinished[l.name] += l.unfinished()
 		buffered[l.name] += l.pendingLen()
-		if isClosed(l.synced.upstream) && !l.synced.upstreamOK.Load() {
+		if l.synced.settling() {
 			syncPending++
 		}
 	}
