@@ -88,7 +88,8 @@ const (
 
 // exitHelp is the exit status paragraph of the root and run help texts.
 const exitHelp = `Exit status: 0 when client-go agreed with cachelab at every step; 1 when it
-differed; 2 for bad input (an unknown command, flag or scenario, a missing,
+differed, or when a step printed something other than the scenario file
+expects; 2 for bad input (an unknown command, flag or scenario, a missing,
 malformed or non-regular scenario file, a malformed etcd endpoint or a
 missing TLS file); 3 when the run could not go on (etcd could not be started
 or reached, a step could not be carried out, cachelab did not settle, an
