@@ -77,7 +77,7 @@ func init() {
 				}
 				return nil
 			}},
-		"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]", help: "create n objects ns/obj-0001...",
+		"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]", help: "create n objects ns/obj-0001..., numbered to the width of n",
 			values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default bulk)", "labels": "their labels"},
 			run: func(r *runner, a args) error {
 				ns, ok := a.value("ns")
@@ -87,7 +87,7 @@ func init() {
 				nStr, _ := a.value("n")
 				n, _ := strconv.Atoi(nStr)
 				for i := 1; i <= n; i++ {
-					u, err := r.newPod(fmt.Sprintf("%s/obj-%04d", ns, i))
+					u, err := r.newPod(bulkName(ns, i, n))
 					if err != nil {
 						return err
 					}
@@ -102,7 +102,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				r.note(layerEtcd, "", fmt.Sprintf("created %d objects %s/obj-0001..%s/obj-%04d (etcd at rv %d)", n, ns, ns, n, rev))
+				r.note(layerEtcd, "", fmt.Sprintf("created %d objects %s..%s (etcd at rv %d)", n, bulkName(ns, 1, n), bulkName(ns, n, n), rev))
 				return nil
 			}},
 		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},

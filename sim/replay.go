@@ -95,13 +95,21 @@ func (p *replay) bulkCreate(line int, a args) error {
 		return fmt.Errorf("bulk-create: %w", err)
 	}
 	for i := 1; i <= n; i++ {
-		k := fmt.Sprintf("%s/obj-%04d", ns, i)
+		k := bulkName(ns, i, n)
 		if at, ok := p.objects[k]; ok {
-			return fmt.Errorf("bulk-create %s/obj-0001..%s/obj-%04d: %s", ns, ns, n, alreadyExists(k, at, line))
+			return fmt.Errorf("bulk-create %s..%s: %s", bulkName(ns, 1, n), bulkName(ns, n, n), alreadyExists(k, at, line))
 		}
 		p.objects[k] = line
 	}
 	return nil
+}
+
+// bulkName is the key of bulk-create's i-th object of n: obj-0001 and
+// on, zero-padded to at least 4 digits and to the width of n, so that the
+// names sort in creation order however many there are.
+func bulkName(ns string, i, n int) string {
+	width := max(4, len(strconv.Itoa(n)))
+	return fmt.Sprintf("%s/obj-%0*d", ns, width, i)
 }
 
 // count adds n to the objects created in all.

@@ -182,3 +182,24 @@ func TestRewrite(t *testing.T) {
 		t.Errorf("the rewritten file reads back as %+v, %v", again, err)
 	}
 }
+
+// bulk-create's names sort in creation order at any count (issue 15: at
+// 10,000 and more, obj-%04d did not).
+func TestBulkNamesSort(t *testing.T) {
+	for _, n := range []int{1, 9999, 10000, 100000} {
+		prev := ""
+		for _, i := range []int{1, 2, 9, 10, 999, 1000, 9999, 10000, 99999, 100000} {
+			if i > n {
+				break
+			}
+			name := bulkName("b", i, n)
+			if name <= prev {
+				t.Errorf("n=%d: %s sorts before %s", n, name, prev)
+			}
+			prev = name
+		}
+	}
+	if got := bulkName("b", 1, 20); got != "b/obj-0001" {
+		t.Errorf("bulkName(b, 1, 20) = %s, want b/obj-0001 (the names of small bulks are as they were)", got)
+	}
+}
