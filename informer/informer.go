@@ -270,20 +270,20 @@ func (s *SharedIndexInformer) AddEventHandlerWithOptions(h ResourceEventHandler,
 	if s.stopped {
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", h)
 	}
-	requested := s.defaultResync
-	if o.ResyncPeriod != nil {
-		requested = *o.ResyncPeriod
-	}
-	requested = s.fitResyncPeriodLocked(requested)
-	name := o.Name
-	if name == "" {
-		name = fmt.Sprintf("%T", h)
-	}
 	logger := klog.Background()
 	if o.Logger != nil {
 		logger = *o.Logger
 	}
-	l := newListener(h, name, logger, requested, effectiveResyncPeriod(requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
+	requested := s.defaultResync
+	if o.ResyncPeriod != nil {
+		requested = *o.ResyncPeriod
+	}
+	requested = s.fitResyncPeriodLocked(logger, requested)
+	name := o.Name
+	if name == "" {
+		name = fmt.Sprintf("%T", h)
+	}
+	l := newListener(h, name, logger, requested, effectiveResyncPeriod(logger, requested, s.resyncCheckPeriod), s.clock.Now(), s.synced, s.opts.Trace)
 	l.checkerName = fmt.Sprintf("%s + event handler %s", s.checkerName(), handlerName(h))
 	if !s.started {
 		s.processor.add(l)
@@ -315,17 +315,23 @@ func (s *SharedIndexInformer) ResyncCheckPeriod() time.Duration {
 // fitResyncPeriodLocked applies P7 to a requested period: at least 1 s;
 // before start, a period below the check period lowers the check period
 // (and every listener is re-derived); after start, it is raised to it.
-func (s *SharedIndexInformer) fitResyncPeriodLocked(period time.Duration) time.Duration {
+// Each change is logged through the new handler's logger, in client-go's
+// words (P7).
+func (s *SharedIndexInformer) fitResyncPeriodLocked(logger klog.Logger, period time.Duration) time.Duration {
 	if period <= 0 {
 		return period
 	}
-	period = max(period, minimumResyncPeriod)
+	if period < minimumResyncPeriod {
+		logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", period, "minimumResyncPeriod", minimumResyncPeriod)
+		period = minimumResyncPeriod
+	}
 	if period < s.resyncCheckPeriod {
 		if s.started {
+			logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", period, "resyncCheckPeriod", s.resyncCheckPeriod)
 			return s.resyncCheckPeriod
 		}
 		s.resyncCheckPeriod = period
-		s.processor.resyncCheckPeriodChanged(period)
+		s.processor.resyncCheckPeriodChanged(logger, period)
 	}
 	return period
 }

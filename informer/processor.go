@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -131,24 +132,27 @@ func (p *processor) shouldResync() bool {
 // resyncCheckPeriodChanged re-derives every listener's period from what it
 // asked for, after a handler added before start lowered the check period
 // (P7).
-func (p *processor) resyncCheckPeriodChanged(check time.Duration) {
+func (p *processor) resyncCheckPeriodChanged(logger klog.Logger, check time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for l := range p.listeners {
-		l.resyncPeriod = effectiveResyncPeriod(l.requestedResync, check)
+	for l := range p.listeners { // map order, as client-go's
+		l.resyncPeriod = effectiveResyncPeriod(logger, l.requestedResync, check)
 	}
 }
 
 // effectiveResyncPeriod is a handler's period given the informer's check
 // period (P7): 0 stays 0 (never); with a check period of 0 nobody resyncs;
-// a period under the check period is raised to it.
-func effectiveResyncPeriod(requested, check time.Duration) time.Duration {
+// a period under the check period is raised to it. The last two are
+// logged, in client-go's words (determineResyncPeriod).
+func effectiveResyncPeriod(logger klog.Logger, requested, check time.Duration) time.Duration {
 	switch {
 	case requested == 0:
 		return 0
 	case check == 0:
+		logger.Info("Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing", "desired", requested)
 		return 0
 	case requested < check:
+		logger.Info("Warning: the specified resyncPeriod is being increased to the minimum resyncCheckPeriod", "desired", requested, "resyncCheckPeriod", check)
 		return check
 	}
 	return requested

@@ -55,7 +55,8 @@ func (c cachelabInformer) addHandler(h *handler) error {
 	if h.resync >= 0 {
 		period = &h.resync
 	}
-	reg, err := c.inf.AddEventHandlerWithOptions(h, informer.HandlerOptions{Name: h.name, ResyncPeriod: period})
+	logger := handlerLogger(h.rec, h.name)
+	reg, err := c.inf.AddEventHandlerWithOptions(h, informer.HandlerOptions{Name: h.name, ResyncPeriod: period, Logger: &logger})
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,8 @@ func setClock(inf cache.SharedIndexInformer, c clock.Clock) error {
 }
 
 func (c clientGoInformer) addHandler(h *handler) error {
-	opts := cache.HandlerOptions{}
+	logger := handlerLogger(h.rec, h.name)
+	opts := cache.HandlerOptions{Logger: &logger}
 	if h.resync >= 0 {
 		opts.ResyncPeriod = &h.resync
 	}

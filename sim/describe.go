@@ -24,6 +24,7 @@ import (
 const (
 	layerEtcd      = "etcd"      // the world: writes, compactions, progress, restarts
 	layerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
+	layerLog       = "log"       // both: what the informer logged about a handler (resync period changes)
 	layerRequest   = "request"   // both: LIST and WATCH requests and their answers
 	layerWatch     = "watch"     // both: watch events as the reflector takes them
 	layerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
@@ -40,7 +41,7 @@ const (
 // compared reports whether a layer is recorded on both sides and compared.
 func compared(layer string, queueWorld bool) bool {
 	switch layer {
-	case layerRequest, layerWatch, layerQueue, layerIndexer, layerSynced, layerShow:
+	case layerLog, layerRequest, layerWatch, layerQueue, layerIndexer, layerSynced, layerShow:
 		return true
 	case layerPop:
 		return queueWorld // in the queue world the simulator pops both queues
@@ -50,7 +51,7 @@ func compared(layer string, queueWorld bool) bool {
 
 // layerRank orders layers in a step's output: the order a change travels.
 func layerRank(layer string) int {
-	order := []string{layerEtcd, layerSim, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerQueueLen, layerNote}
+	order := []string{layerEtcd, layerSim, layerLog, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerQueueLen, layerNote}
 	base, _, _ := strings.Cut(layer, "/")
 	for i, l := range order {
 		if l == base {
