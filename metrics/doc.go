@@ -24,8 +24,9 @@
 // informer without a reserved name publishes nothing, whatever the
 // provider.
 //
-//	queued items    a gauge, set to the queue's length after every change
-//	                (RealFIFO only: client-go's DeltaFIFO has no metrics)
+//	queued items    a gauge, set to the queue's length after every delta
+//	                it queues (but a Bookmark) and every pop (RealFIFO
+//	                only: client-go's DeltaFIFO has no metrics)
 //	processing      a histogram of seconds per popped item or batch, from
 //	                pop to the end of processing (the queue's clock:
 //	                a scenario's fake one in sim)
