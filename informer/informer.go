@@ -152,7 +152,9 @@ func New(lw reflector.ListerWatcher, opts Options) *SharedIndexInformer {
 		if n.Kind != KindDelete {
 			s.detector.add(n.New) // what the handlers are about to share
 		}
-		s.processor.distribute(n, sync)
+		if skipped := s.processor.distribute(n, sync); len(skipped) > 0 {
+			s.trace(Event{Step: StepSkip, Notification: n, Skipped: skipped})
+		}
 	}}
 	return s
 }

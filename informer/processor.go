@@ -2,6 +2,7 @@ package informer
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -76,14 +77,18 @@ func (p *processor) remove(l *listener) {
 // distribute queues n for every listener; a sync notification (an update
 // whose old and new have the same resourceVersion) only for listeners
 // whose resync is due (P6).
-func (p *processor) distribute(n Notification, sync bool) {
+func (p *processor) distribute(n Notification, sync bool) (skipped []string) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for l := range p.listeners {
 		if !sync || l.due {
 			l.add(n)
+		} else {
+			skipped = append(skipped, l.name)
 		}
 	}
+	slices.Sort(skipped)
+	return skipped
 }
 
 // run starts every listener.

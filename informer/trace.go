@@ -19,6 +19,10 @@ const (
 	StepNotify Step = "notify"
 	// StepDeliver: a handler is called (Handler names it).
 	StepDeliver Step = "deliver"
+	// StepSkip: a sync notification (a resync's, or a relist's unchanged
+	// object) was not sent to the handlers whose resync is not due
+	// (Skipped names them, sorted; P6).
+	StepSkip Step = "skip"
 )
 
 // Event is one processing step. Fields that do not apply are zero.
@@ -31,4 +35,5 @@ type Event struct {
 	Notification  Notification
 	Sync          bool
 	Handler       string
+	Skipped       []string
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -81,6 +82,10 @@ func (c cachelabInformer) backlog() (informer.Backlog, bool) { return c.inf.Back
 // both sides.
 func traceInformer(rec *recorder, e informer.Event) {
 	switch e.Step {
+	case informer.StepSkip:
+		obj := e.Notification.New
+		rec.add(layerPop, keyOf(obj), fmt.Sprintf("sync %s not sent to %s: resync not due (an unchanged object reaches only handlers whose resync has come)",
+			describe(obj), strings.Join(e.Skipped, ", ")))
 	case informer.StepPop:
 		for _, d := range e.Deltas {
 			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
