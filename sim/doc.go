@@ -56,9 +56,11 @@
 // the reflector takes it, and pulls the scenario's levers: fail the next
 // request, hold requests while "disconnected", close the watch. Each side
 // records, in the same code for both, what its transform sees (objects
-// entering the queue), its handlers' calls, its indexer's changes and its
-// HasSynced values. cachelab adds what only it can show: the reflector's
-// steps (replace, backoff, resync) and the deltas it pops.
+// entering the queue), its handlers' calls, what the informer logs about
+// them (resync period changes), its indexer's changes and its HasSynced
+// values. cachelab adds what only it can show: the reflector's steps
+// (replace, backoff, resync), the deltas it pops, the handlers a sync
+// notification skipped, and what a removed handler had buffered.
 //
 // # Settling
 //
