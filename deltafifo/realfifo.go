@@ -76,6 +76,7 @@ type RealFIFO struct {
 	popped    int // deltas popped and still being processed
 	metrics   metrics.Queue
 	clock     clock.PassiveClock
+	timed     bool // processing is timed: the latency metric is published
 	name      string
 	logger    klog.Logger
 }
@@ -99,6 +100,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 		unlock:    opts.UnlockWhileProcessing,
 		bookmarks: opts.EmitDeltaTypeBookmark,
 		metrics:   metrics.ForQueue(opts.Identifier, opts.MetricsProvider),
+		timed:     opts.Identifier.Reserved(),
 		clock:     opts.Clock,
 		name:      cmp.Or(opts.Identifier.Name(), opts.Name, "RealFIFO"),
 	}
@@ -240,6 +242,9 @@ func (f *RealFIFO) processLocked(process func() error) error {
 	if f.unlock && len(f.items) < 2*batchSize {
 		f.mu.Unlock()
 		defer f.mu.Lock()
+	}
+	if !f.timed {
+		return process()
 	}
 	start := f.clock.Now()
 	err := process()

@@ -424,7 +424,9 @@ func (s *SharedIndexInformer) start(logger klog.Logger) (queue, bool) {
 	if s.started {
 		return nil, false
 	}
-	q := s.stack.newQueue(s.indexer, s.transform, queueOptions{s.opts.ExampleObject, s.opts.Identifier, s.opts.MetricsProvider, s.clock, &logger})
+	q := s.stack.newQueue(s.indexer, s.transform, queueOptions{
+		objectType: s.opts.ExampleObject, id: s.opts.Identifier, provider: s.opts.MetricsProvider, clock: s.clock, logger: &logger,
+	})
 	s.reflector = reflector.New(s.lw, q, reflector.Options{
 		ExpectedType:      s.opts.ExampleObject,
 		TypeDescription:   s.opts.ObjectDescription,

@@ -211,7 +211,9 @@ func NewInformerWithOptions(o InformerOptions) (store.Indexer, *Controller) {
 		}
 	}}
 	cfg := &Config{
-		Queue:            o.Stack.newQueue(clientState, o.Transform, queueOptions{o.ObjectType, o.Identifier, o.MetricsProvider, o.Clock, o.Logger}).(Queue), // DeltaFIFO or RealFIFO
+		Queue: o.Stack.newQueue(clientState, o.Transform, queueOptions{
+			objectType: o.ObjectType, id: o.Identifier, provider: o.MetricsProvider, clock: o.Clock, logger: o.Logger,
+		}).(Queue), // DeltaFIFO or RealFIFO
 		ListerWatcher:    o.ListerWatcher,
 		ObjectType:       o.ObjectType,
 		FullResyncPeriod: o.ResyncPeriod,

@@ -3,12 +3,11 @@ package listwatch
 import (
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // validate checks a LIST's or WATCH's options as kube-apiserver does

@@ -18,7 +18,9 @@ type ThreadSafeStore struct {
 	items map[string]any
 	idx   indices
 	rv    string // the remembered resourceVersion (S4)
-	// rvGauge hears rv whenever it is remembered and is a number (S8).
+	// rvGauge hears rv whenever it is remembered and is a number (S6);
+	// nil for a store without a reserved name, which then does not parse
+	// rv at every write.
 	rvGauge metrics.GaugeMetric
 }
 
@@ -26,13 +28,20 @@ type ThreadSafeStore struct {
 // reserved id publishes the remembered resourceVersion to p's gauge (see
 // package metrics; p nil means the process's provider).
 func NewThreadSafeStore(indexers Indexers, id metrics.InformerNameAndResource, p metrics.Provider) *ThreadSafeStore {
-	return &ThreadSafeStore{items: map[string]any{}, idx: newIndices(indexers), rvGauge: metrics.ForStore(id, p)}
+	s := &ThreadSafeStore{items: map[string]any{}, idx: newIndices(indexers)}
+	if id.Reserved() {
+		s.rvGauge = metrics.ForStore(id, p)
+	}
+	return s
 }
 
 // rememberLocked remembers rv and publishes it (client-go sets the gauge
 // under the same lock, so its values come in the order of the writes).
 func (s *ThreadSafeStore) rememberLocked(rv string) {
 	s.rv = rv
+	if s.rvGauge == nil {
+		return
+	}
 	if v, ok := metrics.ResourceVersionValue(rv); ok {
 		s.rvGauge.Set(v)
 	}

@@ -162,7 +162,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
-	ran, outputs, err := m.steps(ctx, ses, sc, o.step, check, p)
+	ran, outputs, err := m.steps(ctx, ses, sc, o.step, check, o.rewrite, p)
 	if err != nil {
 		return err
 	}
@@ -208,8 +208,9 @@ func openFailed(ctx context.Context, ses session, err error, external bool) erro
 // stops at the first divergence or failure (an error), at the first step
 // that printed something other than the file expects (when check is set),
 // when ctx is cancelled, or when the user stops it at a --step pause, and
-// returns how many steps ran and what each printed (for --rewrite).
-func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing, check bool, p *printer) (int, []string, error) {
+// returns how many steps ran and, if keep is set (--rewrite), what each
+// printed.
+func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing, check, keep bool, p *printer) (int, []string, error) {
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
 	var outputs []string
@@ -227,10 +228,14 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing
 		if sr.Divergence != nil {
 			return i + 1, outputs, diverged(sr.Divergence)
 		}
-		got := sim.StepOutput(sr)
-		outputs = append(outputs, got)
-		if check && got != st.Expected {
-			return i + 1, outputs, m.unexpected(p, sc, st, i+1, got)
+		if check || keep {
+			got := sim.StepOutput(sr)
+			if keep {
+				outputs = append(outputs, got)
+			}
+			if check && got != st.Expected {
+				return i + 1, outputs, m.unexpected(p, sc, st, i+1, got)
+			}
 		}
 		if pausing && i+1 < total && !m.pause(ctx, stdin, i+2, total) {
 			if ctx.Err() != nil {
