@@ -20,12 +20,18 @@ import (
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/store"
 )
 
 // --- cachelab ---
 
-type cachelabInformer struct{ inf *informer.SharedIndexInformer }
+type cachelabInformer struct {
+	inf *informer.SharedIndexInformer
+	// plant, in tests only, stands between the informer and each
+	// handler (Options.plant).
+	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
+}
 
 func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
 	var id metrics.InformerNameAndResource
@@ -48,7 +54,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 	if err := inf.SetTransform(transform); err != nil {
 		return nil, err
 	}
-	return cachelabInformer{inf}, nil
+	return cachelabInformer{inf: inf, plant: s.plant}, nil
 }
 
 func (c cachelabInformer) addHandler(h *handler) error {
@@ -57,7 +63,11 @@ func (c cachelabInformer) addHandler(h *handler) error {
 		period = &h.resync
 	}
 	logger := handlerLogger(h.rec, h.name)
-	reg, err := c.inf.AddEventHandlerWithOptions(h, informer.HandlerOptions{Name: h.name, ResyncPeriod: period, Logger: &logger})
+	var to informer.ResourceEventHandler = h
+	if c.plant != nil {
+		to = c.plant(h)
+	}
+	reg, err := c.inf.AddEventHandlerWithOptions(to, informer.HandlerOptions{Name: h.name, ResyncPeriod: period, Logger: &logger})
 	if err != nil {
 		return err
 	}
@@ -84,20 +94,32 @@ func traceInformer(rec *recorder, e informer.Event) {
 	switch e.Step {
 	case informer.StepSkip:
 		obj := e.Notification.New
-		rec.add(layerPop, keyOf(obj), fmt.Sprintf("sync %s not sent to %s: resync not due (an unchanged object reaches only handlers whose resync has come)",
+		ev := objectEvent(trace.LayerPop, trace.KindSkip, "", obj, fmt.Sprintf("sync %s not sent to %s: resync not due (an unchanged object reaches only handlers whose resync has come)",
 			describe(obj), strings.Join(e.Skipped, ", ")))
+		ev.Order = trace.OrderSameObject
+		rec.record(ev)
 	case informer.StepPop:
 		for _, d := range e.Deltas {
-			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
+			rec.record(popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	case informer.StepPopBatch:
 		// How many deltas a batch holds depends on how far processing
 		// lags the reflector, which is timing, so the trace shows the
 		// deltas one by one, as a single pop would.
 		for _, d := range e.Deltas {
-			rec.add(layerPop, keyOf(d.Object), fmt.Sprintf("%-8s %s%s", d.Type, describe(d.Object), initialMark(e.InInitialList)))
+			rec.record(popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	}
+}
+
+// popEvent is the event of one delta taken from a queue. A Sync delta
+// comes from a resync, which lists the cache in map order.
+func popEvent(op string, obj any, initial bool) trace.Event {
+	e := objectEvent(trace.LayerPop, trace.KindPop, op, obj, describe(obj)+initialMark(initial))
+	if op == "Sync" {
+		e.Order = trace.OrderSameObject
+	}
+	return e
 }
 
 func initialMark(initial bool) string {
@@ -114,34 +136,34 @@ func traceReflector(rec *recorder, p *probe, stack informer.Stack, e reflector.E
 	case reflector.StepEvent, reflector.StepEventDropped:
 		p.handledEvent()
 	case reflector.StepReplace:
-		rec.add(layerReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
 		p.replaced()
 	case reflector.StepWatchListFallback:
-		rec.add(layerReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
 	case reflector.StepWatchEnded:
 		if e.Err == nil {
-			rec.add(layerReflector, "", "watch ended")
+			rec.add(trace.LayerReflector, trace.KindReflector, "", "watch ended")
 		} else {
-			rec.add(layerReflector, "", "watch ended: "+errText(e.Err))
+			rec.add(trace.LayerReflector, trace.KindReflector, "", "watch ended: "+errText(e.Err))
 		}
 	case reflector.StepWatchRefused:
-		rec.add(layerReflector, "", "watch-list request failed, no watch opened: "+errText(e.Err))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch-list request failed, no watch opened: "+errText(e.Err))
 	case reflector.StepRVUnavailable:
-		rec.add(layerReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
+		rec.add(trace.LayerReflector, trace.KindReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
 	case reflector.StepRelistBackoff:
-		rec.add(layerReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
 		p.relistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
-		rec.add(layerReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
 		p.rewatchBackoff()
 	case reflector.StepResync:
 		if stack == informer.Classic {
-			rec.add(layerReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")
+			rec.add(trace.LayerReflector, trace.KindReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")
 		} else {
-			rec.add(layerReflector, "", "resync: queue one SyncAll delta (every cached object, at pop)")
+			rec.add(trace.LayerReflector, trace.KindReflector, "", "resync: queue one SyncAll delta (every cached object, at pop)")
 		}
 	case reflector.StepWatchErrorHandler:
-		rec.add(layerReflector, "", "watch error handler: "+errText(e.Err))
+		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch error handler: "+errText(e.Err))
 	}
 }
 

@@ -8,20 +8,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cockroachdb/datadriven"
 )
 
 // command is one scenario command: its arguments, what it does, and a line
 // of help for `cachelab scenarios --commands` and for errors.
 type command struct {
-	usage    string
-	help     string
-	minPos   int // positional arguments (object keys, names, durations)
-	maxPos   int
-	values   map[string]string // key=value arguments and what each takes
-	flags    map[string]string // bare-word flags and what each means
-	mapOrder bool              // the step's lines come in map order on some side
-	run      func(r *runner, a args) error
+	usage  string
+	help   string
+	minPos int // positional arguments (object keys, names, durations)
+	maxPos int
+	values map[string]string // key=value arguments and what each takes
+	flags  map[string]string // bare-word flags and what each means
+	run    func(r *runner, a args) error
 }
 
 // args are a step's parsed arguments.
@@ -102,7 +102,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				r.note(layerEtcd, "", fmt.Sprintf("created %d objects %s..%s (etcd at rv %d)", n, bulkName(ns, 1, n), bulkName(ns, n, n), rev))
+				r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d objects %s..%s (etcd at rv %d)", n, bulkName(ns, 1, n), bulkName(ns, n, n), rev))
 				return nil
 			}},
 		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},
@@ -113,7 +113,7 @@ func init() {
 				for _, s := range r.sides {
 					n = s.probe.closeWatches()
 				}
-				r.note(layerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
+				r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
 				return nil
 			}},
 		"disconnect": {usage: "disconnect", help: "drop the informers' connections: open watches end, new requests wait for reconnect",
@@ -121,7 +121,7 @@ func init() {
 				for _, s := range r.sides {
 					s.probe.disconnect()
 				}
-				r.note(layerSim, "", "connection lost: watches dropped, new requests wait")
+				r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
 				return nil
 			}},
 		"reconnect": {usage: "reconnect", help: "let waiting and new requests through again",
@@ -129,7 +129,7 @@ func init() {
 				for _, s := range r.sides {
 					s.probe.reconnect()
 				}
-				r.note(layerSim, "", "connection back")
+				r.note(trace.LayerSim, "", "connection back")
 				return nil
 			}},
 		"fail-next": {usage: "fail-next [list=<status>] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...)",
@@ -141,7 +141,7 @@ func init() {
 						for _, s := range r.sides {
 							s.probe.setFailNext(verb, code)
 						}
-						r.note(layerSim, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
+						r.note(trace.LayerSim, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
 					}
 				}
 				return nil
@@ -155,9 +155,9 @@ func init() {
 					s.probe.base.SetWatchListFeature(on)
 				}
 				if on {
-					r.note(layerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
+					r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
 				} else {
-					r.note(layerSim, "", "the server's WatchList feature is off: a watch that asks for initial events is refused (422 Invalid), as by kube-apiserver with its WatchList gate off")
+					r.note(trace.LayerSim, "", "the server's WatchList feature is off: a watch that asks for initial events is refused (422 Invalid), as by kube-apiserver with its WatchList gate off")
 				}
 				return nil
 			}},
@@ -176,15 +176,15 @@ func init() {
 				for _, s := range r.sides {
 					s.probe.resumed(rev)
 				}
-				r.note(layerEtcd, "", "etcd restarted (same data, same ports)")
+				r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
 				return nil
 			}},
 		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
-			minPos: 1, maxPos: 1, mapOrder: true, run: func(r *runner, a args) error {
+			minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
 				d, _ := time.ParseDuration(a.pos[0])
 				return r.advance(d)
 			}},
-		"resync": {usage: "resync", help: "advance the fake clock by the informer's resync period, so a resync is due", mapOrder: true,
+		"resync": {usage: "resync", help: "advance the fake clock by the informer's resync period, so a resync is due",
 			run: func(r *runner, a args) error {
 				if r.cfg == nil || r.cfg.resync <= 0 {
 					return fmt.Errorf("resync needs an informer started with resync=<period>")
@@ -193,13 +193,13 @@ func init() {
 			}},
 		// The informers.
 		"start": {usage: "start [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
-			help: "start both informers (cachelab's and client-go's) with the handlers added so far", mapOrder: true,
+			help: "start both informers (cachelab's and client-go's) with the handlers added so far",
 			values: map[string]string{"stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
 				"namespace": "watch one namespace only (its requests go to the namespace's path)",
 				"labels":    "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"},
 			run: func(r *runner, a args) error { return cmdStart(r, a, false) }},
 		"start-queue": {usage: "start-queue [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>]",
-			help: "start a reflector filling the stack's bare queue (RealFIFO or DeltaFIFO) on each side; the simulator pops it after each step", mapOrder: true,
+			help: "start a reflector filling the stack's bare queue (RealFIFO or DeltaFIFO) on each side; the simulator pops it after each step",
 			values: map[string]string{"stack": "default (RealFIFO) or classic (DeltaFIFO)", "resync": "the resync period",
 				"namespace": "watch one namespace only", "labels": "a label selector", "fields": "a field selector"},
 			run: func(r *runner, a args) error { return cmdStart(r, a, true) }},
@@ -210,7 +210,7 @@ func init() {
 		"stop": {usage: "stop", help: "stop both informers; they keep what they hold, refuse new handlers, and a later start builds fresh ones",
 			run: cmdStop},
 		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
-			minPos: 1, maxPos: 1, mapOrder: true, values: map[string]string{"resync": "this handler's resync period"},
+			minPos: 1, maxPos: 1, values: map[string]string{"resync": "this handler's resync period"},
 			flags: map[string]string{"slow": "its calls wait until `release <name>`"},
 			run:   cmdAddHandler},
 		"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1,
@@ -225,7 +225,7 @@ func init() {
 						// cachelab's side only: client-go's listener
 						// buffer cannot be seen from outside.
 						if b, ok := s.inf.backlog(); ok {
-							s.rec.add(layerQueueLen, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
+							s.rec.add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
 								h.name, b.Buffered[h.name], plural(b.Buffered[h.name], "notification", "notifications")))
 						}
 						if err := s.inf.removeHandler(h); err != nil {
@@ -235,7 +235,7 @@ func init() {
 					h.removed = true
 					h.release()
 				}
-				r.note(layerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.pos[0]))
+				r.note(trace.LayerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.pos[0]))
 				return nil
 			}},
 		"release": {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1,

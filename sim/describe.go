@@ -14,81 +14,27 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/deltafifo"
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/store"
 )
 
-// The layers of a trace, in the order a change travels through them. Each
-// trace line belongs to one. The layers marked "both" are recorded the
-// same way for cachelab and client-go and compared after every step; the
-// others exist only in cachelab, whose insides are open.
-const (
-	layerEtcd      = "etcd"      // the world: writes, compactions, progress, restarts
-	layerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
-	layerLog       = "log"       // both: what the informer logged about a handler (resync period changes)
-	layerRequest   = "request"   // both: LIST and WATCH requests and their answers
-	layerWatch     = "watch"     // both: watch events as the reflector takes them
-	layerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
-	layerQueue     = "transform" // both: objects entering the queue, as the transform sees them
-	layerPop       = "pop"       // cachelab: deltas popped for processing
-	layerIndexer   = "indexer"   // both: what the step changed in the indexer
-	layerHandler   = "handler"   // both: each handler's calls (the layer is "handler/<name>")
-	layerSynced    = "synced"    // both: HasSynced turning true
-	layerShow      = "show"      // a show command's output
-	layerQueueLen  = "queue"     // cachelab: what its queue holds (client-go's cannot be seen)
-	layerNote      = "note"      // invariant notes and explanations
-)
-
-// compared reports whether a layer is recorded on both sides and compared.
-func compared(layer string, queueWorld bool) bool {
-	switch layer {
-	case layerLog, layerRequest, layerWatch, layerQueue, layerIndexer, layerSynced, layerShow:
-		return true
-	case layerPop:
-		return queueWorld // in the queue world the simulator pops both queues
-	}
-	return strings.HasPrefix(layer, layerHandler+"/")
-}
-
-// layerRank orders layers in a step's output: the order a change travels.
-func layerRank(layer string) int {
-	order := []string{layerEtcd, layerSim, layerLog, layerRequest, layerWatch, layerReflector, layerQueue, layerPop, layerIndexer, layerHandler, layerSynced, layerShow, layerQueueLen, layerNote}
-	base, _, _ := strings.Cut(layer, "/")
-	for i, l := range order {
-		if l == base {
-			return i
-		}
-	}
-	return len(order)
-}
-
-// entry is one recorded trace line before it is placed in a step.
-type entry struct {
-	layer, key, text string
-	// unordered marks a line that comes in map order on its side (a held
-	// handler's initial-list call, named on release): its step's lines
-	// are sorted by key.
-	unordered bool
-}
-
-// recorder collects one side's trace lines as they happen; take hands
+// recorder collects one side's trace events as they happen; take hands
 // over what a step produced.
 type recorder struct {
 	mu    sync.Mutex
-	got   []entry
-	total int // lines ever recorded
+	got   []trace.Event
+	total int // events ever recorded
 	// tamper, in tests only, alters what one side records, to prove that
 	// the runner reports a difference.
-	tamper func(*entry)
+	tamper func(*trace.Event)
 }
 
-func (r *recorder) add(layer, key, text string) { r.record(entry{layer: layer, key: key, text: text}) }
-
-// addUnordered records a line that comes in map order (entry.unordered).
-func (r *recorder) addUnordered(layer, key, text string) {
-	r.record(entry{layer: layer, key: key, text: text, unordered: true})
+// add records an event with only a layer, a kind and words.
+func (r *recorder) add(layer string, kind trace.Kind, key, detail string) {
+	r.record(trace.Event{Layer: layer, Kind: kind, Key: key, Detail: detail})
 }
 
-func (r *recorder) record(e entry) {
+func (r *recorder) record(e trace.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.tamper != nil {
@@ -98,7 +44,7 @@ func (r *recorder) record(e entry) {
 	r.total++
 }
 
-// count is how many lines were ever recorded: settling counts a new line
+// count is how many events were ever recorded: settling counts a new one
 // as progress.
 func (r *recorder) count() int {
 	r.mu.Lock()
@@ -106,7 +52,7 @@ func (r *recorder) count() int {
 	return r.total
 }
 
-// peek returns the last n lines the current step has recorded so far, as
+// peek returns the last n events the current step has recorded so far, as
 // text, each cut to a screen's width: enough to see where a step got to,
 // never megabytes.
 func (r *recorder) peek(n int) string {
@@ -119,7 +65,7 @@ func (r *recorder) peek(n int) string {
 		got = got[len(got)-n:]
 	}
 	for _, e := range got {
-		fmt.Fprintf(&b, "  %-16s %s\n", e.layer, clip(e.text, 120))
+		fmt.Fprintf(&b, "  %-16s %s\n", e.Layer, clip(e.Text(), 120))
 	}
 	return b.String()
 }
@@ -132,15 +78,15 @@ func clip(text string, n int) string {
 	return text
 }
 
-// entries returns the lines the current step has recorded so far,
+// entries returns the events the current step has recorded so far,
 // leaving them in place.
-func (r *recorder) entries() []entry {
+func (r *recorder) entries() []trace.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]entry(nil), r.got...)
+	return append([]trace.Event(nil), r.got...)
 }
 
-func (r *recorder) take() []entry {
+func (r *recorder) take() []trace.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.got
@@ -148,50 +94,13 @@ func (r *recorder) take() []entry {
 	return out
 }
 
-// anyMapOrdered reports whether some of a step's entries show that the
-// step's lines come in map order: a relist or a watch-list (the LIST or
-// WATCH-LIST request, its items, the Replace, the initial events' end),
-// or a line recorded as unordered.
-func anyMapOrdered(es []entry) bool {
-	for _, e := range es {
-		if e.layer == layerReflector && strings.HasPrefix(e.text, "replace:") || e.layer == layerWatch && strings.HasSuffix(e.text, "(initial events end)") ||
-			e.layer == layerRequest && (strings.HasPrefix(e.text, "LIST") || strings.Contains(e.text, " WATCH-LIST ") || strings.Contains(e.text, " items, rv ")) ||
-			e.unordered {
-			return true
-		}
-	}
-	return false
-}
-
-// arrange puts a step's entries in layer order. Within a layer the order
-// is the order things happened, except in a step where an implementation
-// iterates a map (a relist, a resync, a watch-list's initial list, a late
-// handler's adds): there the lines are sorted by object key, keeping each
-// key's own lines in order, so the trace is the same on every run.
-func arrange(es []entry, mapOrder bool) []entry {
-	out := append([]entry(nil), es...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if ra, rb := layerRank(a.layer), layerRank(b.layer); ra != rb {
-			return ra < rb
-		}
-		if a.layer != b.layer {
-			return a.layer < b.layer
-		}
-		if a.layer == layerReflector {
-			// A resync tick and a watch's end can come at the same
-			// scenario instant (a clock jump past both), on two of the
-			// reflector's goroutines: the resync is put first.
-			if ra, rb := strings.HasPrefix(a.text, "resync"), strings.HasPrefix(b.text, "resync"); ra != rb {
-				return ra
-			}
-		}
-		if mapOrder && a.layer != layerRequest && a.layer != layerWatch && a.layer != layerReflector && a.layer != layerShow {
-			return a.key < b.key
-		}
-		return false
-	})
-	return out
+// arrange puts a step's events in layer order, each layer in the order it
+// happened, after marking a watch-list's replayed objects as a batch whose
+// order is free (trace.MarkListed).
+func arrange(es []trace.Event) []trace.Event {
+	es = append([]trace.Event(nil), es...)
+	trace.MarkListed(es)
+	return trace.Arrange(es)
 }
 
 func metaAccessor(obj any) (metav1.Object, error) { return meta.Accessor(obj) }
@@ -345,4 +254,27 @@ func describeList(obj runtime.Object) (rv string, n int, cont string) {
 	}
 	items, _ := meta.ExtractList(obj)
 	return rv, len(items), cont
+}
+
+// objectEvent is an event about one object: its key, uid and
+// resourceVersion filled in from obj (a tombstone gives its key only).
+func objectEvent(layer string, kind trace.Kind, op string, obj any, detail string) trace.Event {
+	e := trace.Event{Layer: layer, Kind: kind, Op: op, Key: keyOf(obj), Detail: detail}
+	switch obj.(type) {
+	case store.DeletedFinalStateUnknown, cache.DeletedFinalStateUnknown:
+		e.Order = trace.OrderTombstones
+		return e
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		e.UID, e.RV = string(m.GetUID()), m.GetResourceVersion()
+	}
+	return e
+}
+
+// rvOf is obj's resourceVersion ("" without metadata).
+func rvOf(obj any) string {
+	if m, err := meta.Accessor(obj); err == nil {
+		return m.GetResourceVersion()
+	}
+	return ""
 }

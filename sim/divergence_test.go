@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // The runner's comparison can fail: a cachelab trace altered in one line
@@ -15,9 +16,9 @@ func TestDivergenceIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Seed: 1, tamper: func(e *entry) {
-		if strings.HasPrefix(e.text, "OnUpdate") {
-			e.text = strings.Replace(e.text, "OnUpdate", "OnAdd", 1)
+	opts := Options{Seed: 1, tamper: func(e *trace.Event) {
+		if e.Op == "OnUpdate" {
+			e.Op = "OnAdd"
 		}
 	}}
 	res, err := Run(context.Background(), sc, opts)

@@ -112,9 +112,14 @@
 // clock fields, since it has no option for one); UIDs and timestamps come
 // from counters and the fake clock; cachelab's randomness is seeded; the
 // watch timeout each reflector draws is printed as its range. Where an
-// implementation iterates a map (a relist, a resync, a watch-list's
-// initial list, a late handler's adds), a step's lines are sorted by
-// object key, keeping each key's own lines in order. client-go's relist
+// implementation iterates a map (a relist's tombstones, a resync, a
+// watch-list's temporary store, a late handler's adds), cachelab's store
+// lists in key order, one of the orders client-go can produce, so each
+// layer is printed in the order things happened on cachelab's side and is
+// still the same on every run. The comparison (package trace) takes each
+// layer's fixed places exactly and those map-order batches as multisets,
+// so an ordering bug outside a batch is caught (TestPlantedOrderingBugIsCaught).
+// client-go's relist
 // backoff always waits on the real clock, so a relist takes about a
 // second of real time in both implementations (cachelab is told to do the
 // same with RelistClock). Both reflectors arm their resync timer on a
@@ -127,7 +132,7 @@
 // Two things are left unshown because client-go itself leaves them to
 // chance. A slow handler held in an initial-list call is held on
 // whichever object map order gave it first: the trace says it is held,
-// and names the objects on release, sorted. In the classic stack, a
+// and names the object on release, with the rest of the batch. In the classic stack, a
 // registration whose handler is held in an initial-list call may report
 // HasSynced either way (client-go's DeltaFIFO marks the list synced
 // before it hands the last item over): the trace says so in a note

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // A scenario from a string: an object, an informer on the classic stack,
@@ -35,7 +36,7 @@ update ns0/a labels=(v=2)
 		return
 	}
 	for _, st := range res.Steps[2:] {
-		fmt.Printf("%s\n%s", st.Cmd, sim.StepOutput(st))
+		fmt.Printf("%s\n%s", st.Cmd, trace.StepOutput(st))
 	}
 	fmt.Println("divergence:", res.Divergence)
 	// Output:

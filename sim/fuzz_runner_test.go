@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // Fuzzing the runner: random well-formed scenarios (genScenario), each
@@ -177,7 +178,7 @@ func (fc *fuzzCase) start(n int) *running {
 	r := &running{n: n, began: time.Now(), done: make(chan runOutcome, 1)}
 	r.ctx, r.cancel = context.WithTimeout(context.Background(), fc.limits.budget)
 	opts := Options{Stack: fc.stack, Seed: fc.seed, SettleTimeout: fc.limits.settle,
-		OnStep: func(StepResult) bool { r.steps.Add(1); return true }}
+		OnStep: func(trace.StepResult) bool { r.steps.Add(1); return true }}
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {

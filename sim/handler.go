@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/trace"
 	"k8s.io/apimachinery/pkg/api/meta"
 )
 
@@ -57,7 +58,14 @@ func newHandler(name string, resync time.Duration, slow bool, rec *recorder) *ha
 	return h
 }
 
-func (h *handler) layer() string { return layerHandler + "/" + h.name }
+func (h *handler) layer() string { return trace.HandlerLayer(h.name) }
+
+// call is the event of a call to the handler about obj.
+func (h *handler) call(op string, obj any, detail string) trace.Event {
+	e := objectEvent(h.layer(), trace.KindCall, op, obj, detail)
+	e.Handler = h.name
+	return e
+}
 
 // The marks on handler lines that come in map order on some side: adds
 // of an initial list (a watch-list's, or a late handler's catch-up from
@@ -84,11 +92,12 @@ func uidOf(obj any) string {
 
 // OnAdd records the call, then waits if the handler is slow.
 func (h *handler) OnAdd(obj any, isInInitialList bool) {
-	text := "OnAdd    " + describe(obj)
+	e := h.call("OnAdd", obj, describe(obj))
 	if isInInitialList {
-		text += initialListMark
+		e.Detail += initialListMark
+		e.Order = trace.OrderInitialList
 	}
-	h.called(keyOf(obj), text, isInInitialList, func() {
+	h.called(e, isInInitialList, func() {
 		k := keyOf(obj)
 		if _, ok := h.view[k]; ok {
 			h.anomalies = append(h.anomalies, "OnAdd for "+k+", which the handler already had")
@@ -99,14 +108,16 @@ func (h *handler) OnAdd(obj any, isInInitialList bool) {
 
 // OnUpdate records the call, then waits if the handler is slow.
 func (h *handler) OnUpdate(oldObj, newObj any) {
-	text := "OnUpdate " + describe(oldObj) + " -> " + describe(newObj)
+	e := h.call("OnUpdate", newObj, describe(oldObj)+" -> "+describe(newObj))
+	e.PrevRV = rvOf(oldObj)
 	switch {
 	case describe(oldObj) == describe(newObj):
-		text += sameObjectMark
+		e.Detail += sameObjectMark
+		e.Order = trace.OrderSameObject
 	case uidOf(oldObj) != uidOf(newObj):
-		text += newObjectMark
+		e.Detail += newObjectMark
 	}
-	h.called(keyOf(newObj), text, false, func() {
+	h.called(e, false, func() {
 		k := keyOf(newObj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnUpdate for "+k+", which the handler did not have")
@@ -117,7 +128,7 @@ func (h *handler) OnUpdate(oldObj, newObj any) {
 
 // OnDelete records the call, then waits if the handler is slow.
 func (h *handler) OnDelete(obj any) {
-	h.called(keyOf(obj), "OnDelete "+describe(obj), false, func() {
+	h.called(h.call("OnDelete", obj, describe(obj)), false, func() {
 		k := keyOf(obj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnDelete for "+k+", which the handler did not have")
@@ -133,8 +144,8 @@ func (h *handler) OnDelete(obj any) {
 // the initial list's objects reaches it first is map order (a watch-list's
 // temporary store, or the indexer a late handler catches up from), so the
 // line says only that it is held, and names the object once released,
-// when the rest of the list follows and the step's lines can be sorted.
-func (h *handler) called(key, text string, initial bool, apply func()) {
+// in the initial-list batch with the rest of the list (trace.OrderInitialList).
+func (h *handler) called(e trace.Event, initial bool, apply func()) {
 	h.mu.Lock()
 	if h.frozen {
 		h.mu.Unlock()
@@ -143,10 +154,11 @@ func (h *handler) called(key, text string, initial bool, apply func()) {
 	gate := h.gate
 	heldInitial := gate != nil && initial
 	if heldInitial {
-		h.rec.add(h.layer(), "", "OnAdd    (held: slow) in its first initial-list call; the object is named on release (with several, which comes first is map order)")
+		h.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name,
+			Detail: "OnAdd    (held: slow) in its first initial-list call; the object is named on release (with several, which comes first is map order)"})
 		h.heldInitial = true
 	} else {
-		h.rec.add(h.layer(), key, text)
+		h.rec.record(e)
 	}
 	h.calls++
 	apply()
@@ -169,9 +181,9 @@ func (h *handler) called(key, text string, initial bool, apply func()) {
 			return
 		}
 		if h.removed { // set before the release that let this call go
-			h.rec.add(h.layer(), "", "the held initial-list call returns: the handler was removed")
+			h.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name, Detail: "the held initial-list call returns: the handler was removed"})
 		} else {
-			h.rec.addUnordered(h.layer(), key, text) // like the rest: which one was held is map order too
+			h.rec.record(e) // in the initial-list batch: which one was held is map order too
 		}
 		h.heldInitial = false
 		h.mu.Unlock()

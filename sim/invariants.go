@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // invariants checks, after a settled step: the indexer equals etcd's
@@ -16,12 +17,14 @@ import (
 // told of an add it already had, or an update or delete of something it
 // did not have. What they find is printed as note lines, so that a
 // cachelab-only violation shows up as a divergence from client-go.
-func (r *runner) invariants(s *side, sn snapshot) []Line {
+func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 	if s.inf == nil || !sn.Synced["informer"] {
 		return nil
 	}
-	var out []Line
-	add := func(text string) { out = append(out, Line{Layer: layerNote, Text: "invariant: " + text}) }
+	var out []trace.Event
+	add := func(text string) {
+		out = append(out, trace.Event{Layer: trace.LayerNote, Kind: trace.KindNote, Detail: "invariant: " + text})
+	}
 	if !r.paused {
 		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
 			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // runBoth parses src and runs it in both stacks, failing the test on a
@@ -69,8 +70,8 @@ func TestAddHandlerAfterStopIsATraceLine(t *testing.T) {
 	res := runBoth(t, "refused", script("create ns0/a", "start", "stop", "add-handler late"), Options{})
 	for stack, r := range res {
 		last := r.Steps[len(r.Steps)-1]
-		for _, impl := range []string{implCachelab, implClientGo} {
-			if got := last.Sides[impl]; len(got) != 1 || !strings.Contains(got[0].Text, "has stopped already") {
+		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
+			if got := last.Sides[impl]; len(got) != 1 || !strings.Contains(got[0].Text(), "has stopped already") {
 				t.Errorf("%s stack, %s: add-handler after stop printed %v, want the refusal", stack, impl, got)
 			}
 		}
@@ -99,7 +100,7 @@ func TestRelistBackoffIsProgress(t *testing.T) {
 func TestSettleMessageIsBounded(t *testing.T) {
 	rec := &recorder{}
 	for i := range 100000 {
-		rec.add(layerQueue, "", fmt.Sprintf("ns/obj-%06d %s", i, strings.Repeat("x", 500)))
+		rec.add(trace.LayerTransform, trace.KindEnqueue, "", fmt.Sprintf("ns/obj-%06d %s", i, strings.Repeat("x", 500)))
 	}
 	got := rec.peek(20)
 	if n := strings.Count(got, "\n"); n != 21 || len(got) > 21*150 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 )
@@ -13,8 +14,8 @@ import (
 // handler's resync period (P7), in client-go's words; each such level-0
 // Info entry becomes a "log" line, recorded the same way on both sides
 // and compared. When a handler lowers the informer's check period, the
-// lines about every listener's new period come in map order, and are
-// sorted with the step's other map-order lines.
+// lines about every listener's new period come in map order: they are a
+// batch whose order is free (trace.OrderLog).
 func handlerLogger(rec *recorder, name string) klog.Logger {
 	return logr.New(&logSink{rec: rec, name: name})
 }
@@ -35,5 +36,5 @@ func (s *logSink) Info(_ int, msg string, kv ...any) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		parts = append(parts, fmt.Sprintf("%v=%v", kv[i], kv[i+1]))
 	}
-	s.rec.addUnordered(layerLog, "", strings.Join(parts, " "))
+	s.rec.record(trace.Event{Layer: trace.LayerLog, Kind: trace.KindLog, Detail: strings.Join(parts, " "), Order: trace.OrderLog})
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // probe sits between one informer and its etcd ListerWatcher. Both
@@ -89,7 +90,7 @@ func (p *probe) request(text string) {
 	p.mu.Lock()
 	p.history = append(p.history, text)
 	p.mu.Unlock()
-	p.rec.add(layerRequest, "", text)
+	p.rec.add(trace.LayerRequest, trace.KindRequest, "", text)
 }
 
 func (p *probe) requests() []string {
@@ -245,7 +246,8 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
-	w := &probeWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &probeWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
+		initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock
 		// passes this; until it has, settling waits for it.
@@ -327,7 +329,7 @@ func (p *probe) admit(ctx context.Context, verb string) error {
 	if held == nil {
 		return nil
 	}
-	p.rec.add(layerRequest, "", "  -> waiting: disconnected")
+	p.rec.add(trace.LayerRequest, trace.KindRequest, "", "  -> waiting: disconnected")
 	select {
 	case <-held:
 		// A reconnect and a cancel can come together (a stop ends the
@@ -489,13 +491,16 @@ type probeWatch struct {
 	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
 	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
 	resumed  bool      // etcd's client resumed it on a restarted etcd (guarded by p.mu)
-	p        *probe
-	ctx      context.Context // the request's: when it ends, the client ended the watch
-	inner    watch.Interface
-	out      chan watch.Event
-	stop     chan struct{}
-	once     sync.Once
-	done     chan struct{}
+	// initial is true while a watch-list's initial events come: from
+	// the request until its end bookmark (relay's goroutine only).
+	initial bool
+	p       *probe
+	ctx     context.Context // the request's: when it ends, the client ended the watch
+	inner   watch.Interface
+	out     chan watch.Event
+	stop    chan struct{}
+	once    sync.Once
+	done    chan struct{}
 }
 
 func (w *probeWatch) ResultChan() <-chan watch.Event { return w.out }
@@ -551,7 +556,7 @@ func (w *probeWatch) relay() {
 				if !w.deadline.IsZero() && !w.p.clock.Now().Before(w.deadline) {
 					why = fmt.Sprintf(" (its timeout passed: the simulated server ends a watch after %v of scenario time)", maxWatchTimeout)
 				}
-				w.p.rec.add(layerWatch, "", w.id+" closed by the server"+why)
+				w.p.rec.record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id, Detail: w.id + " closed by the server" + why})
 			}
 			return
 		}
@@ -611,7 +616,12 @@ func (p *probe) recordEvent(w *probeWatch, ev watch.Event) {
 		default:
 		}
 	}
-	p.rec.add(layerWatch, keyOf(ev.Object), id+" "+text)
+	e := objectEvent(trace.LayerWatch, trace.KindEvent, string(ev.Type), ev.Object, text)
+	e.Watch, e.Initial = id, w.initial && ev.Type != watch.Bookmark && ev.Type != watch.Error
+	if isInitialEventsEnd(ev.Object) || ev.Type == watch.Error {
+		w.initial = false
+	}
+	p.rec.record(e)
 }
 
 func isInitialEventsEnd(obj runtime.Object) bool {

@@ -26,7 +26,7 @@ func TestEndedWatchLeavesNoServerCloseLine(t *testing.T) {
 		inner.Stop() // the stream is closed too
 		w.relay()
 		if got := rec.take(); len(got) != 0 {
-			t.Fatalf("relay %d of 200 recorded %q for a watch the probe ended", i+1, got[0].text)
+			t.Fatalf("relay %d of 200 recorded %q for a watch the probe ended", i+1, got[0].Text())
 		}
 	}
 }

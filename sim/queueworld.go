@@ -17,6 +17,7 @@ import (
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/store"
 )
 
@@ -56,12 +57,15 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 	defer b.mu.Unlock()
 	b.pops++
 	parts := make([]string, len(deltas))
-	key := ""
+	var first trace.Event
 	for i, d := range deltas {
 		typ, obj := kind(d)
 		parts[i] = typ + " " + describe(obj)
-		if key == "" {
-			key = keyOf(obj)
+		if i == 0 {
+			first = popEvent("", obj, false)
+			if typ == "Sync" {
+				first.Order = trace.OrderSameObject
+			}
 		}
 		switch typ {
 		case "Deleted":
@@ -76,11 +80,13 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 			b.store[keyOf(obj)] = obj
 		}
 	}
-	text := strings.Join(parts, ", ")
+	// One event for the key's deltas, which a DeltaFIFO pops together;
+	// it is as free to move as its first delta.
+	first.Detail = strings.Join(parts, ", ")
 	if len(deltas) > 1 {
-		text = fmt.Sprintf("%s: %d deltas: %s", key, len(deltas), text)
+		first.Detail = fmt.Sprintf("%s: %d deltas: %s", first.Key, len(deltas), first.Detail)
 	}
-	b.rec.add(layerPop, key, text)
+	b.rec.record(first)
 }
 
 func replacedObjects(obj any) []any {
@@ -289,7 +295,7 @@ func (r *runner) drain() error {
 			return err
 		}
 		if !ok {
-			return &Divergence{Layer: layerPop, Diff: fmt.Sprintf("cachelab's queue held %d items; client-go's gave only %d within %v", n, i, r.opts.SettleTimeout)}
+			return &trace.Divergence{Layer: trace.LayerPop, Diff: fmt.Sprintf("cachelab's queue held %d items; client-go's gave only %d within %v", n, i, r.opts.SettleTimeout)}
 		}
 	}
 	return nil

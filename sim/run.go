@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // Options configures a run.
@@ -36,10 +35,14 @@ type Options struct {
 	SettleTimeout time.Duration
 	// OnStep, if set, hears each step's result as soon as it is known;
 	// returning false stops the run.
-	OnStep func(StepResult) bool
+	OnStep func(trace.StepResult) bool
 
 	// tamper, in tests only, alters cachelab's recorded lines.
-	tamper func(*entry)
+	tamper func(*trace.Event)
+	// plant, in tests only, stands between cachelab's informer and each
+	// of its handlers: a bug planted in cachelab's delivery, which the
+	// comparison must catch.
+	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
 	// lateTimers, in tests only, makes each side's clock wait this long
 	// (real time) before it makes a timer, and before it hands on a
 	// timer's tick: a reflector's goroutine that a busy machine runs
@@ -47,48 +50,12 @@ type Options struct {
 	lateTimers time.Duration
 }
 
-// Line is one line of a trace.
-type Line struct {
-	Layer string `json:"layer"`
-	Key   string `json:"key,omitempty"`
-	Text  string `json:"text"`
-}
-
-// StepResult is what one step printed, per implementation, and whether
-// they agreed.
-type StepResult struct {
-	Index int    `json:"step"`
-	Pos   string `json:"pos"`
-	Cmd   string `json:"cmd"`
-	// World is what the step did to etcd and the connection.
-	World []Line `json:"world,omitempty"`
-	// Sides holds each implementation's trace lines ("cachelab",
-	// "client-go").
-	Sides map[string][]Line `json:"sides"`
-	// Divergence is the first difference between them, if any.
-	Divergence *Divergence `json:"divergence,omitempty"`
-}
-
-// Divergence is where client-go and cachelab first differed.
-type Divergence struct {
-	Step  int    `json:"step"`
-	Pos   string `json:"pos"`
-	Cmd   string `json:"cmd"`
-	Layer string `json:"layer"`
-	// Diff is go-cmp's diff, -cachelab +client-go.
-	Diff string `json:"diff"`
-}
-
-func (d *Divergence) Error() string {
-	return fmt.Sprintf("%s: step %d (%s): cachelab and client-go differ in layer %q (-cachelab +client-go):\n%s", d.Pos, d.Step, d.Cmd, d.Layer, d.Diff)
-}
-
 // Result is a whole run.
 type Result struct {
-	Header Header       `json:"header"`
-	Steps  []StepResult `json:"steps"`
+	Header trace.Header       `json:"header"`
+	Steps  []trace.StepResult `json:"steps"`
 	// Divergence is the first divergence; the run stopped there.
-	Divergence *Divergence `json:"divergence,omitempty"`
+	Divergence *trace.Divergence `json:"divergence,omitempty"`
 }
 
 // runner runs one scenario: one etcd, a writer, a fake clock, and the two
@@ -105,8 +72,8 @@ type runner struct {
 	clock   *clocktesting.FakeClock
 	sides   []*side // cachelab, client-go
 	clients []*clientv3.Client
-	cfg     *startConfig // set by start
-	world   []Line       // the current step's world lines
+	cfg     *startConfig  // set by start
+	world   []trace.Event // the current step's world events
 	uids    int
 	// uidOf is the UID each key was last created with, so that a create
 	// under a name that had another object says so.
@@ -120,9 +87,6 @@ type runner struct {
 	// stays set until both informers have reached etcd's revision, if
 	// need be after a disconnect, a failed request or a stop.
 	unseenWrite bool
-	// mapOrder is the current step's command's: its lines come in map
-	// order on some side (command.mapOrder).
-	mapOrder bool
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -202,7 +166,7 @@ func releaseProcess() {
 // step it directive by directive).
 type Session struct {
 	r      *runner
-	header Header
+	header trace.Header
 	n      int
 }
 
@@ -227,10 +191,10 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 }
 
 // Header is the run's header.
-func (s *Session) Header() Header { return s.header }
+func (s *Session) Header() trace.Header { return s.header }
 
 // Step carries out st, settles, and compares.
-func (s *Session) Step(st Step) (StepResult, error) {
+func (s *Session) Step(st Step) (trace.StepResult, error) {
 	s.n++
 	sr, err := s.r.step(s.n, st)
 	if err != nil {
@@ -242,29 +206,21 @@ func (s *Session) Step(st Step) (StepResult, error) {
 // Finish stops both informers after the last step and compares what each
 // did after that step was compared: a handler call client-go made late,
 // after matching cachelab's state, would otherwise go unseen. Stopping
-// releases held handlers, whose buffered calls come now; where some come
-// in map order (an initial list, a resync, a relist's unchanged objects),
-// they are arranged by key on both sides, as in a step.
-func (s *Session) Finish() *Divergence {
-	late := map[string][]entry{}
-	mapOrder := false
+// releases held handlers, whose buffered calls come now. The late calls
+// are compared like a step's (trace.Compare): fixed places exactly, free
+// batches as multisets.
+func (s *Session) Finish() *trace.Divergence {
+	late := map[string][]trace.Event{}
 	for _, sd := range s.r.sides {
 		sd.stop()
 		for _, e := range sd.rec.take() {
-			if strings.HasPrefix(e.layer, layerHandler+"/") || e.layer == layerQueue {
+			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
 				late[sd.impl] = append(late[sd.impl], e)
-				mapOrder = mapOrder || e.unordered || strings.HasSuffix(e.text, initialListMark) || strings.HasSuffix(e.text, sameObjectMark) || strings.HasSuffix(e.text, newObjectMark)
 			}
 		}
 	}
-	lines := map[string][]string{}
-	for impl, es := range late {
-		for _, e := range arrange(es, mapOrder) {
-			lines[impl] = append(lines[impl], e.layer+" "+e.text)
-		}
-	}
-	if d := cmp.Diff(lines[implCachelab], lines[implClientGo]); d != "" {
-		return &Divergence{Step: s.n + 1, Pos: s.r.sc.File, Cmd: "(after the last step)", Layer: "late calls", Diff: d}
+	if layer, d := trace.Compare(arrange(late[trace.Cachelab]), arrange(late[trace.ClientGo]), false); d != "" {
+		return &trace.Divergence{Step: s.n + 1, Pos: s.r.sc.File, Cmd: "(after the last step)", Layer: "late calls in " + layer, Diff: d}
 	}
 	return nil
 }
@@ -345,9 +301,9 @@ func (r *runner) connect() error {
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
-	for i, impl := range []string{implCachelab, implClientGo} {
+	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &recorder{}
-		if impl == implCachelab {
+		if impl == trace.Cachelab {
 			rec.tamper = r.opts.tamper
 		}
 		// The probe is the side's connection, there from the start: a
@@ -356,10 +312,11 @@ func (r *runner) connect() error {
 		// clock, as everything the world does on a timer.
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 		p := newProbe(lw, r.clock, rec)
-		p.tracesSteps = impl == implCachelab
+		p.tracesSteps = impl == trace.Cachelab
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			probe: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
+	r.sides[0].plant = r.opts.plant
 	return nil
 }
 
@@ -387,15 +344,14 @@ func (r *runner) close() {
 }
 
 // step carries out one command, settles both sides, and compares them.
-func (r *runner) step(n int, st Step) (StepResult, error) {
+func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	r.world = nil
-	sr := StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]Line{}}
+	sr := trace.StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]trace.Event{}}
 	cmd := commands[st.Cmd]
 	a, err := cmd.parse(st.Args)
 	if err != nil {
 		return sr, err
 	}
-	r.mapOrder = cmd.mapOrder
 	if err := cmd.run(r, a); err != nil {
 		return sr, err
 	}
@@ -404,16 +360,14 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 		err = r.drain()
 	}
 	if err != nil {
-		if d, ok := err.(*Divergence); ok {
+		if d, ok := err.(*trace.Divergence); ok {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		} else {
 			return sr, err
 		}
 	}
-	mapOrder := cmd.mapOrder
 	snaps := make([]snapshot, len(r.sides))
-	entries := make([][]entry, len(r.sides))
 	for i, s := range r.sides {
 		snaps[i] = s.snapshot()
 		if st.Cmd != "show" {
@@ -422,75 +376,43 @@ func (r *runner) step(n int, st Step) (StepResult, error) {
 		if st.Cmd == "show" {
 			r.show(s, a, snaps[i])
 		}
-		entries[i] = s.rec.take()
-		mapOrder = mapOrder || anyMapOrdered(entries[i])
-	}
-	for i, s := range r.sides {
-		lines := toLines(arrange(entries[i], mapOrder))
-		lines = append(lines, r.invariants(s, snaps[i])...)
-		sr.Sides[s.impl] = lines
+		events := arrange(s.rec.take())
+		sr.Sides[s.impl] = append(events, r.invariants(s, snaps[i])...)
 	}
 	sr.World = r.world
+	queueWorld := r.cfg != nil && r.cfg.queue
 	if sr.Divergence == nil {
-		if d := compareSides(sr, snaps, r.cfg != nil && r.cfg.queue, r.classic); d != nil {
+		if d := compareSides(sr, snaps, queueWorld, r.classic); d != nil {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		}
 	}
+	sr.Sides[trace.ClientGo] = trace.Align(sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo], queueWorld)
 	return sr, nil
 }
 
-func toLines(es []entry) []Line {
-	out := make([]Line, len(es))
-	for i, e := range es {
-		out[i] = Line{Layer: e.layer, Key: e.key, Text: e.text}
-	}
-	return out
+// note records what the world or a lever did.
+func (r *runner) note(layer, key, text string) {
+	r.world = append(r.world, trace.Event{Layer: layer, Kind: trace.KindWorld, Key: key, Detail: text})
 }
 
-func (r *runner) note(layer, key, text string) {
-	r.world = append(r.world, Line{Layer: layer, Key: key, Text: text})
+// noteWrite records a write of obj to etcd (op: create, update, delete).
+func (r *runner) noteWrite(op string, obj any, prevRV, text string) {
+	e := objectEvent(trace.LayerEtcd, trace.KindWrite, op, obj, text)
+	e.PrevRV = prevRV
+	r.world = append(r.world, e)
 }
 
 // compareSides compares every layer both sides record, in pipeline order,
 // and the state behind them; the first difference is the divergence.
-func compareSides(sr StepResult, snaps []snapshot, queueWorld, classic bool) *Divergence {
-	by := func(lines []Line) map[string][]string {
-		m := map[string][]string{}
-		for _, l := range lines {
-			if compared(l.Layer, queueWorld) || l.Layer == layerNote {
-				m[l.Layer] = append(m[l.Layer], l.Text)
-			}
-		}
-		return m
-	}
-	a, b := by(sr.Sides[implCachelab]), by(sr.Sides[implClientGo])
-	layers := map[string]bool{}
-	for l := range a {
-		layers[l] = true
-	}
-	for l := range b {
-		layers[l] = true
-	}
-	names := make([]string, 0, len(layers))
-	for l := range layers {
-		names = append(names, l)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if ri, rj := layerRank(names[i]), layerRank(names[j]); ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-	for _, l := range names {
-		if d := cmp.Diff(a[l], b[l]); d != "" {
-			return &Divergence{Layer: l, Diff: d}
-		}
+func compareSides(sr trace.StepResult, snaps []snapshot, queueWorld, classic bool) *trace.Divergence {
+	if layer, d := trace.Compare(sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo], queueWorld); d != "" {
+		return &trace.Divergence{Layer: layer, Diff: d}
 	}
 	sa, sb := snaps[0], snaps[1]
 	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa, classic), comparableStoreRV(sb, classic)
 	if d := cmp.Diff(sa, sb); d != "" {
-		return &Divergence{Layer: "state", Diff: d}
+		return &trace.Divergence{Layer: "state", Diff: d}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cockroachdb/datadriven"
 )
 
@@ -62,7 +63,7 @@ func runScenarioFile(t *testing.T, file string) {
 		if sr.Divergence != nil {
 			t.Errorf("%v", sr.Divergence)
 		}
-		return StepOutput(sr)
+		return trace.StepOutput(sr)
 	})
 	if d := ses.Finish(); d != nil {
 		t.Error(d)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // settle waits until both sides have fully processed the step. cachelab
@@ -191,18 +192,8 @@ func (r *runner) settledLike(got, want snapshot) bool {
 // a difference that is not there.
 func (r *runner) linesLike() bool {
 	cl, cg := r.sides[0].rec.entries(), r.sides[1].rec.entries()
-	mapOrder := r.mapOrder || anyMapOrdered(cl) || anyMapOrdered(cg)
-	queueWorld := r.cfg != nil && r.cfg.queue
-	view := func(es []entry) []string {
-		var out []string
-		for _, e := range arrange(es, mapOrder) {
-			if compared(e.layer, queueWorld) {
-				out = append(out, e.layer+" "+e.text)
-			}
-		}
-		return out
-	}
-	return cmp.Equal(view(cl), view(cg))
+	layer, _ := trace.Compare(arrange(cl), arrange(cg), r.cfg != nil && r.cfg.queue)
+	return layer == ""
 }
 
 // settleTimeout is the error for a side that stopped making progress:
@@ -220,7 +211,7 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c connState, 
 		// follows says where they differ.
 		return nil
 	}
-	return &Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
+	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
 		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
 		rev, hint, clipLines(cmp.Diff(*want, got), 40), r.sides[0].rec.peek(20), s.rec.peek(20))}
 }

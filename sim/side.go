@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,12 +15,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/meter"
-)
-
-// The two implementations a scenario runs side by side.
-const (
-	implCachelab = "cachelab"
-	implClientGo = "client-go"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // startConfig is what a scenario's start command asked for.
@@ -66,6 +62,9 @@ type side struct {
 	enqueued int        // transform calls: objects that entered the queue
 
 	inf informerOps // nil before start
+	// plant, in tests only, stands between cachelab's informer and each
+	// handler (Options.plant).
+	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
 	// meter hears the running informer's metrics (show metrics); its
 	// name is released when the informer stops.
 	meter       *meter.Meter
@@ -111,7 +110,7 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	s.classic = cfg.stack == informer.Classic
 	transform := func(obj any) (any, error) {
 		s.mu.Lock()
-		s.rec.add(layerQueue, keyOf(obj), describe(obj)) // with the count: see handler.called
+		s.rec.record(objectEvent(trace.LayerTransform, trace.KindEnqueue, "", obj, describe(obj))) // with the count: see handler.called
 		s.enqueued++
 		s.mu.Unlock()
 		if cfg.transform == "strip-managed-fields" {
@@ -130,11 +129,11 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	s.meter = meter.New()
 	var err error
 	switch {
-	case cfg.queue && s.impl == implCachelab:
+	case cfg.queue && s.impl == trace.Cachelab:
 		s.inf = newCachelabQueueWorld(s, cfg, seed, transform)
 	case cfg.queue:
 		s.inf = newClientGoQueueWorld(s, cfg, transform)
-	case s.impl == implCachelab:
+	case s.impl == trace.Cachelab:
 		s.inf, err = newCachelabInformer(s, cfg, seed, transform)
 	default:
 		s.inf, err = newClientGoInformer(s, cfg, transform)
@@ -270,11 +269,11 @@ func (s *side) noteChanges(sn snapshot) {
 		v, now := sn.Indexer[k]
 		switch old, before := s.lastIndexer[k]; {
 		case !before:
-			s.rec.add(layerIndexer, k, "add    "+v)
+			s.rec.record(indexerEvent("add", k, "", v, v))
 		case !now:
-			s.rec.add(layerIndexer, k, "delete "+old)
+			s.rec.record(indexerEvent("delete", k, old, "", old))
 		case old != v:
-			s.rec.add(layerIndexer, k, "update "+old+" -> "+v)
+			s.rec.record(indexerEvent("update", k, old, v, old+" -> "+v))
 		}
 	}
 	for _, n := range syncedNames(sn) {
@@ -283,7 +282,7 @@ func (s *side) noteChanges(sn snapshot) {
 			if n == "informer" {
 				what = "informer"
 			}
-			s.rec.add(layerSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
+			s.rec.add(trace.LayerSynced, trace.KindSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
 		}
 	}
 	var racy []string
@@ -297,8 +296,8 @@ func (s *side) noteChanges(sn snapshot) {
 	s.racyShown = map[string]bool{}
 	for _, n := range racy {
 		if !shown[n] {
-			s.rec.add(layerSynced, "", "handler "+n+" HasSynced not shown: its handler is held in an initial-list call (see the note)")
-			s.rec.add(layerNote, "", racyNote)
+			s.rec.add(trace.LayerSynced, trace.KindSynced, "", "handler "+n+" HasSynced not shown: its handler is held in an initial-list call (see the note)")
+			s.rec.add(trace.LayerNote, trace.KindNote, "", racyNote)
 		}
 		s.racyShown[n] = true
 	}
@@ -319,4 +318,19 @@ func syncedNames(sn snapshot) []string {
 		names = append([]string{"informer"}, names...)
 	}
 	return names
+}
+
+// indexerEvent is one key's change in the indexer over a step: before
+// and after as name@rv ("" for none).
+func indexerEvent(op, key, before, after, detail string) trace.Event {
+	return trace.Event{Layer: trace.LayerIndexer, Kind: trace.KindStore, Op: op, Key: key,
+		PrevRV: rvPart(before), RV: rvPart(after), Detail: detail}
+}
+
+// rvPart is the resourceVersion in a "ns/name@rv" description.
+func rvPart(described string) string {
+	if i := strings.LastIndexByte(described, '@'); i >= 0 {
+		return described[i+1:]
+	}
+	return ""
 }

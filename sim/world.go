@@ -15,6 +15,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // The world's actions: writes to etcd, compaction, the informers' start,
@@ -74,7 +75,7 @@ func (r *runner) create(key string, labels map[string]string, managed bool) erro
 		r.uidOf = map[string]string{}
 	}
 	r.uidOf[key] = string(out.GetUID())
-	r.note(layerEtcd, key, text)
+	r.noteWrite("create", out, "", text)
 	return nil
 }
 
@@ -99,7 +100,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 		return err
 	}
 	r.wrote(before, out)
-	r.note(layerEtcd, key, "update "+old+" -> "+describeLong(out))
+	r.noteWrite("update", out, before.GetResourceVersion(), "update "+old+" -> "+describeLong(out))
 	return nil
 }
 
@@ -114,7 +115,7 @@ func (r *runner) delete(key string) error {
 	if err != nil {
 		return err
 	}
-	r.note(layerEtcd, key, fmt.Sprintf("delete %s (at rv %d)", describe(out), rev))
+	r.noteWrite("delete", out, "", fmt.Sprintf("delete %s (at rv %d)", describe(out), rev))
 	return nil
 }
 
@@ -125,12 +126,12 @@ func (r *runner) compact() error {
 	}
 	if _, err := r.client.Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
 		if errors.Is(err, rpctypes.ErrCompacted) {
-			r.note(layerEtcd, "", fmt.Sprintf("compact: nothing to do, etcd is compacted at rv %d already (nothing was written since)", rev))
+			r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: nothing to do, etcd is compacted at rv %d already (nothing was written since)", rev))
 			return nil
 		}
 		return fmt.Errorf("compact to %d: %w", rev, err)
 	}
-	r.note(layerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
 	return nil
 }
 
@@ -156,7 +157,7 @@ func cmdStart(r *runner, a args, queue bool) error {
 		for _, s := range r.sides {
 			s.fresh()
 		}
-		r.note(layerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
+		r.note(trace.LayerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
 	for _, s := range r.sides {
 		s.probe.startInformer(cfg.labels, cfg.fields, cfg.namespace)
@@ -174,10 +175,10 @@ func cmdStart(r *runner, a args, queue bool) error {
 func cmdStop(r *runner, a args) error {
 	switch {
 	case r.cfg == nil:
-		r.note(layerSim, "", "nothing to stop: the informers were never started")
+		r.note(trace.LayerSim, "", "nothing to stop: the informers were never started")
 		return nil
 	case r.stopped:
-		r.note(layerSim, "", "nothing to stop: the informers are stopped already")
+		r.note(trace.LayerSim, "", "nothing to stop: the informers are stopped already")
 		return nil
 	}
 	var held []string
@@ -185,9 +186,9 @@ func cmdStop(r *runner, a args) error {
 		held = s.stop()
 	}
 	r.stopped = true
-	r.note(layerSim, "", "informers stopped")
+	r.note(trace.LayerSim, "", "informers stopped")
 	if len(held) > 0 {
-		r.note(layerSim, "", fmt.Sprintf("held handlers let go: %s; the calls still buffered for them are not shown "+
+		r.note(trace.LayerSim, "", fmt.Sprintf("held handlers let go: %s; the calls still buffered for them are not shown "+
 			"(which of them client-go still makes while it stops is chance: each listener picks at random between its closed input "+
 			"and its next delivery)", strings.Join(held, ", ")))
 	}
@@ -212,7 +213,7 @@ func cmdAddHandler(r *runner, a args) error {
 				}
 				// Both informers refuse a handler once stopped; that is
 				// what the scenario shows, not a failed run.
-				s.rec.add(h.layer(), "", "not added: "+refusal(name, err))
+				s.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: name, Detail: "not added: " + refusal(name, err)})
 				continue
 			}
 		}
@@ -241,18 +242,18 @@ func cmdProgress(r *runner, a args) error {
 	if err != nil {
 		return err
 	}
-	r.note(layerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
 	if r.cfg == nil || r.stopped {
-		r.note(layerSim, "", "no bookmark: no informer is running, so no watch is open")
+		r.note(trace.LayerSim, "", "no bookmark: no informer is running, so no watch is open")
 		return nil
 	}
 	why := r.sides[0].probe.progressBlocker(rev)
 	if other := r.sides[1].probe.progressBlocker(rev); other != why {
 		// Settled sides have the same watches; if not, say both.
-		why = fmt.Sprintf("%s: %s; %s: %s", implCachelab, orNone(why), implClientGo, orNone(other))
+		why = fmt.Sprintf("%s: %s; %s: %s", trace.Cachelab, orNone(why), trace.ClientGo, orNone(other))
 	}
 	if why != "" {
-		r.note(layerSim, "", "no bookmark: "+why)
+		r.note(trace.LayerSim, "", "no bookmark: "+why)
 		return nil
 	}
 	for _, s := range r.sides {
@@ -283,7 +284,7 @@ func (r *runner) advance(d time.Duration) error {
 			s.probe.mu.Unlock()
 		}
 	}
-	r.note(layerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
 	return nil
 }
 
@@ -329,16 +330,16 @@ func (r *runner) setPaused(p bool) error {
 	}
 	r.paused = p
 	if p {
-		r.note(layerSim, "", "processing paused: nobody pops the queue")
+		r.note(trace.LayerSim, "", "processing paused: nobody pops the queue")
 	} else {
-		r.note(layerSim, "", "processing resumed: the queue is popped")
+		r.note(trace.LayerSim, "", "processing resumed: the queue is popped")
 	}
 	return nil
 }
 
 // show adds a show command's lines to a side's trace.
 func (r *runner) show(s *side, a args, sn snapshot) {
-	add := func(text string) { s.rec.add(layerShow, "", text) }
+	add := func(text string) { s.rec.add(trace.LayerShow, trace.KindShow, "", text) }
 	switch a.pos[0] {
 	case "store":
 		if s.inf == nil {
@@ -393,7 +394,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		}
 		if q, ok := s.inf.(queueOps); ok {
 			if n, ok := q.queued(); ok {
-				s.rec.add(layerQueueLen, "", fmt.Sprintf("%d items waiting", n))
+				s.rec.add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%d items waiting", n))
 			}
 			return
 		}
@@ -407,7 +408,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			for _, k := range keys {
 				parts = append(parts, fmt.Sprintf("%s: %d pending", k, b.Handlers[k]))
 			}
-			s.rec.add(layerQueueLen, "", strings.Join(parts, "; "))
+			s.rec.add(trace.LayerQueue, trace.KindQueue, "", strings.Join(parts, "; "))
 		}
 	}
 }

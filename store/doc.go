@@ -46,11 +46,18 @@
 //     An informer reads it back as "how fresh is my cache".
 //   - A Transaction (S5) applies many writes under one lock, so readers never
 //     see half a batch; entries that cannot be keyed are skipped and reported.
+//   - List and ListKeys come in key order. client-go's come in map order,
+//     which promises nothing, so key order is one of the orders it can
+//     produce; cachelab fixes it so that everything that iterates a store
+//     (a relist's deletion detection, a resync, a late handler's catch-up)
+//     happens the same way on every run, and a trace can show the order
+//     things really happened in.
 //
 // Costs: Get is O(1); Add and Update of a new key, and Delete, are O(1)
 // plus one call of each index function; an Update of a stored key calls
-// each twice (on the old and the new object); List, ListKeys and Replace
-// are O(n); ByIndex is O(matches).
+// each twice (on the old and the new object); Replace is O(n); List and
+// ListKeys are O(n log n) for their sort (client-go's are O(n)); ByIndex
+// is O(matches).
 //
 // # Metrics
 //

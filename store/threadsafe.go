@@ -1,6 +1,8 @@
 package store
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/cachelab/cachelab/metrics"
@@ -105,26 +107,33 @@ func (s *ThreadSafeStore) Get(key string) (obj any, exists bool) {
 	return obj, exists
 }
 
-// List returns every stored object, in no particular order.
+// List returns every stored object, in key order.
+//
+// client-go's List is in map order, which promises nothing; cachelab's
+// is sorted, one of the orders client-go can produce, so that whatever
+// iterates a store (a relist's deletion detection, a resync, a late
+// handler's catch-up) does it the same way on every run and a trace is
+// byte-stable. The sort costs O(n log n) where client-go's copy is O(n).
 func (s *ThreadSafeStore) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]any, 0, len(s.items))
-	for _, obj := range s.items {
-		out = append(out, obj)
+	for _, key := range s.sortedKeys() {
+		out = append(out, s.items[key])
 	}
 	return out
 }
 
-// ListKeys returns every key, in no particular order.
+// ListKeys returns every key, in key order (see List).
 func (s *ThreadSafeStore) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.items))
-	for key := range s.items {
-		out = append(out, key)
-	}
-	return out
+	return s.sortedKeys()
+}
+
+// sortedKeys is the stored keys, sorted. The caller holds the lock.
+func (s *ThreadSafeStore) sortedKeys() []string {
+	return slices.Sorted(maps.Keys(s.items))
 }
 
 // Len is the number of stored objects.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // However a run ends, it closes its session, which removes the embedded
@@ -41,7 +42,7 @@ type stepHook struct {
 	hook func(st sim.Step)
 }
 
-func (s stepHook) Step(st sim.Step) (sim.StepResult, error) {
+func (s stepHook) Step(st sim.Step) (trace.StepResult, error) {
 	s.hook(st)
 	return s.session.Step(st)
 }

@@ -20,15 +20,15 @@ func ExampleMain_Run() {
 	dec := json.NewDecoder(&out)
 	for {
 		var rec struct {
-			Kind  string
-			Step  int
-			Cmd   string
-			Agree bool
+			Record string
+			Step   int
+			Cmd    string
+			Agree  bool
 		}
 		if err := dec.Decode(&rec); err != nil {
 			break
 		}
-		if rec.Kind == "step" {
+		if rec.Record == "step" {
 			fmt.Printf("step %d  %-38s agree=%t\n", rec.Step, rec.Cmd, rec.Agree)
 		}
 	}

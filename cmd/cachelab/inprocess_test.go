@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // These tests run the CLI in the test process, one run at a time
@@ -126,7 +127,7 @@ func TestColor(t *testing.T) {
 // layer. (The built-in scenarios all agree, so this calls the step that
 // reports it directly.)
 func TestDivergedNamesStepAndLayer(t *testing.T) {
-	err := diverged(&sim.Divergence{Step: 3, Pos: "x.txt:12", Cmd: "update ns0/a", Layer: "indexer", Diff: "-a\n+b\n"})
+	err := diverged(&trace.Divergence{Step: 3, Pos: "x.txt:12", Cmd: "update ns0/a", Layer: "indexer", Diff: "-a\n+b\n"})
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitDiverged {
 		t.Fatalf("diverged() = %v, want an exitError with code %d", err, exitDiverged)

@@ -21,6 +21,7 @@ import (
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // TestMain makes this test binary the cachelab command too: testscript
@@ -64,7 +65,7 @@ func wrapSessions(m *Main, wrap func(session) session) {
 
 type panicking struct{ session }
 
-func (p *panicking) Step(st sim.Step) (sim.StepResult, error) {
+func (p *panicking) Step(st sim.Step) (trace.StepResult, error) {
 	if st.Cmd != "update" {
 		return p.session.Step(st)
 	}
@@ -93,21 +94,21 @@ type diverging struct {
 	done bool
 }
 
-func (d *diverging) Step(st sim.Step) (sim.StepResult, error) {
+func (d *diverging) Step(st sim.Step) (trace.StepResult, error) {
 	sr, err := d.session.Step(st)
 	if err == nil && st.Cmd == d.at && !d.done {
 		d.done = true
-		sr.Divergence = &sim.Divergence{Step: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Layer: "handler/h1",
+		sr.Divergence = &trace.Divergence{Step: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Layer: "handler/h1",
 			Diff: "  []string{\n- \t\"OnUpdate ns0/a\",\n+ \t\"OnAdd ns0/a\",\n  }\n"}
 	}
 	return sr, err
 }
 
-func (d *diverging) Finish() *sim.Divergence {
+func (d *diverging) Finish() *trace.Divergence {
 	if f := d.session.Finish(); f != nil || d.at != "finish" {
 		return f
 	}
-	return &sim.Divergence{Step: 7, Pos: "sim/scenarios/add-update-delete.txt", Cmd: "(after the last step)", Layer: "late calls",
+	return &trace.Divergence{Step: 7, Pos: "sim/scenarios/add-update-delete.txt", Cmd: "(after the last step)", Layer: "late calls",
 		Diff: "  []string{\n+ \t\"handler/h1 OnUpdate ns0/a@2 -> ns0/a@4\",\n  }\n"}
 }
 

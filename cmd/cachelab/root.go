@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // Main is the cachelab command and everything it touches outside itself:
@@ -50,9 +51,9 @@ type Main struct {
 
 // session is what a run needs of a *sim.Session.
 type session interface {
-	Header() sim.Header
-	Step(sim.Step) (sim.StepResult, error)
-	Finish() *sim.Divergence
+	Header() trace.Header
+	Step(sim.Step) (trace.StepResult, error)
+	Finish() *trace.Divergence
 	Close()
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).

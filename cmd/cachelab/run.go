@@ -16,6 +16,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // runOptions are the flags of `cachelab run`.
@@ -158,7 +159,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	m.setRunning(ses)
 	defer m.setRunning(nil)
 	p := &printer{w: &errWriter{w: m.Stdout}, json: o.output.value == "json",
-		style: sim.TextStyle{Color: m.color(), Impl: o.impl.value}}
+		style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}}
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
@@ -229,7 +230,7 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing
 			return i + 1, outputs, diverged(sr.Divergence)
 		}
 		if check || keep {
-			got := sim.StepOutput(sr)
+			got := trace.StepOutput(sr)
 			if keep {
 				outputs = append(outputs, got)
 			}
@@ -282,7 +283,7 @@ func writeError(err error, where string) error {
 
 // diverged is the one-line summary of a divergence, for stderr: the trace
 // on stdout already shows the difference.
-func diverged(d *sim.Divergence) error {
+func diverged(d *trace.Divergence) error {
 	return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer)}
 }
 
@@ -320,30 +321,30 @@ func (m *Main) pause(ctx context.Context, stdin *bufio.Reader, next, total int) 
 type printer struct {
 	w     *errWriter
 	json  bool
-	style sim.TextStyle
+	style trace.TextStyle
 }
 
-func (p *printer) header(h sim.Header) error {
+func (p *printer) header(h trace.Header) error {
 	if p.json {
-		return sim.WriteJSONHeader(p.w, h)
+		return trace.WriteJSONHeader(p.w, h)
 	}
-	sim.WriteHeader(p.w, h)
+	trace.WriteHeader(p.w, h)
 	return p.w.err
 }
 
-func (p *printer) step(sr sim.StepResult) error {
+func (p *printer) step(sr trace.StepResult) error {
 	if p.json {
-		return sim.WriteJSONStep(p.w, sr, p.style.Impl)
+		return trace.WriteJSONStep(p.w, sr, p.style.Impl)
 	}
-	sim.WriteStep(p.w, sr, p.style)
+	trace.WriteStep(p.w, sr, p.style)
 	return p.w.err
 }
 
 // finish prints the divergence in the calls that came after the last
 // step: in JSON, as the record of a step one past the last.
-func (p *printer) finish(d *sim.Divergence) error {
+func (p *printer) finish(d *trace.Divergence) error {
 	if p.json {
-		return sim.WriteJSONFinish(p.w, d)
+		return trace.WriteJSONFinish(p.w, d)
 	}
 	fmt.Fprintf(p.w, "%s\n", d.Error())
 	return p.w.err

@@ -25,7 +25,7 @@ func lastStep(name string) {
 	fmt.Println("last step:", last.Cmd)
 	for _, l := range last.Sides["cachelab"] {
 		if strings.HasPrefix(l.Layer, "handler/") {
-			fmt.Println(" ", l.Layer, l.Text)
+			fmt.Println(" ", l.Layer, l.Text())
 		}
 	}
 	fmt.Println("client-go agreed at every step:", res.Divergence == nil)
@@ -46,8 +46,8 @@ func Example_missedDelete() {
 	lastStep("missed-delete-tombstone")
 	// Output:
 	// last step: reconnect
-	//   handler/h1 OnUpdate ns0/a@2 -> ns0/a@2 (same object: a resync or relist)
 	//   handler/h1 OnDelete DeletedFinalStateUnknown{ns0/b, last seen ns0/b@3}
+	//   handler/h1 OnUpdate ns0/a@2 -> ns0/a@2 (same object: a resync or relist)
 	//   handler/h1 OnAdd    ns0/c@5
 	// client-go agreed at every step: true
 }

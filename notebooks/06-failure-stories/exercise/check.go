@@ -17,6 +17,7 @@ import (
 
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // run is one run of a story, shared by the checks.
@@ -109,9 +110,9 @@ func Checks(path string) []lab.Check {
 func find(res *sim.Result, layer, text string) string {
 	lr, tr := regexp.MustCompile(layer), regexp.MustCompile(text)
 	for _, st := range res.Steps {
-		for _, l := range append(append([]sim.Line(nil), st.World...), st.Sides["cachelab"]...) {
-			if lr.MatchString(l.Layer) && tr.MatchString(l.Text) {
-				return l.Text
+		for _, l := range append(append([]trace.Event(nil), st.World...), st.Sides["cachelab"]...) {
+			if lr.MatchString(l.Layer) && tr.MatchString(l.Text()) {
+				return l.Text()
 			}
 		}
 	}
@@ -136,7 +137,7 @@ func staleKey(res *sim.Result) string {
 			continue
 		}
 		for _, w := range st.World {
-			m := etcdWrite.FindStringSubmatch(w.Text)
+			m := etcdWrite.FindStringSubmatch(w.Text())
 			if w.Layer != "etcd" || m == nil {
 				continue
 			}
@@ -163,11 +164,11 @@ func replay(res *sim.Result) (etcd, cache map[string]string) {
 			if l.Layer != "etcd" {
 				continue
 			}
-			m := etcdWrite.FindStringSubmatch(l.Text)
+			m := etcdWrite.FindStringSubmatch(l.Text())
 			if m == nil {
 				continue
 			}
-			objs := objRV.FindAllStringSubmatch(l.Text, -1)
+			objs := objRV.FindAllStringSubmatch(l.Text(), -1)
 			switch m[1] {
 			case "delete":
 				delete(etcd, l.Key)
@@ -180,9 +181,9 @@ func replay(res *sim.Result) (etcd, cache map[string]string) {
 			if l.Layer != "indexer" {
 				continue
 			}
-			objs := objRV.FindAllStringSubmatch(l.Text, -1)
+			objs := objRV.FindAllStringSubmatch(l.Text(), -1)
 			switch {
-			case strings.HasPrefix(l.Text, "delete"):
+			case strings.HasPrefix(l.Text(), "delete"):
 				delete(cache, l.Key)
 			case len(objs) > 0:
 				last := objs[len(objs)-1]

@@ -1,0 +1,42 @@
+// Package trace is what a simulator run shows, as typed events, and the
+// rules for comparing two implementations' events.
+//
+// # Events
+//
+// Every line of a trace is an Event: a layer (where it happened), a kind
+// (its shape: a handler call, a watch event, an indexer change, ...; the
+// set is closed), and typed fields: the object's key, uid and
+// resourceVersions before and after, the watch, the handler, the
+// operation. Text is one rendering of an event; the JSON records of
+// --output json carry the fields themselves (WriteJSONStep, Schema).
+//
+//	etcd ─► request/watch ─► reflector ─► transform ─► pop ─► indexer ─► handler/<name> ─► synced
+//	            (both)        (cachelab)     (both)   (cachelab)  (both)      (both)          (both)
+//
+// A step's events are printed layer by layer, in that order, and within a
+// layer in the order they happened on the side that recorded them
+// (Arrange).
+//
+// # Order
+//
+// client-go leaves some orders to chance: wherever it ranges over a map,
+// any permutation can come out. Those events carry an Order naming their
+// batch: a relist's tombstones, a watch-list's objects replayed from the
+// reflector's temporary store (MarkListed finds them), initial-list adds,
+// updates that change nothing (a resync), and some log lines. cachelab's
+// store lists in key order, one of the permutations client-go can
+// produce, so cachelab's trace is the same on every run.
+//
+// Compare splits each compared layer into segments: each fixed event on
+// its own, each maximal run of one batch together. Two sides agree when
+// their segments match one for one: fixed events exactly, batches as
+// multisets. So the order of the batches is checked (the default stack's
+// tombstones before its adds and updates) and so is everything client-go
+// fixes; only the order within a batch is not. A batch may be wider than
+// client-go's freedom (a LIST relist's unchanged objects come in the
+// LIST's order, yet are marked like a resync's), never narrower, so a
+// valid client-go order is never a difference.
+//
+// Align prints client-go's batches in cachelab's order when the two
+// agree, so that a trace with both sides is also the same on every run.
+package trace

@@ -1,0 +1,90 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Event is one thing a run shows: one line of a trace. Its fields are
+// typed, so that the comparison, the order rules and every rendering work
+// on what happened, not on how it was worded; Text is one rendering.
+type Event struct {
+	// Layer is where the event happened (the Layer constants), or
+	// "handler/<name>" for a handler's calls.
+	Layer string `json:"layer"`
+	Kind  Kind   `json:"kind"`
+	// Key is the object's namespace/name, where the event is about one.
+	Key string `json:"key,omitempty"`
+	// UID is the object's metadata.uid, where identity matters (a write
+	// to etcd, a handler call).
+	UID string `json:"uid,omitempty"`
+	// RV is the object's resourceVersion (after the change, for an
+	// update), PrevRV the one it had before.
+	RV     string `json:"rv,omitempty"`
+	PrevRV string `json:"prevRV,omitempty"`
+	// Watch names the watch an event came on ("w1").
+	Watch string `json:"watch,omitempty"`
+	// Handler is the handler a call went to.
+	Handler string `json:"handler,omitempty"`
+	// Op is what happened to the object: a watch event's type (ADDED,
+	// MODIFIED, DELETED, BOOKMARK, ERROR), a delta's type (Added,
+	// Replaced, Sync, ReplacedAll, ...), a handler call (OnAdd, OnUpdate,
+	// OnDelete), an indexer change (add, update, delete), or a write
+	// (create, update, delete).
+	Op string `json:"op,omitempty"`
+	// Initial marks a watch event that is one of a watch-list's initial
+	// events (before its end bookmark).
+	Initial bool `json:"initial,omitempty"`
+	// Detail is the rest of the line in words: the object as
+	// name@rv with its marks, or what a request asked and got.
+	Detail string `json:"detail"`
+	// Order is the batch the event belongs to when client-go's order
+	// within it is free (map order); "" when its place is fixed.
+	Order Order `json:"order,omitempty"`
+}
+
+// Kind is the shape of an event: which fields it carries and how it is
+// written. The set is closed.
+type Kind string
+
+const (
+	KindWrite     Kind = "write"     // etcd: one object created, updated or deleted (Op, Key, UID, RV, PrevRV)
+	KindWorld     Kind = "world"     // etcd or sim: anything else the world or a lever did
+	KindRequest   Kind = "request"   // request: a LIST or WATCH request, or its answer
+	KindEvent     Kind = "event"     // watch: an event on a watch (Watch, Op, Key, RV, Initial)
+	KindWatchEnd  Kind = "watch-end" // watch: a watch closed by the server
+	KindReflector Kind = "reflector" // reflector: a replace, a resync, a backoff, a watch's end
+	KindEnqueue   Kind = "enqueue"   // transform: an object entering the queue (Key, RV)
+	KindPop       Kind = "pop"       // pop: a delta taken from the queue (Op, Key, RV)
+	KindSkip      Kind = "skip"      // pop: a sync not sent to a handler whose resync is not due
+	KindStore     Kind = "store"     // indexer: what a step changed (Op, Key, RV, PrevRV)
+	KindCall      Kind = "call"      // handler: a call (Handler, Op, Key, UID, RV, PrevRV)
+	KindHandler   Kind = "handler"   // handler: anything else about a handler (held, not added)
+	KindSynced    Kind = "synced"    // synced: HasSynced turning
+	KindLog       Kind = "log"       // log: a line the informer logged
+	KindShow      Kind = "show"      // show: a show command's output
+	KindQueue     Kind = "queue"     // queue: what cachelab's queue holds
+	KindNote      Kind = "note"      // note: an invariant note or an explanation
+)
+
+// Text renders the event as a trace line's text: the operation in a
+// column where the kind has one (a call, a pop, an indexer change), the
+// watch for a watch event, then the detail.
+func (e Event) Text() string {
+	switch {
+	case e.Op == "":
+	case e.Kind == KindCall, e.Kind == KindPop:
+		return fmt.Sprintf("%-8s %s", e.Op, e.Detail)
+	case e.Kind == KindStore:
+		return fmt.Sprintf("%-6s %s", e.Op, e.Detail)
+	case e.Kind == KindEvent:
+		return e.Watch + " " + e.Detail
+	}
+	return e.Detail
+}
+
+// Base is the event's layer without a handler's name.
+func (e Event) Base() string {
+	base, _, _ := strings.Cut(e.Layer, "/")
+	return base
+}

@@ -1,0 +1,54 @@
+package trace
+
+import "strings"
+
+// The layers of a trace, in the order a change travels through them. Each
+// event belongs to one. The layers marked "both" are recorded the same way
+// for cachelab and client-go and compared after every step; the others
+// exist only in cachelab, whose insides are open.
+const (
+	LayerEtcd      = "etcd"      // the world: writes, compactions, progress, restarts
+	LayerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
+	LayerLog       = "log"       // both: what the informer logged about a handler (resync period changes)
+	LayerRequest   = "request"   // both: LIST and WATCH requests and their answers
+	LayerWatch     = "watch"     // both: watch events as the reflector takes them
+	LayerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
+	LayerTransform = "transform" // both: objects entering the queue, as the transform sees them
+	LayerPop       = "pop"       // cachelab: deltas popped for processing
+	LayerIndexer   = "indexer"   // both: what the step changed in the indexer
+	LayerHandler   = "handler"   // both: each handler's calls (the layer is "handler/<name>")
+	LayerSynced    = "synced"    // both: HasSynced turning true
+	LayerShow      = "show"      // a show command's output
+	LayerQueue     = "queue"     // cachelab: what its queue holds (client-go's cannot be seen)
+	LayerNote      = "note"      // invariant notes and explanations
+)
+
+var layerOrder = []string{LayerEtcd, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
+	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerShow, LayerQueue, LayerNote}
+
+// Rank orders layers in a step's output: the order a change travels.
+func Rank(layer string) int {
+	base, _, _ := strings.Cut(layer, "/")
+	for i, l := range layerOrder {
+		if l == base {
+			return i
+		}
+	}
+	return len(layerOrder)
+}
+
+// Compared reports whether a layer is recorded on both sides and
+// compared. In the queue world (queueWorld) the simulator pops both
+// queues itself, so pops are compared too.
+func Compared(layer string, queueWorld bool) bool {
+	switch layer {
+	case LayerLog, LayerRequest, LayerWatch, LayerTransform, LayerIndexer, LayerSynced, LayerShow, LayerNote:
+		return true
+	case LayerPop:
+		return queueWorld
+	}
+	return strings.HasPrefix(layer, LayerHandler+"/")
+}
+
+// HandlerLayer is the layer of a handler's calls.
+func HandlerLayer(name string) string { return LayerHandler + "/" + name }

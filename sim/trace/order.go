@@ -1,0 +1,216 @@
+package trace
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/diff"
+)
+
+// Order names a batch of events whose order client-go leaves free: it
+// makes them by ranging over a map, so any permutation of the batch is
+// one client-go can produce. Events of a batch are adjacent in their
+// layer. An event with no Order has a fixed place.
+//
+// A batch may be wider than client-go's freedom (a relist's unchanged
+// objects come in the LIST's order, yet are marked OrderSameObject like a
+// resync's); it is never narrower, so a valid client-go order is never
+// reported as a difference.
+type Order string
+
+const (
+	// OrderTombstones: a relist's deletes of objects it did not find,
+	// from the cache's keys (RealFIFO and DeltaFIFO Replace, the
+	// default stack's ReplacedAll).
+	OrderTombstones Order = "tombstones"
+	// OrderListed: a watch-list's objects, replayed from the reflector's
+	// temporary store into the queue and on to the handlers.
+	OrderListed Order = "listed"
+	// OrderInitialList: initial-list adds, such as a late handler's
+	// catch-up from the indexer.
+	OrderInitialList Order = "initial list"
+	// OrderSameObject: updates that change nothing: a resync's, from
+	// the cache's objects.
+	OrderSameObject Order = "same object"
+	// OrderLog: log lines that come in map order.
+	OrderLog Order = "log"
+)
+
+// MarkListed puts every event that carries one of a watch-list's initial
+// objects on to the queue, out of it, or to a handler into OrderListed:
+// the reflector replays them from a temporary store, in map order. The
+// initial events themselves (the watch layer) keep their order, which
+// the server fixes. Tombstones stay in their own batch.
+func MarkListed(events []Event) {
+	listed := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == KindEvent && e.Initial && e.Key != "" {
+			listed[e.Key+"@"+e.RV] = true
+		}
+	}
+	if len(listed) == 0 {
+		return
+	}
+	for i, e := range events {
+		switch e.Kind {
+		case KindEnqueue, KindPop, KindCall:
+		default:
+			continue
+		}
+		if e.Order != OrderTombstones && listed[e.Key+"@"+e.RV] {
+			events[i].Order = OrderListed
+		}
+	}
+}
+
+// Arrange puts a step's events in layer order, keeping each layer's
+// events in the order they happened. Within the reflector layer a resync
+// tick goes before a watch's end: the two can come at the same instant of
+// the scenario's clock (a clock jump past both) on two goroutines.
+func Arrange(events []Event) []Event {
+	out := slices.Clone(events)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ra, rb := Rank(a.Layer), Rank(b.Layer); ra != rb {
+			return ra < rb
+		}
+		if a.Layer != b.Layer {
+			return a.Layer < b.Layer
+		}
+		if a.Layer == LayerReflector {
+			if ra, rb := strings.HasPrefix(a.Detail, "resync"), strings.HasPrefix(b.Detail, "resync"); ra != rb {
+				return ra
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// Segment is a run of a layer's events: one event with a fixed place, or
+// a batch whose order is free.
+type Segment struct {
+	Order  Order
+	Events []Event
+}
+
+// Segments splits one layer's events into runs: each event with a fixed
+// place on its own, each maximal run of one batch together.
+func Segments(events []Event) []Segment {
+	var out []Segment
+	for _, e := range events {
+		if n := len(out); e.Order != "" && n > 0 && out[n-1].Order == e.Order {
+			out[n-1].Events = append(out[n-1].Events, e)
+			continue
+		}
+		out = append(out, Segment{Order: e.Order, Events: []Event{e}})
+	}
+	return out
+}
+
+// Canonical is a layer's events with each free batch sorted (by key, then
+// by text): two sides whose layers differ only within free batches have
+// the same canonical form.
+func Canonical(events []Event) []Event {
+	var out []Event
+	for _, s := range Segments(events) {
+		es := slices.Clone(s.Events)
+		if s.Order != "" {
+			sort.SliceStable(es, func(i, j int) bool {
+				if es[i].Key != es[j].Key {
+					return es[i].Key < es[j].Key
+				}
+				return es[i].Text() < es[j].Text()
+			})
+		}
+		out = append(out, es...)
+	}
+	return out
+}
+
+// ByLayer groups the compared layers' events, each layer in its own order.
+func ByLayer(events []Event, queueWorld bool) map[string][]Event {
+	m := map[string][]Event{}
+	for _, e := range events {
+		if Compared(e.Layer, queueWorld) {
+			m[e.Layer] = append(m[e.Layer], e)
+		}
+	}
+	return m
+}
+
+// Compare compares the compared layers of two sides' events, in pipeline
+// order: every fixed place exactly, every free batch as a multiset, and
+// the sequence of places and batches exactly. It returns the first layer
+// that differs and a unified diff of its lines (-a +b, a being cachelab's
+// side), or "" if none does.
+func Compare(a, b []Event, queueWorld bool) (layer, d string) {
+	la, lb := ByLayer(a, queueWorld), ByLayer(b, queueWorld)
+	names := map[string]bool{}
+	for l := range la {
+		names[l] = true
+	}
+	for l := range lb {
+		names[l] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for l := range names {
+		sorted = append(sorted, l)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if ri, rj := Rank(sorted[i]), Rank(sorted[j]); ri != rj {
+			return ri < rj
+		}
+		return sorted[i] < sorted[j]
+	})
+	for _, l := range sorted {
+		ca, cb := Canonical(la[l]), Canonical(lb[l])
+		if cmp.Equal(ca, cb) {
+			continue
+		}
+		if d := diff.Diff("cachelab", lines(ca), "client-go", lines(cb)); len(d) > 0 {
+			return l, string(d)
+		}
+		return l, cmp.Diff(ca, cb) // the same words, different fields
+	}
+	return "", ""
+}
+
+// lines renders canonical events for a diff, one per line; an event in a
+// free batch says so.
+func lines(events []Event) []byte {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(e.Text())
+		if e.Order != "" {
+			b.WriteString("   [any order within: " + string(e.Order) + "]")
+		}
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// Align shows b's free batches in a's order where the two agree: when
+// every compared layer of a and b is the same up to the order within free
+// batches, it returns b with each batch's events in the order a has them,
+// which is one order b's implementation could have produced. Otherwise it
+// returns b as it is. Printing client-go's side aligned keeps a trace the
+// same on every run; the comparison has already seen client-go's own order.
+func Align(a, b []Event, queueWorld bool) []Event {
+	if layer, _ := Compare(a, b, queueWorld); layer != "" {
+		return b
+	}
+	la := ByLayer(a, queueWorld)
+	next := map[string]int{} // per layer: how many of a's events are placed
+	out := slices.Clone(b)
+	for i, e := range out {
+		if !Compared(e.Layer, queueWorld) {
+			continue
+		}
+		out[i] = la[e.Layer][next[e.Layer]]
+		next[e.Layer]++
+	}
+	return out
+}

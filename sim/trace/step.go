@@ -1,0 +1,57 @@
+package trace
+
+import (
+	"fmt"
+
+	"github.com/cachelab/cachelab/informer"
+)
+
+// The two implementations a scenario runs side by side, and the world
+// they share.
+const (
+	Cachelab = "cachelab"
+	ClientGo = "client-go"
+	World    = "world"
+)
+
+// Header names everything a trace depends on.
+type Header struct {
+	Scenario     string          `json:"scenario"`
+	Title        string          `json:"title"`
+	IDs          []string        `json:"ids"`
+	Cachelab     string          `json:"cachelab"`
+	ClientGo     string          `json:"clientGo"`
+	Stack        informer.Stack  `json:"stack"`
+	FeatureGates map[string]bool `json:"featureGates"`
+	Seed         uint64          `json:"seed"`
+	Etcd         string          `json:"etcd"`
+}
+
+// StepResult is what one step showed, per implementation, and whether
+// they agreed.
+type StepResult struct {
+	Index int    `json:"step"`
+	Pos   string `json:"pos"`
+	Cmd   string `json:"cmd"`
+	// World is what the step did to etcd and the connection.
+	World []Event `json:"world,omitempty"`
+	// Sides holds each implementation's events (Cachelab, ClientGo), in
+	// layer order, each layer in the order it happened on that side.
+	Sides map[string][]Event `json:"sides"`
+	// Divergence is the first difference between them, if any.
+	Divergence *Divergence `json:"divergence,omitempty"`
+}
+
+// Divergence is where client-go and cachelab first differed.
+type Divergence struct {
+	Step  int    `json:"step"`
+	Pos   string `json:"pos"`
+	Cmd   string `json:"cmd"`
+	Layer string `json:"layer"`
+	// Diff is the layer's lines, -cachelab +client-go.
+	Diff string `json:"diff"`
+}
+
+func (d *Divergence) Error() string {
+	return fmt.Sprintf("%s: step %d (%s): cachelab and client-go differ in layer %q (-cachelab +client-go):\n%s", d.Pos, d.Step, d.Cmd, d.Layer, d.Diff)
+}

@@ -1,0 +1,91 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// --- text ---
+
+// TextStyle says how text traces look.
+type TextStyle struct {
+	Color bool
+	// Impl is whose lines to print: "cachelab" (with a mark per step for
+	// client-go's agreement), "client-go", or "both".
+	Impl string
+}
+
+const layerWidth = 16
+
+var layerColor = map[string]string{
+	LayerEtcd: "35", LayerSim: "35", LayerQueue: "33", LayerRequest: "34", LayerWatch: "36", LayerReflector: "34", LayerTransform: "33",
+	LayerPop: "33", LayerIndexer: "32", LayerHandler: "1;32", LayerSynced: "32", LayerShow: "0", LayerNote: "31",
+}
+
+func paint(on bool, code, s string) string {
+	if !on || code == "" || code == "0" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Format renders events as aligned "layer  text" rows, as a scenario
+// file's expected output holds them.
+func Format(events []Event) string {
+	return format(events, false, "")
+}
+
+func format(events []Event, color bool, prefix string) string {
+	var b strings.Builder
+	for _, e := range events {
+		text := strings.ReplaceAll(e.Text(), "\n", "\n"+prefix+strings.Repeat(" ", layerWidth+1))
+		fmt.Fprintf(&b, "%s%s %s\n", prefix, paint(color, layerColor[e.Base()], fmt.Sprintf("%-*s", layerWidth, e.Layer)), text)
+	}
+	return b.String()
+}
+
+// StepOutput is a step's lines as a scenario file expects them: the
+// world's, then cachelab's.
+func StepOutput(sr StepResult) string {
+	return Format(append(append([]Event(nil), sr.World...), sr.Sides[Cachelab]...))
+}
+
+// WriteHeader prints the header as comment lines.
+func WriteHeader(w io.Writer, h Header) {
+	gates := make([]string, 0, len(h.FeatureGates))
+	for k, v := range h.FeatureGates {
+		gates = append(gates, fmt.Sprintf("%s=%t", k, v))
+	}
+	sort.Strings(gates)
+	fmt.Fprintf(w, "# cachelab %s vs client-go %s · scenario %s: %s\n", h.Cachelab, h.ClientGo, h.Scenario, h.Title)
+	fmt.Fprintf(w, "# stack %s · seed %d · etcd %s · covers %s\n", h.Stack, h.Seed, h.Etcd, strings.Join(h.IDs, " "))
+	fmt.Fprintf(w, "# client-go feature gates: %s\n", strings.Join(gates, " "))
+}
+
+// WriteStep prints one step for people.
+func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
+	head := fmt.Sprintf("── step %d: %s", sr.Index, sr.Cmd)
+	fmt.Fprintf(w, "\n%s  %s\n", paint(st.Color, "1", head), paint(st.Color, "2", "("+sr.Pos+")"))
+	world := format(sr.World, st.Color, "  ")
+	switch {
+	case st.Impl == "both" || sr.Divergence != nil:
+		fmt.Fprint(w, world)
+		for _, impl := range []string{Cachelab, ClientGo} {
+			fmt.Fprintf(w, "  %s\n", paint(st.Color, "1", "["+impl+"]"))
+			fmt.Fprint(w, format(sr.Sides[impl], st.Color, "    "))
+		}
+	default:
+		fmt.Fprint(w, world)
+		fmt.Fprint(w, format(sr.Sides[st.Impl], st.Color, "  "))
+	}
+	if d := sr.Divergence; d != nil {
+		fmt.Fprintf(w, "  %s\n", paint(st.Color, "1;31", fmt.Sprintf("✗ client-go differs in layer %q (-cachelab +client-go):", d.Layer)))
+		for _, l := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", paint(st.Color, "32", "✓ client-go agrees"))
+}
