@@ -56,7 +56,7 @@ func init() {
 				return nil
 			}},
 		"update": {usage: "update <ns/name> [labels=(k=v,...)] [image=<image>] [times=<n>]",
-			help: "update an object in etcd (labels replace the old ones); times=n makes n updates in a row, each setting the label update=<count>",
+			help:   "update an object in etcd (labels replace the old ones); times=n makes n updates in a row, each setting the label update=<count>",
 			minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image",
 				"times": fmt.Sprintf("how many updates in a row (1-%d); each also sets the label update=<count>, so each is a change with its own resourceVersion", maxTimes)},
 			run: func(r *runner, a args) error {
