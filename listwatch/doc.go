@@ -57,6 +57,11 @@
 //   - E9: watch-list (SendInitialEvents) streams every object as ADDED, then
 //     a BOOKMARK annotated k8s.io/initial-events-end at the snapshot
 //     revision, then live events on the same stream.
+//   - E12: a stored value that cannot be decoded (corrupt.go) fails a
+//     LIST with 500 StorageReadError naming each such key, as
+//     kube-apiserver 1.37 does with its AllowUnsafeMalformedObjectDeletion
+//     gate (on by default); a WATCH that meets one ends with a 500 Error
+//     event. Only the decoder's own words are this package's.
 //
 // Each watch buffers its own events, so a client that reads one watch
 // slowly does not hold up the others sharing the etcd client's stream.
@@ -70,10 +75,7 @@
 // errors.go) and pkg/storage/continue.go, without the watch cache: error
 // texts, continue tokens and revision rules are kube-apiserver's. Where
 // this package differs, it says so: there is no watch cache, so RV "0" is
-// served from etcd at the latest revision; a stored value that cannot be
-// decoded fails a LIST with a 500 naming the key (kube-apiserver, with its
-// AllowUnsafeMalformedObjectDeletion gate, reports a StorageReadError
-// listing the keys); validation errors are 400 BadRequest where
+// served from etcd at the latest revision; validation errors are 400 BadRequest where
 // kube-apiserver's handlers return 422 Invalid for some of them. A watch
 // fixes "now" (the snapshot its initial events are read at, or its start
 // for RV "" without them) when Watch is called; kube-apiserver fixes it a

@@ -112,6 +112,10 @@ type page struct {
 	rev       int64
 	next      string // the key to continue from, "" if the list is complete
 	remaining int64  // keys after this page (only meaningful with next)
+
+	corrupt []corruptValue // values that did not decode (E12), in key order
+	tooMany bool           // reading stopped at maxCorrupt of them
+	clean   int            // items before the first corrupt value
 }
 
 // readList reads chunks from etcd at one revision until the page is full
@@ -120,6 +124,9 @@ func (lw *ListerWatcher) readList(ctx context.Context, req listRequest) (runtime
 	p, err := lw.readPage(ctx, req)
 	if err != nil {
 		return nil, lw.listError(ctx, err, req)
+	}
+	if len(p.corrupt) > 0 {
+		return nil, lw.storageReadError(p.corrupt, p.tooMany)
 	}
 	return lw.listObject(req, p)
 }
@@ -143,9 +150,18 @@ func (lw *ListerWatcher) readPage(ctx context.Context, req listRequest) (page, e
 			}
 		}
 		for i, kv := range resp.Kvs {
-			obj, err := decode(string(kv.Key), kv.Value, kv.ModRevision)
+			obj, err := decodeValue(kv.Value, kv.ModRevision)
 			if err != nil {
-				return p, apierrors.NewInternalError(err)
+				// Like kube-apiserver: note it, read on (it takes no
+				// place in the page), fail the LIST at the end.
+				if len(p.corrupt) == 0 {
+					p.clean = len(p.items)
+				}
+				p.corrupt = append(p.corrupt, corruptValue{key: string(kv.Key), rev: kv.ModRevision, err: err})
+				if p.tooMany = len(p.corrupt) >= maxCorrupt; p.tooMany {
+					return p, nil
+				}
+				continue
 			}
 			if req.filter.matches(obj) {
 				p.items = append(p.items, obj)

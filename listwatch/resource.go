@@ -63,13 +63,24 @@ func encode(obj *unstructured.Unstructured) ([]byte, error) {
 
 // decode reads a stored value back, stamping it with the revision it was
 // read at: its mod revision, or for a delete the delete's revision (E1, E6).
+// Its error names the key.
 func decode(key string, value []byte, rev int64) (*unstructured.Unstructured, error) {
-	obj := &unstructured.Unstructured{}
-	if err := json.Unmarshal(value, &obj.Object); err != nil {
+	obj, err := decodeValue(value, rev)
+	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", key, err)
 	}
+	return obj, nil
+}
+
+// decodeValue is decode without the key in its error, which is the
+// decoder's own (kube-apiserver's messages add the key where they want it).
+func decodeValue(value []byte, rev int64) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	if err := json.Unmarshal(value, &obj.Object); err != nil {
+		return nil, err
+	}
 	if obj.Object == nil || obj.GetKind() == "" || obj.GetName() == "" {
-		return nil, fmt.Errorf("decoding %s: not an object with kind and metadata.name", key)
+		return nil, fmt.Errorf("not an object with kind and metadata.name")
 	}
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
 	return obj, nil

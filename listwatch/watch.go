@@ -150,10 +150,17 @@ func (w *watcher) startRevision(ctx context.Context) (int64, bool) {
 	if err != nil {
 		return 0, w.sendError(ctx, w.lw.listError(ctx, err, listRequest{}))
 	}
-	for _, obj := range p.items {
+	items := p.items
+	if len(p.corrupt) > 0 {
+		items = items[:p.clean] // sent before the value that fails (E12)
+	}
+	for _, obj := range items {
 		if !w.send(ctx, watch.Event{Type: watch.Added, Object: obj}) {
 			return 0, false
 		}
+	}
+	if len(p.corrupt) > 0 {
+		return 0, w.sendError(ctx, apierrors.NewInternalError(p.corrupt[0].err))
 	}
 	if w.req.endBookmark {
 		b := w.bookmark(p.rev)
@@ -244,21 +251,27 @@ func (w *watcher) translate(ev *clientv3.Event) (watch.Event, bool, error) {
 	var cur, prev *unstructured.Unstructured
 	var err error
 	if ev.Type == clientv3.EventTypePut {
-		if cur, err = decode(key, ev.Kv.Value, ev.Kv.ModRevision); err != nil {
-			return watch.Event{}, false, apierrors.NewInternalError(err)
+		if cur, err = decodeValue(ev.Kv.Value, ev.Kv.ModRevision); err != nil {
+			return watch.Event{}, false, apierrors.NewInternalError(err) // E12
 		}
 	}
-	if ev.Type == clientv3.EventTypeDelete || !ev.IsCreate() {
+	// The old state matters for a delete, and for a selector (was it in
+	// before?). kube-apiserver decodes it only then, so an undecodable
+	// old value fails only those (E12).
+	if ev.Type == clientv3.EventTypeDelete || (!ev.IsCreate() && !w.req.filter.empty()) {
 		if ev.PrevKv == nil {
 			return watch.Event{}, false, apierrors.NewInternalError(fmt.Errorf("etcd event on %s has no previous value: it was compacted", key))
 		}
 		// The old state, stamped with this event's revision (E6).
-		if prev, err = decode(key, ev.PrevKv.Value, ev.Kv.ModRevision); err != nil {
+		if prev, err = decodeValue(ev.PrevKv.Value, ev.Kv.ModRevision); err != nil {
 			return watch.Event{}, false, apierrors.NewInternalError(err)
 		}
 	}
 	curOK := cur != nil && w.req.filter.matches(cur)
 	prevOK := prev != nil && w.req.filter.matches(prev)
+	if cur != nil && prev == nil && !ev.IsCreate() {
+		prevOK = curOK // without a selector, the old state matched too
+	}
 	switch {
 	case curOK && prevOK:
 		return watch.Event{Type: watch.Modified, Object: cur}, true, nil

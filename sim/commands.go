@@ -55,8 +55,10 @@ func init() {
 				}
 				return nil
 			}},
-		"update": {usage: "update <ns/name> [labels=(k=v,...)] [image=<image>]", help: "update an object in etcd (labels replace the old ones)",
-			minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image"},
+		"update": {usage: "update <ns/name> [labels=(k=v,...)] [image=<image>] [times=<n>]",
+			help:   "update an object in etcd (labels replace the old ones); times=n makes n updates in a row, each setting the label update=<count>",
+			minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image",
+				"times": fmt.Sprintf("how many updates in a row (1-%d); each also sets the label update=<count>, so each is a change with its own resourceVersion", maxTimes)},
 			run: func(r *runner, a args) error {
 				img, _ := a.value("image")
 				var labels map[string]string
@@ -66,8 +68,16 @@ func init() {
 						labels = map[string]string{}
 					}
 				}
+				if v, ok := a.value("times"); ok {
+					n, _ := strconv.Atoi(v)
+					return r.updateTimes(a.pos[0], labels, img, n)
+				}
 				return r.update(a.pos[0], labels, img)
 			}},
+		"put-raw": {usage: "put-raw <ns/name> <text>", help: "store text as it is under the object's etcd key, as a tool writing to etcd directly would: a value kube-apiserver cannot decode",
+			minPos: 2, maxPos: 2, run: cmdPutRaw},
+		"delete-raw": {usage: "delete-raw <ns/name>", help: "remove the value put-raw stored (kube-apiserver cannot delete what it cannot decode without its unsafe option)",
+			minPos: 1, maxPos: 1, run: cmdDeleteRaw},
 		"delete": {usage: "delete <ns/name>...", help: "delete objects from etcd", minPos: 1, maxPos: 100,
 			run: func(r *runner, a args) error {
 				for _, k := range a.pos {
@@ -98,6 +108,7 @@ func init() {
 					}
 					r.wrote(nil, out)
 				}
+				r.etcdChanged()
 				rev, err := r.revision()
 				if err != nil {
 					return err
@@ -132,18 +143,35 @@ func init() {
 				r.note(trace.LayerSim, "", "connection back")
 				return nil
 			}},
-		"fail-next": {usage: "fail-next [list=<status>] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...)",
-			values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)"},
+		"fail-next": {usage: "fail-next [list=<status> [page=<n>]] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...); page=n fails only the request for page n of a paged LIST",
+			values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)",
+				"page": fmt.Sprintf("with list=: the page whose request fails (1-%d; 1 is the request without a continue token)", maxPage)},
 			run: func(r *runner, a args) error {
+				page := 0
+				if v, ok := a.value("page"); ok {
+					page, _ = strconv.Atoi(v)
+				}
 				for _, verb := range []string{"list", "watch"} {
 					if v, ok := a.value(verb); ok {
 						code, _ := strconv.Atoi(v)
 						for _, s := range r.sides {
-							s.probe.setFailNext(verb, code)
+							s.probe.setFailNext(verb, code, page*btoi(verb == "list"))
 						}
-						r.note(trace.LayerSim, "", fmt.Sprintf("the next %s will fail with %d %s", strings.ToUpper(verb), code, http.StatusText(code)))
+						which := "the next " + strings.ToUpper(verb)
+						if verb == "list" && page > 0 {
+							which = fmt.Sprintf("page %d of the next paged LIST", page)
+						}
+						r.note(trace.LayerSim, "", fmt.Sprintf("%s will fail with %d %s", which, code, http.StatusText(code)))
 					}
 				}
+				return nil
+			}},
+		"expire-continue": {usage: "expire-continue", help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages",
+			run: func(r *runner, a args) error {
+				for _, s := range r.sides {
+					s.probe.setExpireContinue()
+				}
+				r.note(trace.LayerSim, "", "the next continue token will have expired: its page gets 410, as after a compaction between pages")
 				return nil
 			}},
 		"server": {usage: "server watch-list=on|off", help: "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",

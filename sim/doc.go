@@ -21,9 +21,10 @@
 //	request          WATCH-LIST rv="" ... labels=app=web sendInitialEvents=true ...
 //	...
 //
-// The commands act on the world (create, update, delete, bulk-create,
-// compact, progress, close-watch, disconnect, reconnect, fail-next,
-// server, restart-etcd, advance, resync), on the informers (start, start-queue,
+// The commands act on the world (create, update [times=n], delete,
+// bulk-create, put-raw, delete-raw, compact, progress, close-watch,
+// disconnect, reconnect, fail-next [page=n], expire-continue, server,
+// restart-etcd, advance, resync), on the informers (start, start-queue,
 // stop, add-handler, remove-handler, release, pause, resume), or look
 // (show store|queue|handlers|requests|synced|metrics). CommandHelp lists
 // them. The
@@ -61,6 +62,17 @@
 // values. cachelab adds what only it can show: the reflector's steps
 // (replace, backoff, resync), the deltas it pops, the handlers a sync
 // notification skipped, and what a removed handler had buffered.
+//
+// put-raw stores bytes kube-apiserver cannot decode under a pod's key;
+// every LIST then fails (E12) and the reflector retries on a growing
+// real-clock backoff. Since each retry would fail the same way until
+// etcd changes, the probe holds the next one until the scenario writes
+// to etcd again (a held retry counts as settled), so a step shows one
+// failure, on every run. expire-continue answers the next continue page
+// with the 410 a compaction between pages gives (E4); fail-next
+// list=<status> page=n fails only page n of a paged LIST. A reflector
+// pages only when it LISTs (the classic stack, or the default one with
+// server watch-list=off), at 500 a page: bulk-create n=501 makes two.
 //
 // # Settling
 //

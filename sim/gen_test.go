@@ -56,6 +56,7 @@ type gen struct {
 	rng       *rand.Rand
 	queueMode bool            // this scenario starts queues (start-queue), which take no handlers
 	objects   map[string]bool // keys created and not deleted
+	raw       map[string]bool // keys put-raw wrote and delete-raw did not remove
 	handlers  map[string]bool // names added and not removed
 	started   bool            // start or start-queue ran, and no stop since
 	queue     bool            // the last start was start-queue
@@ -65,7 +66,7 @@ type gen struct {
 
 func (g *gen) save() gen {
 	c := *g
-	c.objects, c.handlers = maps.Clone(g.objects), maps.Clone(g.handlers)
+	c.objects, c.handlers, c.raw = maps.Clone(g.objects), maps.Clone(g.handlers), maps.Clone(g.raw)
 	return c
 }
 
@@ -92,30 +93,33 @@ func always(n int) func(*gen) int { return func(*gen) int { return n } }
 
 // genSteps covers every command in the table (TestGenCoversEveryCommand).
 var genSteps = map[string]genStep{
-	"create":         {always(6), (*gen).create},
-	"update":         {func(g *gen) int { return g.unless(len(g.objects) > 0, 6, 0) }, (*gen).update},
-	"delete":         {func(g *gen) int { return g.unless(len(g.objects) > 0, 3, 0) }, (*gen).delete},
-	"bulk-create":    {always(1), (*gen).bulkCreate},
-	"compact":        {always(2), func(*gen) string { return "compact" }},
-	"progress":       {always(2), func(*gen) string { return "progress" }},
-	"close-watch":    {always(2), func(*gen) string { return "close-watch" }},
-	"disconnect":     {always(2), func(*gen) string { return "disconnect" }},
-	"reconnect":      {always(2), func(*gen) string { return "reconnect" }},
-	"fail-next":      {always(2), (*gen).failNext},
-	"restart-etcd":   {always(1), func(*gen) string { return "restart-etcd" }},
-	"server":         {always(1), func(g *gen) string { return "server watch-list=" + g.pick([]string{"on", "off"}) }},
-	"advance":        {always(3), func(g *gen) string { return "advance " + g.pick(genDurations) }},
-	"resync":         {func(g *gen) int { return g.unless(g.started && g.resync, 4, 0) }, func(*gen) string { return "resync" }},
-	"start":          {func(g *gen) int { return g.unless(g.queueMode, 0, g.startWeight()) }, func(g *gen) string { return g.start("start") }},
-	"start-queue":    {func(g *gen) int { return g.unless(g.queueMode, g.startWeight(), 0) }, func(g *gen) string { return g.start("start-queue") }},
-	"stop":           {func(g *gen) int { return g.unless(g.started, 2, 0) }, (*gen).stop},
-	"add-handler":    {func(g *gen) int { return g.unless(g.queueMode, 0, 4) }, (*gen).addHandler},
-	"remove-handler": {func(g *gen) int { return g.unless(len(g.handlers) > 0, 1, 0) }, (*gen).removeHandler},
-	"release":        {func(g *gen) int { return g.unless(len(g.handlers) > 0, 2, 0) }, func(g *gen) string { return "release " + g.handler(true) }},
-	"pause":          {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "pause" }},
-	"resume":         {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
-	"show":           {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
-	"settle":         {always(1), func(*gen) string { return "settle" }},
+	"create":          {always(6), (*gen).create},
+	"update":          {func(g *gen) int { return g.unless(len(g.objects) > 0, 6, 0) }, (*gen).update},
+	"delete":          {func(g *gen) int { return g.unless(len(g.objects) > 0, 3, 0) }, (*gen).delete},
+	"bulk-create":     {always(1), (*gen).bulkCreate},
+	"compact":         {always(2), func(*gen) string { return "compact" }},
+	"progress":        {always(2), func(*gen) string { return "progress" }},
+	"close-watch":     {always(2), func(*gen) string { return "close-watch" }},
+	"disconnect":      {always(2), func(*gen) string { return "disconnect" }},
+	"reconnect":       {always(2), func(*gen) string { return "reconnect" }},
+	"fail-next":       {always(2), (*gen).failNext},
+	"expire-continue": {always(1), func(*gen) string { return "expire-continue" }},
+	"put-raw":         {always(1), (*gen).putRaw},
+	"delete-raw":      {func(g *gen) int { return g.unless(len(g.raw) > 0, 3, 0) }, (*gen).deleteRaw},
+	"restart-etcd":    {always(1), func(*gen) string { return "restart-etcd" }},
+	"server":          {always(1), func(g *gen) string { return "server watch-list=" + g.pick([]string{"on", "off"}) }},
+	"advance":         {always(3), func(g *gen) string { return "advance " + g.pick(genDurations) }},
+	"resync":          {func(g *gen) int { return g.unless(g.started && g.resync, 4, 0) }, func(*gen) string { return "resync" }},
+	"start":           {func(g *gen) int { return g.unless(g.queueMode, 0, g.startWeight()) }, func(g *gen) string { return g.start("start") }},
+	"start-queue":     {func(g *gen) int { return g.unless(g.queueMode, g.startWeight(), 0) }, func(g *gen) string { return g.start("start-queue") }},
+	"stop":            {func(g *gen) int { return g.unless(g.started, 2, 0) }, (*gen).stop},
+	"add-handler":     {func(g *gen) int { return g.unless(g.queueMode, 0, 4) }, (*gen).addHandler},
+	"remove-handler":  {func(g *gen) int { return g.unless(len(g.handlers) > 0, 1, 0) }, (*gen).removeHandler},
+	"release":         {func(g *gen) int { return g.unless(len(g.handlers) > 0, 2, 0) }, func(g *gen) string { return "release " + g.handler(true) }},
+	"pause":           {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "pause" }},
+	"resume":          {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
+	"show":            {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
+	"settle":          {always(1), func(*gen) string { return "settle" }},
 }
 
 // genOrder is genSteps' keys in a fixed order, so a seed always gives
@@ -225,7 +229,31 @@ func (g *gen) update() string {
 	default:
 		line += " labels=" + g.pick(genLabels) + " image=v2"
 	}
+	if g.maybe(4) {
+		line += " times=" + g.pick([]string{"1", "3", "10"})
+	}
 	return line
+}
+
+// putRaw stores bytes under a key of its own, apart from the objects the
+// other steps update and delete (Parse refuses those over raw bytes).
+func (g *gen) putRaw() string {
+	k := g.pick([]string{"ns9/raw-a", "ns9/raw-b"})
+	if g.raw == nil {
+		g.raw = map[string]bool{}
+	}
+	g.raw[k] = true
+	return "put-raw " + k + " " + g.pick([]string{"garbage", "{}", "[1,2]"})
+}
+
+func (g *gen) deleteRaw() string {
+	keys := slices.Sorted(maps.Keys(g.raw))
+	if len(keys) == 0 {
+		return "delete-raw ns9/raw-a" // Parse refuses it
+	}
+	k := g.pick(keys)
+	delete(g.raw, k)
+	return "delete-raw " + k
 }
 
 func (g *gen) delete() string {
@@ -253,6 +281,9 @@ func (g *gen) bulkCreate() string {
 func (g *gen) failNext() string {
 	switch g.rng.IntN(3) {
 	case 0:
+		if g.maybe(3) {
+			return "fail-next list=" + g.pick(genStatuses) + " page=" + g.pick([]string{"1", "2"})
+		}
 		return "fail-next list=" + g.pick(genStatuses)
 	case 1:
 		return "fail-next watch=" + g.pick(genStatuses)

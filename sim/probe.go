@@ -40,6 +40,11 @@ type probe struct {
 	fields          string         // field selector added to every request
 	namespace       string         // the informer's namespace ("" for all)
 	failNext        map[string]int // verb ("list", "watch") -> HTTP status for the next call
+	failPage        int            // with failNext["list"]: only the LIST request for this page fails (0: any)
+	listPage        int            // the page the last LIST request asked for (1: no continue token)
+	expireContinue  bool           // the next LIST with a continue token gets the 410 of a compacted one
+	stale           chan struct{}  // closed when etcd changes; non-nil after a LIST failed on a corrupt value
+	stalled         int            // calls waiting in stale
 	held            chan struct{}  // closed on reconnect; nil while connected
 	waiting         int            // calls waiting in held
 	open            map[*probeWatch]struct{}
@@ -147,6 +152,10 @@ func (p *probe) startInformer(labels, fields, namespace string) {
 	p.labels, p.fields, p.namespace = labels, fields, namespace
 	p.lw = p.base.WithNamespace(namespace)
 	p.parked, p.listing, p.showBooks = false, false, 0
+	if p.stale != nil { // a fresh informer lists once before it is held
+		close(p.stale)
+		p.stale, p.stalled = nil, 0
+	}
 	p.handed, p.handled = 0, 0
 }
 
@@ -194,13 +203,16 @@ func (p *probe) ListWithContext(ctx context.Context, opts metav1.ListOptions) (r
 	defer end()
 	p.addSelectors(&opts)
 	p.request("LIST " + p.where() + describeListOptions(opts))
-	if err := p.admit(ctx, "list"); err != nil {
+	if err := p.admit(ctx, "list", p.nextPage(opts)); err != nil {
 		p.request("  -> " + describeErr(err))
 		return nil, err
 	}
-	obj, err := p.current().ListWithContext(ctx, opts)
+	obj, err := p.serveList(ctx, opts)
 	if err != nil {
 		p.request("  -> " + describeErr(err))
+		if listwatch.IsStorageReadError(err) {
+			p.holdRetries()
+		}
 		return nil, err
 	}
 	rv, n, cont := describeList(obj)
@@ -227,7 +239,7 @@ func (p *probe) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (
 	id := fmt.Sprintf("w%d", p.watches)
 	p.mu.Unlock()
 	p.request(id + " " + verb + " " + p.where() + describeListOptions(opts))
-	if err := p.admit(ctx, "watch"); err != nil {
+	if err := p.admit(ctx, "watch", 0); err != nil {
 		p.request("  -> " + describeErr(err))
 		if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
 			// The reflector now waits its re-watch backoff on the (fake)
@@ -311,15 +323,49 @@ func (p *probe) replaced() {
 	p.listing = false
 }
 
-// admit fails the call if the scenario asked for that, and waits while
-// disconnected.
-func (p *probe) admit(ctx context.Context, verb string) error {
+// nextPage is the page a LIST with opts asks for: 1 without a continue
+// token, else one more than the last.
+func (p *probe) nextPage(opts metav1.ListOptions) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if opts.Continue == "" {
+		p.listPage = 1
+	} else {
+		p.listPage++
+	}
+	return p.listPage
+}
+
+// serveList answers a LIST from etcd, unless the scenario expired the
+// next continuation (expire-continue): then it gets the 410 kube-apiserver
+// gives once etcd has compacted the list's revision between pages (E4).
+func (p *probe) serveList(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	p.mu.Lock()
+	expire := p.expireContinue && opts.Continue != ""
+	if expire {
+		p.expireContinue = false
+	}
+	p.mu.Unlock()
+	if expire {
+		return nil, p.current().ExpiredContinue(opts)
+	}
+	return p.current().ListWithContext(ctx, opts)
+}
+
+// admit fails the call if the scenario asked for that (a LIST only at
+// the page it named, if it named one), waits while disconnected, and
+// holds a retry that would fail on a corrupt value again (holdRetries).
+func (p *probe) admit(ctx context.Context, verb string, page int) error {
 	p.mu.Lock()
 	p.parked = false
-	if code, ok := p.failNext[verb]; ok {
+	if code, ok := p.failNext[verb]; ok && (verb != "list" || p.failPage == 0 || p.failPage == page) {
 		delete(p.failNext, verb)
 		p.mu.Unlock()
 		return statusError(code, verb)
+	}
+	if err := p.waitStale(ctx); err != nil {
+		p.mu.Unlock()
+		return err
 	}
 	held := p.held
 	if held != nil {
@@ -414,7 +460,7 @@ type connState struct {
 func (p *probe) state() connState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := connState{open: len(p.open), waiting: p.waiting, parked: p.parked, listing: p.listing,
+	c := connState{open: len(p.open), waiting: p.waiting + p.stalled, parked: p.parked, listing: p.listing,
 		askedBookmark: p.showBooks > 0, relaying: p.inRelay > 0, unapplied: p.handed != p.handled}
 	now := p.clock.Now()
 	for w := range p.open {
@@ -472,10 +518,68 @@ func (p *probe) resumed(rev int64) {
 	}
 }
 
-func (p *probe) setFailNext(verb string, code int) {
+// setFailNext makes the next LIST or WATCH fail with code; for a LIST,
+// page > 0 makes only the request for that page of a list fail.
+func (p *probe) setFailNext(verb string, code, page int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.failNext[verb] = code
+	if verb == "list" {
+		p.failPage = page
+	}
+}
+
+func (p *probe) setExpireContinue() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expireContinue = true
+}
+
+// holdRetries is a LIST failing on a value the server cannot decode
+// (E12). Every retry fails the same way until etcd changes, with the
+// reflector's backoff growing on the real clock (to 30-60 s), so how
+// many a step shows would be chance: the probe holds the next LIST or
+// watch until the scenario writes to etcd (etcdChanged), and a side
+// whose retry is held counts as settled.
+func (p *probe) holdRetries() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stale == nil {
+		p.stale = make(chan struct{})
+	}
+}
+
+// waitStale waits, with p.mu held (it unlocks while waiting), while
+// holdRetries holds calls.
+func (p *probe) waitStale(ctx context.Context) error {
+	stale := p.stale
+	if stale == nil {
+		return nil
+	}
+	p.stalled++
+	p.mu.Unlock()
+	p.rec.add(trace.LayerRequest, trace.KindRequest, "", "  -> held: it would fail on the same value; the simulator answers it after the next write to etcd")
+	var err error
+	select {
+	case <-stale:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	p.mu.Lock()
+	if p.stale == stale {
+		p.stalled--
+	}
+	return err
+}
+
+// etcdChanged lets held retries through: the scenario wrote to etcd.
+func (p *probe) etcdChanged() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stale != nil {
+		close(p.stale)
+		p.stale, p.stalled = nil, 0
+	}
 }
 
 func (p *probe) showNextBookmark() {

@@ -18,6 +18,7 @@ import (
 // than about informers.
 type replay struct {
 	objects  map[string]int // live object key -> line that created it
+	raw      map[string]int // key holding put-raw's bytes -> the line that put them
 	created  int            // objects created in all
 	handlers map[string]int // registered handler -> line that added it
 
@@ -30,7 +31,7 @@ type replay struct {
 }
 
 func newReplay() *replay {
-	return &replay{objects: map[string]int{}, handlers: map[string]int{}}
+	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{}}
 }
 
 // step checks st, whose arguments a are valid on their own, against what
@@ -42,7 +43,14 @@ func (p *replay) step(st Step, a args) error {
 	case "bulk-create":
 		return p.bulkCreate(st.Line, a)
 	case "update", "delete":
+		if err := p.notRaw(st.Cmd, a.pos); err != nil {
+			return err
+		}
 		return p.change(st.Line, st.Cmd, a.pos)
+	case "put-raw":
+		return p.putRaw(st.Line, a.pos[0])
+	case "delete-raw":
+		return p.deleteRaw(a.pos[0])
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
@@ -80,6 +88,40 @@ func (p *replay) create(line int, keys []string) error {
 		}
 		p.objects[k] = line
 	}
+	return nil
+}
+
+// notRaw refuses an update or delete of a key that holds put-raw's
+// bytes: it reads the object first, and there is none to read.
+func (p *replay) notRaw(cmd string, keys []string) error {
+	for _, k := range keys {
+		if at, ok := p.raw[k]; ok {
+			return fmt.Errorf("%s %s: %s holds the bytes put-raw stored at line %d, which do not decode as an object; delete-raw removes them",
+				cmd, k, k, at)
+		}
+	}
+	return nil
+}
+
+// putRaw records a key that holds bytes, not an object: over an object
+// (which it replaces) or a new key.
+func (p *replay) putRaw(line int, key string) error {
+	if _, ok := p.objects[key]; !ok {
+		if err := p.count(1); err != nil {
+			return fmt.Errorf("put-raw: %w", err)
+		}
+	}
+	p.objects[key], p.raw[key] = line, line
+	return nil
+}
+
+// deleteRaw removes a key put-raw wrote.
+func (p *replay) deleteRaw(key string) error {
+	if _, ok := p.raw[key]; !ok {
+		return fmt.Errorf("delete-raw %s: no put-raw before this line stored bytes there (delete removes an object)", key)
+	}
+	delete(p.raw, key)
+	delete(p.objects, key)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -48,6 +49,14 @@ const (
 	// maxObjects bounds the objects a file creates in all: each is its own
 	// etcd write, and both informers hold every one.
 	maxObjects = 100000
+	// maxTimes bounds update's times=: each update is its own etcd write
+	// and its own trace line on every layer.
+	maxTimes = 1000
+	// maxPage bounds fail-next's page=: a page is 500 objects, so page
+	// 100 is past any list maxObjects allows.
+	maxPage = 100
+	// maxRaw bounds put-raw's text, which the trace prints.
+	maxRaw = 256
 )
 
 // checkText refuses what must never reach a terminal: bytes that are not
@@ -108,7 +117,7 @@ func nameOf(c *command) string { name, _, _ := strings.Cut(c.usage, " "); return
 // "create takes 1 to 100 objects; this line has 150".
 var posNouns = map[string]string{
 	"create": "object (ns/name)", "delete": "object (ns/name)", "update": "object (ns/name)",
-	"advance": "duration", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
+	"advance": "duration", "delete-raw": "object (ns/name)", "put-raw": "argument (ns/name and text)", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
 	"show": "of store, queue, handlers, requests or synced",
 }
 
@@ -163,6 +172,14 @@ func checkValue(name, k string, vs []string) error {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxObjects {
 			return bad(fmt.Sprintf("a count from 1 to %d", maxObjects))
 		}
+	case "times":
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxTimes {
+			return bad(fmt.Sprintf("a count from 1 to %d", maxTimes))
+		}
+	case "page":
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxPage {
+			return bad(fmt.Sprintf("a page number from 1 to %d (1 is the request without a continue token)", maxPage))
+		}
 	case "list", "watch":
 		// The trace names the status, so it must have a name.
 		if n, err := strconv.Atoi(v); err != nil || n < 400 || n > 599 || http.StatusText(n) == "" {
@@ -208,7 +225,7 @@ func checkPositional(name, p string) error {
 		default:
 			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced or metrics", p)
 		}
-	case "create", "update", "delete":
+	case "create", "update", "delete", "delete-raw":
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)
@@ -225,10 +242,17 @@ func checkTogether(name string, a args) error {
 	switch {
 	case name == "bulk-create" && a.values["n"] == nil:
 		return fmt.Errorf("bulk-create needs n=<count>, how many objects to create; %s", commands[name].want())
-	case name == "update" && !hasLabels && !hasImage:
+	case name == "update" && !hasLabels && !hasImage && a.values["times"] == nil:
 		// kube-apiserver writes nothing for an update that changes
 		// nothing; a line that asks for no change is a slip.
-		return fmt.Errorf("update %s needs labels= or image=, the change to make; %s", a.pos[0], commands[name].want())
+		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.pos[0], commands[name].want())
+	case name == "fail-next" && a.values["page"] != nil && !hasList:
+		return fmt.Errorf("fail-next page= says which page of a LIST fails, and needs list=<status>; %s", commands[name].want())
+	case name == "put-raw":
+		if err := checkKey(a.pos[0]); err != nil {
+			return err
+		}
+		return checkRaw(a.pos[1])
 	case name == "server" && a.values["watch-list"] == nil:
 		return fmt.Errorf("server needs watch-list=on or watch-list=off; %s", commands[name].want())
 	case name == "fail-next" && !hasList && !hasWatch:
@@ -343,6 +367,25 @@ func checkHandlerName(name string) error {
 	})
 	if !ok {
 		return fmt.Errorf("handler name %q: want 1 to 32 ASCII letters, digits, '-' or '_'", name)
+	}
+	return nil
+}
+
+// checkRaw checks put-raw's text: one word of printable ASCII (the trace
+// prints it quoted), and not an object the ListerWatcher could decode,
+// which would make the key a live object the replay does not know of.
+func checkRaw(text string) error {
+	if len(text) > maxRaw || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return fmt.Errorf("put-raw %q: want 1 to %d printable ASCII characters without spaces", text, maxRaw)
+	}
+	var obj struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal([]byte(text), &obj) == nil && obj.Kind != "" && obj.Metadata.Name != "" {
+		return fmt.Errorf("put-raw %s: that decodes as an object; put-raw is for bytes kube-apiserver cannot decode (create and update write objects)", text)
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ func (r *runner) create(key string, labels map[string]string, managed bool) erro
 		return err
 	}
 	r.wrote(nil, out)
+	r.etcdChanged()
 	text := "create " + describeLong(out)
 	if old, ok := r.uidOf[key]; ok {
 		text += fmt.Sprintf(" (a new object: uid %s, where %s had %s)", out.GetUID(), key, old)
@@ -100,6 +101,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 		return err
 	}
 	r.wrote(before, out)
+	r.etcdChanged()
 	r.noteWrite("update", out, before.GetResourceVersion(), "update "+old+" -> "+describeLong(out))
 	return nil
 }
@@ -111,6 +113,7 @@ func (r *runner) delete(key string) error {
 		return err
 	}
 	r.wrote(out, nil)
+	r.etcdChanged()
 	rev, err := r.revision()
 	if err != nil {
 		return err
@@ -455,4 +458,88 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// etcdChanged tells each side's probe that the scenario wrote to etcd:
+// a retry held because it would fail on a corrupt value again goes
+// through now (probe.holdRetries).
+func (r *runner) etcdChanged() {
+	for _, s := range r.sides {
+		if s.probe != nil {
+			s.probe.etcdChanged()
+		}
+	}
+}
+
+// updateTimes makes n updates of key in a row, as fast as etcd takes
+// them. Each sets the label update=<count> (one more than the stored
+// object's), so none is a no-op that kube-apiserver would not write (E2).
+func (r *runner) updateTimes(key string, labels map[string]string, image string, n int) error {
+	ns, name, _ := strings.Cut(key, "/")
+	for i := 0; i < n; i++ {
+		u, err := r.writer.Get(r.ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		next := map[string]string{}
+		for k, v := range u.GetLabels() {
+			next[k] = v
+		}
+		if labels != nil {
+			next = map[string]string{}
+			for k, v := range labels {
+				next[k] = v
+			}
+		}
+		count, _ := strconv.Atoi(u.GetLabels()[updateLabel])
+		next[updateLabel] = strconv.Itoa(count + 1)
+		if err := r.update(key, next, image); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateLabel is the label update times=n counts in.
+const updateLabel = "update"
+
+// cmdPutRaw stores text under the object's key as it is (E12).
+func cmdPutRaw(r *runner, a args) error {
+	key := a.pos[0]
+	ns, name, _ := strings.Cut(key, "/")
+	rev, err := r.writer.PutRaw(r.ctx, ns, name, []byte(a.pos[1]))
+	if err != nil {
+		return err
+	}
+	r.etcdChanged()
+	if r.cfg != nil {
+		r.unseenWrite = false // every watch meets it, selector or not
+	}
+	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
+		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.pos[1], rev)})
+	return nil
+}
+
+// cmdDeleteRaw removes what put-raw stored (E12).
+func cmdDeleteRaw(r *runner, a args) error {
+	key := a.pos[0]
+	ns, name, _ := strings.Cut(key, "/")
+	rev, err := r.writer.DeleteRaw(r.ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	r.etcdChanged()
+	if r.cfg != nil {
+		r.unseenWrite = false
+	}
+	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "delete-raw", Key: key, RV: strconv.FormatInt(rev, 10),
+		Detail: fmt.Sprintf("delete-raw %s (at rv %d)", key, rev)})
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
