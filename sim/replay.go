@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -17,9 +18,12 @@ import (
 // halfway, after seconds or minutes, with an error about the file rather
 // than about informers.
 type replay struct {
-	objects  map[string]int // live object key -> line that created it
-	created  int            // objects created in all
-	handlers map[string]int // registered handler -> line that added it
+	objects map[string]int // live object key -> line that created it
+	// snapshots are the live objects each etcd-snapshot saw, by the
+	// snapshot's name: etcd-restore brings them back.
+	snapshots map[string]map[string]int
+	created   int            // objects created in all
+	handlers  map[string]int // registered handler -> line that added it
 
 	started, running bool          // a start ran; no stop since
 	queue            bool          // the last start was start-queue
@@ -30,7 +34,7 @@ type replay struct {
 }
 
 func newReplay() *replay {
-	return &replay{objects: map[string]int{}, handlers: map[string]int{}}
+	return &replay{objects: map[string]int{}, handlers: map[string]int{}, snapshots: map[string]map[string]int{}}
 }
 
 // step checks st, whose arguments a are valid on their own, against what
@@ -43,6 +47,12 @@ func (p *replay) step(st Step, a args) error {
 		return p.bulkCreate(st.Line, a)
 	case "update", "delete":
 		return p.change(st.Line, st.Cmd, a.pos)
+	case "etcd-snapshot":
+		p.snapshots[a.pos[0]] = maps.Clone(p.objects)
+	case "etcd-restore":
+		return p.restore(a.pos[0])
+	case "etcd-wipe":
+		p.objects = map[string]int{}
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
@@ -80,6 +90,17 @@ func (p *replay) create(line int, keys []string) error {
 		}
 		p.objects[k] = line
 	}
+	return nil
+}
+
+// restore brings back the objects a snapshot saw, and only them; the
+// snapshot must have been taken before.
+func (p *replay) restore(name string) error {
+	objects, ok := p.snapshots[name]
+	if !ok {
+		return fmt.Errorf("etcd-restore %s: no snapshot named %q was taken before this line (etcd-snapshot %s takes one)", name, name, name)
+	}
+	p.objects = maps.Clone(objects)
 	return nil
 }
 
