@@ -19,7 +19,9 @@
 //   - Embedded starts etcd inside the process: loopback only, on ports the
 //     kernel picks (so many run side by side), silent, without fsync unless
 //     asked, and with the controls a simulator needs: Compact, Revision,
-//     Restart. Connect reaches any etcd by its endpoints, with TLS.
+//     Restart, and Snapshot, Restore and Wipe, which take its revision
+//     back (to a snapshot's, or to 1). Connect reaches any etcd by its
+//     endpoints, with TLS.
 //   - Resource says where objects live (E1): /registry/<resource>/<ns>/<name>,
 //     stored as JSON without resourceVersion; every read stamps the key's
 //     etcd mod revision as resourceVersion.

@@ -24,7 +24,8 @@
 // The commands act on the world (create, update [times=n], delete,
 // bulk-create, put-raw, delete-raw, compact, progress, close-watch,
 // disconnect, reconnect, fail-next [page=n], expire-continue, server,
-// restart-etcd, advance, resync), on the informers (start, start-queue,
+// restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, advance, resync),
+// on the informers (start, start-queue,
 // stop, add-handler, remove-handler, release, pause, resume), or look
 // (show store|queue|handlers|requests|synced|metrics). CommandHelp lists
 // them. The
@@ -39,9 +40,11 @@
 // labels.Parse and fields.ParseSelector, ranges (stated in the message),
 // no control characters, and each step against those before it (no
 // update of an object never created, no second start, no handler that
-// was never added). A file Parse accepts runs to its end; only
-// restart-etcd on an external etcd, which depends on the run's options,
-// can still stop a run halfway.
+// was never added, no restore of a snapshot not yet taken; a restore
+// brings back the snapshot's objects, a wipe none). A file Parse accepts
+// runs to its end; only the levers that restart etcd (restart-etcd,
+// etcd-snapshot, etcd-restore, etcd-wipe) on an external etcd, which
+// depends on the run's options, can still stop a run halfway.
 //
 // # How a step runs
 //
@@ -97,6 +100,14 @@
 // notification; that bookmark shows in the trace, labelled. Such a write
 // made while the connection is down is still unseen when it comes back:
 // the request is made then.
+//
+// etcd's revision can go back (etcd-restore, etcd-wipe): etcd's client
+// resumes each watch from the revision it had reached, and etcd sends it
+// nothing, not even progress, until a write gets there. An informer whose
+// resourceVersion is past etcd's counts as caught up, so settling ends;
+// the invariant notes say the indexer cannot be checked (etcd refuses the
+// informer's resourceVersion as too large) or, once etcd reaches it
+// again, how the two differ at one resourceVersion.
 //
 // # Levers, in any order
 //

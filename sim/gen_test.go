@@ -23,7 +23,8 @@ import (
 // so the generator keeps up with whatever Parse refuses. The same seed
 // gives the same scenario for as long as Parse refuses the same things.
 func genScenario(rng *rand.Rand) string {
-	g := &gen{rng: rng, objects: map[string]bool{}, handlers: map[string]bool{}, queueMode: rng.IntN(4) == 0}
+	g := &gen{rng: rng, objects: map[string]bool{}, handlers: map[string]bool{}, snapshots: map[string]map[string]bool{},
+		queueMode: rng.IntN(4) == 0}
 	text := "# A random well-formed scenario written by genScenario (sim/gen_test.go).\n" +
 		"# It has no expected output: FuzzRunner checks that it runs without a panic\n" +
 		"# or a hang, and the same way twice.\n"
@@ -54,19 +55,20 @@ func (g *gen) acceptedStep(text string) string {
 // re-implementation of Parse's checks or of the runner.
 type gen struct {
 	rng       *rand.Rand
-	queueMode bool            // this scenario starts queues (start-queue), which take no handlers
-	objects   map[string]bool // keys created and not deleted
-	raw       map[string]bool // keys put-raw wrote and delete-raw did not remove
-	handlers  map[string]bool // names added and not removed
-	started   bool            // start or start-queue ran, and no stop since
-	queue     bool            // the last start was start-queue
-	resync    bool            // the last start had a resync period
-	stack     string          // fixed by the first start: "default" or "classic"
+	queueMode bool                       // this scenario starts queues (start-queue), which take no handlers
+	objects   map[string]bool            // keys created and not deleted
+	raw       map[string]bool            // keys put-raw wrote and delete-raw did not remove
+	snapshots map[string]map[string]bool // etcd-snapshot's name -> the objects it saw
+	handlers  map[string]bool            // names added and not removed
+	started   bool                       // start or start-queue ran, and no stop since
+	queue     bool                       // the last start was start-queue
+	resync    bool                       // the last start had a resync period
+	stack     string                     // fixed by the first start: "default" or "classic"
 }
 
 func (g *gen) save() gen {
 	c := *g
-	c.objects, c.handlers, c.raw = maps.Clone(g.objects), maps.Clone(g.handlers), maps.Clone(g.raw)
+	c.objects, c.handlers, c.raw, c.snapshots = maps.Clone(g.objects), maps.Clone(g.handlers), maps.Clone(g.raw), maps.Clone(g.snapshots)
 	return c
 }
 
@@ -81,6 +83,7 @@ var (
 	genDurations = []string{"1s", "2s", "5s", "30s", "45s", "1m", "2m", "5m", "5m1s", "10m", "11m"}
 	genPeriods   = []string{"0s", "10s", "30s", "1m", "5m"}
 	genShows     = []string{"store", "queue", "handlers", "requests", "synced", "metrics"}
+	genSnapshots = []string{"s1", "s2"}
 )
 
 // genStep is one command's generator and how often it is drawn.
@@ -107,6 +110,9 @@ var genSteps = map[string]genStep{
 	"put-raw":         {always(1), (*gen).putRaw},
 	"delete-raw":      {func(g *gen) int { return g.unless(len(g.raw) > 0, 3, 0) }, (*gen).deleteRaw},
 	"restart-etcd":    {always(1), func(*gen) string { return "restart-etcd" }},
+	"etcd-snapshot":   {always(1), (*gen).etcdSnapshot},
+	"etcd-restore":    {func(g *gen) int { return g.unless(len(g.snapshots) > 0, 2, 0) }, (*gen).etcdRestore},
+	"etcd-wipe":       {always(1), (*gen).etcdWipe},
 	"server":          {always(1), func(g *gen) string { return "server watch-list=" + g.pick([]string{"on", "off"}) }},
 	"advance":         {always(3), func(g *gen) string { return "advance " + g.pick(genDurations) }},
 	"resync":          {func(g *gen) int { return g.unless(g.started && g.resync, 4, 0) }, func(*gen) string { return "resync" }},
@@ -276,6 +282,30 @@ func (g *gen) bulkCreate() string {
 		g.objects[fmt.Sprintf("%s/obj-%04d", ns, i)] = true
 	}
 	return line
+}
+
+// etcdSnapshot, etcdRestore and etcdWipe keep the objects in step with
+// what etcd holds: a restore brings back the snapshot's, a wipe none.
+func (g *gen) etcdSnapshot() string {
+	name := g.pick(genSnapshots)
+	g.snapshots[name] = maps.Clone(g.objects)
+	return "etcd-snapshot " + name
+}
+
+func (g *gen) etcdRestore() string {
+	names := slices.Sorted(maps.Keys(g.snapshots))
+	if len(names) == 0 {
+		return "etcd-restore " + g.pick(genSnapshots) // Parse refuses it; another is drawn
+	}
+	name := g.pick(names)
+	g.objects = maps.Clone(g.snapshots[name])
+	g.raw = nil // the snapshot's raw keys are not tracked: a delete-raw drawn later is refused and redrawn
+	return "etcd-restore " + name
+}
+
+func (g *gen) etcdWipe() string {
+	g.objects, g.raw = map[string]bool{}, nil
+	return "etcd-wipe"
 }
 
 func (g *gen) failNext() string {

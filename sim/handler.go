@@ -111,11 +111,11 @@ func (h *handler) OnUpdate(oldObj, newObj any) {
 	e := h.call("OnUpdate", newObj, describe(oldObj)+" -> "+describe(newObj))
 	e.PrevRV = rvOf(oldObj)
 	switch {
+	case uidOf(oldObj) != uidOf(newObj): // even at the same name@rv: after an etcd restore or wipe, numbers are reused
+		e.Detail += newObjectMark
 	case describe(oldObj) == describe(newObj):
 		e.Detail += sameObjectMark
 		e.Order = trace.OrderSameObject
-	case uidOf(oldObj) != uidOf(newObj):
-		e.Detail += newObjectMark
 	}
 	h.called(e, false, func() {
 		k := keyOf(newObj)

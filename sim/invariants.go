@@ -2,8 +2,10 @@ package sim
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -28,8 +30,8 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 	if !r.paused {
 		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
 			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
-		} else if d := cmp.Diff(etcd, sn.Indexer); d != "" {
-			add("the indexer differs from etcd at rv " + sn.LastSyncRV + " (-etcd +indexer):\n" + d)
+		} else if d := differences("etcd", etcd, "the indexer", sn.Indexer); d != "" {
+			add("the indexer differs from etcd at rv " + sn.LastSyncRV + ": " + d)
 		}
 	}
 	for _, h := range s.handlers {
@@ -43,8 +45,8 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 		if h.heldBack() || r.paused {
 			continue
 		}
-		if d := cmp.Diff(sn.Indexer, view); d != "" {
-			add("handler " + h.name + "'s view differs from the indexer (-indexer +view):\n" + d)
+		if d := differences("the indexer", sn.Indexer, "the view", view); d != "" {
+			add("handler " + h.name + "'s view differs from the indexer: " + d)
 		}
 	}
 	return out
@@ -65,4 +67,36 @@ func (r *runner) etcdAt(rv string) (map[string]string, error) {
 		out[keyOf(&it)] = describe(&it)
 	}
 	return out, nil
+}
+
+// differences says, in one line and by key, where two views of the
+// objects (key -> description) differ, or "" if they do not. A note is
+// part of the trace, which must be the same on every run: go-cmp's diff
+// is not (it varies its whitespace on purpose so that nobody relies on
+// its form).
+func differences(aName string, a map[string]string, bName string, b map[string]string) string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		va, inA := a[k]
+		vb, inB := b[k]
+		switch {
+		case !inB:
+			parts = append(parts, fmt.Sprintf("%s only in %s", va, aName))
+		case !inA:
+			parts = append(parts, fmt.Sprintf("%s only in %s", vb, bName))
+		case va != vb:
+			parts = append(parts, fmt.Sprintf("%s in %s, %s in %s", va, aName, vb, bName))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -492,12 +492,16 @@ func (p *probe) progressBlocker(rev int64) string {
 		case w.after < 0:
 			return w.id + " is still sending its initial events and is not following etcd yet"
 		case w.after >= rev:
-			how := ""
+			how, wait := "", "the next write"
 			if w.resumed {
 				how = " (etcd's client resumed it there after the restart)"
 			}
+			if w.after > rev {
+				// etcd went back (a restore, a wipe): one write is not enough.
+				wait = fmt.Sprintf("a write at rv %d", w.after+1)
+			}
 			return fmt.Sprintf("%s follows etcd from rv %d%s and etcd is at rv %d: etcd sends progress only once every watch "+
-				"on a connection has reached the revision it starts at, so it waits for the next write", w.id, w.after+1, how, rev)
+				"on a connection has reached the revision it starts at, so it waits for %s", w.id, w.after+1, how, rev, wait)
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +18,15 @@ import (
 // halfway, after seconds or minutes, with an error about the file rather
 // than about informers.
 type replay struct {
-	objects  map[string]int // live object key -> line that created it
-	raw      map[string]int // key holding put-raw's bytes -> the line that put them
-	created  int            // objects created in all
-	handlers map[string]int // registered handler -> line that added it
+	objects map[string]int // live object key -> line that created it
+	raw     map[string]int // key holding put-raw's bytes -> the line that put them
+	// snapshots are the live objects each etcd-snapshot saw, by the
+	// snapshot's name, and which of them were put-raw's bytes:
+	// etcd-restore brings them back.
+	snapshots    map[string]map[string]int
+	snapshotsRaw map[string]map[string]int
+	created      int            // objects created in all
+	handlers     map[string]int // registered handler -> line that added it
 
 	started, running bool          // a start ran; no stop since
 	queue            bool          // the last start was start-queue
@@ -31,7 +37,8 @@ type replay struct {
 }
 
 func newReplay() *replay {
-	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{}}
+	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
+		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
 }
 
 // step checks st, whose arguments a are valid on their own, against what
@@ -51,6 +58,12 @@ func (p *replay) step(st Step, a args) error {
 		return p.putRaw(st.Line, a.pos[0])
 	case "delete-raw":
 		return p.deleteRaw(a.pos[0])
+	case "etcd-snapshot":
+		p.snapshots[a.pos[0]], p.snapshotsRaw[a.pos[0]] = maps.Clone(p.objects), maps.Clone(p.raw)
+	case "etcd-restore":
+		return p.restore(a.pos[0])
+	case "etcd-wipe":
+		p.objects, p.raw = map[string]int{}, map[string]int{}
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
@@ -122,6 +135,17 @@ func (p *replay) deleteRaw(key string) error {
 	}
 	delete(p.raw, key)
 	delete(p.objects, key)
+	return nil
+}
+
+// restore brings back the objects a snapshot saw, and only them; the
+// snapshot must have been taken before.
+func (p *replay) restore(name string) error {
+	objects, ok := p.snapshots[name]
+	if !ok {
+		return fmt.Errorf("etcd-restore %s: no snapshot named %q was taken before this line (etcd-snapshot %s takes one)", name, name, name)
+	}
+	p.objects, p.raw = maps.Clone(objects), maps.Clone(p.snapshotsRaw[name])
 	return nil
 }
 

@@ -229,6 +229,8 @@ func checkPositional(name, p string) error {
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)
+	case "etcd-snapshot", "etcd-restore":
+		return checkSnapshotName(name, p)
 	}
 	return nil
 }

@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// The levers that take etcd's revision back: a snapshot of its data, a
+// restore of that snapshot, and a restart on empty data. Each restarts
+// the embedded etcd on the same ports, as restart-etcd does, so the
+// informers keep running: etcd's client resumes their watches from the
+// revision they had reached, which a restored or wiped etcd has not.
+
+// Commands' lines for the three levers (commands.go holds the table).
+var (
+	cmdEtcdSnapshot = &command{usage: "etcd-snapshot <name>",
+		help:   "stop etcd, copy its data under <name>, and start it again on the same ports (embedded etcd only)",
+		minPos: 1, maxPos: 1, run: etcdSnapshot}
+	cmdEtcdRestore = &command{usage: "etcd-restore <name>",
+		help:   "stop etcd, put the data of snapshot <name> back, and start it again: its revision goes back to the snapshot's (embedded etcd only)",
+		minPos: 1, maxPos: 1, run: etcdRestore}
+	cmdEtcdWipe = &command{usage: "etcd-wipe",
+		help: "stop etcd, remove its data, and start it again empty: its revision starts again at 1 (embedded etcd only; snapshots are kept)",
+		run:  etcdWipe}
+)
+
+// embeddedOnly is the error for a lever an external etcd cannot pull.
+func (r *runner) embeddedOnly() error {
+	if r.etcd == nil {
+		return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
+	}
+	return nil
+}
+
+func etcdSnapshot(r *runner, a args) error {
+	if err := r.embeddedOnly(); err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if err := r.etcd.Snapshot(r.ctx, a.pos[0]); err != nil {
+		return err
+	}
+	r.resumedAt(rev)
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd snapshot %s taken at rv %d (etcd stopped, its data copied, started again on the same ports)", a.pos[0], rev))
+	return nil
+}
+
+func etcdRestore(r *runner, a args) error {
+	if err := r.embeddedOnly(); err != nil {
+		return err
+	}
+	return r.travel(fmt.Sprintf("etcd restored from snapshot %s", a.pos[0]), func() error { return r.etcd.Restore(r.ctx, a.pos[0]) })
+}
+
+func etcdWipe(r *runner, a args) error {
+	if err := r.embeddedOnly(); err != nil {
+		return err
+	}
+	return r.travel("etcd restarted on empty data", func() error { return r.etcd.Wipe(r.ctx) })
+}
+
+// travel restarts etcd with other data (restart), and says what happened
+// to its revision.
+func (r *runner) travel(what string, restart func() error) error {
+	before, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if err := restart(); err != nil {
+		return err
+	}
+	r.resumedAt(before)
+	after, err := r.revision()
+	if err != nil {
+		return err
+	}
+	how := "the same revision, other data"
+	switch {
+	case after < before:
+		how = "resourceVersions go backwards"
+	case after > before:
+		how = "resourceVersions jump forwards"
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("%s: revision %d -> %d (%s)", what, before, after, how))
+	return nil
+}
+
+// resumedAt tells each probe that etcd restarted under its open watches
+// when it was at rev. etcd's client resumes each watch from rev+1,
+// whatever etcd's revision is now; after a restore or a wipe it is lower,
+// and etcd then sends such a watch nothing, not even progress, until a
+// write reaches rev+1: the writes in between are never delivered.
+// Settling is unaffected: an informer whose resourceVersion is past
+// etcd's has caught up with it.
+func (r *runner) resumedAt(rev int64) {
+	for _, s := range r.sides {
+		s.probe.resumed(rev)
+	}
+}
+
+// checkSnapshotName keeps a snapshot's name one short word: it names a
+// directory of the run's etcd and labels world lines.
+func checkSnapshotName(cmd, name string) error {
+	ok := len(name) <= 32 && !strings.ContainsFunc(name, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'))
+	})
+	if !ok {
+		return fmt.Errorf("%s %s: want a snapshot name of 1 to 32 ASCII letters, digits, '-' or '_'", cmd, name)
+	}
+	return nil
+}
