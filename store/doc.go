@@ -56,8 +56,9 @@
 // Costs: Get is O(1); Add and Update of a new key, and Delete, are O(1)
 // plus one call of each index function; an Update of a stored key calls
 // each twice (on the old and the new object); Replace is O(n); List and
-// ListKeys are O(n log n) for their sort (client-go's are O(n)); ByIndex
-// is O(matches).
+// ListKeys are O(n), like client-go's, when no key came or went since the
+// last list, and O(n log n) otherwise, to sort the keys again (the sorted
+// keys are kept between lists); ByIndex is O(matches).
 //
 // # Metrics
 //

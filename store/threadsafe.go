@@ -24,6 +24,14 @@ type ThreadSafeStore struct {
 	// nil for a store without a reserved name, which then does not parse
 	// rv at every write.
 	rvGauge metrics.GaugeMetric
+
+	// sorted caches the keys in key order for List and ListKeys. A
+	// write that adds or removes a key marks it stale (holding mu); the
+	// next list rebuilds it (holding mu for reading, and keysMu, since
+	// lists run side by side). An update of a stored key keeps it.
+	keysMu   sync.Mutex
+	sorted   []string
+	sortedOK bool
 }
 
 // NewThreadSafeStore returns an empty store with the given indices. A
@@ -82,8 +90,11 @@ func (s *ThreadSafeStore) Delete(key string, obj any) {
 // first; its indices are updated one by one, in map order, so those
 // before the panicking one have changed).
 func (s *ThreadSafeStore) putLocked(key string, obj any) {
-	old := s.items[key]
+	old, had := s.items[key]
 	s.items[key] = obj
+	if !had {
+		s.sortedOK = false
+	}
 	var buf [4]indexChange
 	apply(s.idx.byName, key, s.idx.plan(key, old, obj, buf[:0]))
 }
@@ -96,6 +107,7 @@ func (s *ThreadSafeStore) deleteLocked(key string) {
 	var buf [4]indexChange
 	changes := s.idx.plan(key, old, nil, buf[:0])
 	delete(s.items, key)
+	s.sortedOK = false
 	apply(s.idx.byName, key, changes)
 }
 
@@ -113,12 +125,14 @@ func (s *ThreadSafeStore) Get(key string) (obj any, exists bool) {
 // is sorted, one of the orders client-go can produce, so that whatever
 // iterates a store (a relist's deletion detection, a resync, a late
 // handler's catch-up) does it the same way on every run and a trace is
-// byte-stable. The sort costs O(n log n) where client-go's copy is O(n).
+// byte-stable. It costs O(n) when no key came or went since the last
+// list, as client-go's copy does; otherwise O(n log n), to sort the keys
+// again.
 func (s *ThreadSafeStore) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]any, 0, len(s.items))
-	for _, key := range s.sortedKeys() {
+	for _, key := range s.sortedKeysRLocked() {
 		out = append(out, s.items[key])
 	}
 	return out
@@ -128,12 +142,20 @@ func (s *ThreadSafeStore) List() []any {
 func (s *ThreadSafeStore) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.sortedKeys()
+	return slices.Clone(s.sortedKeysRLocked())
 }
 
-// sortedKeys is the stored keys, sorted. The caller holds the lock.
-func (s *ThreadSafeStore) sortedKeys() []string {
-	return slices.Sorted(maps.Keys(s.items))
+// sortedKeysRLocked is the stored keys, sorted: the cache, rebuilt if a
+// key came or went. The caller holds mu for reading and must not modify
+// the slice.
+func (s *ThreadSafeStore) sortedKeysRLocked() []string {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if !s.sortedOK {
+		s.sorted = slices.Sorted(maps.Keys(s.items))
+		s.sortedOK = true
+	}
+	return s.sorted
 }
 
 // Len is the number of stored objects.
@@ -149,6 +171,7 @@ func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = items
+	s.sortedOK = false
 	s.rememberLocked(resourceVersion)
 	s.idx.rebuild(items)
 }
