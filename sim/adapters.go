@@ -21,6 +21,7 @@ import (
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 	"github.com/cachelab/cachelab/store"
 )
 
@@ -36,7 +37,7 @@ type cachelabInformer struct {
 func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
 	var id metrics.InformerNameAndResource
 	id, s.releaseName = meter.ReserveCachelab("sim")
-	inf := informer.New(s.probe, informer.Options{
+	inf := informer.New(s.conn, informer.Options{
 		Identifier:      id,
 		MetricsProvider: s.meter.Provider(),
 		Stack:           cfg.stack,
@@ -48,7 +49,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:           func(e informer.Event) { traceInformer(s.rec, e) },
 		ReflectorTrace: func(e reflector.Event) {
-			traceReflector(s.rec, s.probe, cfg.stack, e)
+			traceReflector(s.rec, s.conn, cfg.stack, e)
 		},
 	})
 	if err := inf.SetTransform(transform); err != nil {
@@ -90,24 +91,24 @@ func (c cachelabInformer) backlog() (informer.Backlog, bool) { return c.inf.Back
 // traceInformer turns cachelab's processing steps into trace lines.
 // Handler calls are recorded by the handlers themselves, the same way on
 // both sides.
-func traceInformer(rec *recorder, e informer.Event) {
+func traceInformer(rec *trace.Recorder, e informer.Event) {
 	switch e.Step {
 	case informer.StepSkip:
 		obj := e.Notification.New
-		ev := objectEvent(trace.LayerPop, trace.KindSkip, "", obj, fmt.Sprintf("sync %s not sent to %s: resync not due (an unchanged object reaches only handlers whose resync has come)",
-			describe(obj), strings.Join(e.Skipped, ", ")))
+		ev := trace.ObjectEvent(trace.LayerPop, trace.KindSkip, "", obj, fmt.Sprintf("sync %s not sent to %s: resync not due (an unchanged object reaches only handlers whose resync has come)",
+			trace.Describe(obj), strings.Join(e.Skipped, ", ")))
 		ev.Order = trace.OrderSameObject
-		rec.record(ev)
+		rec.Record(ev)
 	case informer.StepPop:
 		for _, d := range e.Deltas {
-			rec.record(popEvent(string(d.Type), d.Object, e.InInitialList))
+			rec.Record(popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	case informer.StepPopBatch:
 		// How many deltas a batch holds depends on how far processing
 		// lags the reflector, which is timing, so the trace shows the
 		// deltas one by one, as a single pop would.
 		for _, d := range e.Deltas {
-			rec.record(popEvent(string(d.Type), d.Object, e.InInitialList))
+			rec.Record(popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	}
 }
@@ -115,7 +116,7 @@ func traceInformer(rec *recorder, e informer.Event) {
 // popEvent is the event of one delta taken from a queue. A Sync delta
 // comes from a resync, which lists the cache in map order.
 func popEvent(op string, obj any, initial bool) trace.Event {
-	e := objectEvent(trace.LayerPop, trace.KindPop, op, obj, describe(obj)+initialMark(initial))
+	e := trace.ObjectEvent(trace.LayerPop, trace.KindPop, op, obj, trace.Describe(obj)+initialMark(initial))
 	if op == "Sync" {
 		e.Order = trace.OrderSameObject
 	}
@@ -130,40 +131,40 @@ func initialMark(initial bool) string {
 }
 
 // traceReflector turns cachelab's reflector steps into trace lines. The
-// requests and events themselves are recorded by the probe.
-func traceReflector(rec *recorder, p *probe, stack informer.Stack, e reflector.Event) {
+// requests and events themselves are recorded by the connection (world.Conn).
+func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e reflector.Event) {
 	switch e.Step {
 	case reflector.StepEvent, reflector.StepEventDropped:
-		p.handledEvent()
+		p.HandledEvent()
 	case reflector.StepReplace:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
-		p.replaced()
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
+		p.Replaced()
 	case reflector.StepWatchListFallback:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
 	case reflector.StepWatchEnded:
 		if e.Err == nil {
-			rec.add(trace.LayerReflector, trace.KindReflector, "", "watch ended")
+			rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch ended")
 		} else {
-			rec.add(trace.LayerReflector, trace.KindReflector, "", "watch ended: "+errText(e.Err))
+			rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch ended: "+errText(e.Err))
 		}
 	case reflector.StepWatchRefused:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch-list request failed, no watch opened: "+errText(e.Err))
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch-list request failed, no watch opened: "+errText(e.Err))
 	case reflector.StepRVUnavailable:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", "resourceVersion gone (410/too large): next request asks for rv \"\"")
 	case reflector.StepRelistBackoff:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
-		p.relistBackoff(e.Delay)
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
+		p.RelistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
-		p.rewatchBackoff()
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
+		p.RewatchBackoff()
 	case reflector.StepResync:
 		if stack == informer.Classic {
-			rec.add(trace.LayerReflector, trace.KindReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")
+			rec.Add(trace.LayerReflector, trace.KindReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")
 		} else {
-			rec.add(trace.LayerReflector, trace.KindReflector, "", "resync: queue one SyncAll delta (every cached object, at pop)")
+			rec.Add(trace.LayerReflector, trace.KindReflector, "", "resync: queue one SyncAll delta (every cached object, at pop)")
 		}
 	case reflector.StepWatchErrorHandler:
-		rec.add(trace.LayerReflector, trace.KindReflector, "", "watch error handler: "+errText(e.Err))
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch error handler: "+errText(e.Err))
 	}
 }
 
@@ -171,7 +172,7 @@ func errText(err error) string {
 	if err == nil {
 		return "<nil>"
 	}
-	return describeErr(err)
+	return world.DescribeErr(err)
 }
 
 // --- client-go ---
@@ -181,7 +182,7 @@ type clientGoInformer struct{ inf cache.SharedIndexInformer }
 func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, error)) (informerOps, error) {
 	var id cache.InformerNameAndResource
 	id, s.releaseName = meter.ReserveClientGo("sim")
-	inf := cache.NewSharedIndexInformerWithOptions(s.probe, examplePod(), cache.SharedIndexInformerOptions{
+	inf := cache.NewSharedIndexInformerWithOptions(s.conn, examplePod(), cache.SharedIndexInformerOptions{
 		ResyncPeriod:            cfg.resync,
 		Indexers:                cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		Identifier:              id,

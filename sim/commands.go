@@ -122,7 +122,7 @@ func init() {
 			run: func(r *runner, a args) error {
 				n := 0
 				for _, s := range r.sides {
-					n = s.probe.closeWatches()
+					n = s.conn.CloseWatches()
 				}
 				r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
 				return nil
@@ -130,7 +130,7 @@ func init() {
 		"disconnect": {usage: "disconnect", help: "drop the informers' connections: open watches end, new requests wait for reconnect",
 			run: func(r *runner, a args) error {
 				for _, s := range r.sides {
-					s.probe.disconnect()
+					s.conn.Disconnect()
 				}
 				r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
 				return nil
@@ -138,7 +138,7 @@ func init() {
 		"reconnect": {usage: "reconnect", help: "let waiting and new requests through again",
 			run: func(r *runner, a args) error {
 				for _, s := range r.sides {
-					s.probe.reconnect()
+					s.conn.Reconnect()
 				}
 				r.note(trace.LayerSim, "", "connection back")
 				return nil
@@ -155,7 +155,7 @@ func init() {
 					if v, ok := a.value(verb); ok {
 						code, _ := strconv.Atoi(v)
 						for _, s := range r.sides {
-							s.probe.setFailNext(verb, code, page*btoi(verb == "list"))
+							s.conn.SetFailNext(verb, code, page*btoi(verb == "list"))
 						}
 						which := "the next " + strings.ToUpper(verb)
 						if verb == "list" && page > 0 {
@@ -169,7 +169,7 @@ func init() {
 		"expire-continue": {usage: "expire-continue", help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages",
 			run: func(r *runner, a args) error {
 				for _, s := range r.sides {
-					s.probe.setExpireContinue()
+					s.conn.SetExpireContinue()
 				}
 				r.note(trace.LayerSim, "", "the next continue token will have expired: its page gets 410, as after a compaction between pages")
 				return nil
@@ -180,7 +180,7 @@ func init() {
 				v, _ := a.value("watch-list")
 				on := v == "on"
 				for _, s := range r.sides {
-					s.probe.base.SetWatchListFeature(on)
+					s.conn.Base().SetWatchListFeature(on)
 				}
 				if on {
 					r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
@@ -202,7 +202,7 @@ func init() {
 					return err
 				}
 				for _, s := range r.sides {
-					s.probe.resumed(rev)
+					s.conn.Resumed(rev)
 				}
 				r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
 				return nil
@@ -256,7 +256,7 @@ func init() {
 						// cachelab's side only: client-go's listener
 						// buffer cannot be seen from outside.
 						if b, ok := s.inf.backlog(); ok {
-							s.rec.add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
+							s.rec.Add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
 								h.name, b.Buffered[h.name], plural(b.Buffered[h.name], "notification", "notifications")))
 						}
 						if err := s.inf.removeHandler(h); err != nil {

@@ -3,6 +3,18 @@
 // over one real (embedded) etcd, with a trace of every step and a
 // comparison of the two after each one.
 //
+// # The parts
+//
+//	sim          the runner: scenario files, commands, settling, the
+//	   │         comparison after each step, invariants
+//	   ├──▶ sim/world   each informer's connection and its levers
+//	   │         │      (disconnect, fail-next, close-watch, holds)
+//	   └──▶ sim/trace ◀─┘ typed events, their order rules, and their
+//	                    renderings (text, JSON)
+//
+// Dependencies run one way, down the picture: trace knows no runner and
+// no connection; world knows no scenario and no informer.
+//
 // # A scenario
 //
 // A scenario file is in cockroachdb's datadriven format. It opens with a
@@ -25,11 +37,10 @@
 // bulk-create, put-raw, delete-raw, compact, progress, close-watch,
 // disconnect, reconnect, fail-next [page=n], expire-continue, server,
 // restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, advance, resync),
-// on the informers (start, start-queue,
-// stop, add-handler, remove-handler, release, pause, resume), or look
-// (show store|queue|handlers|requests|synced|metrics). CommandHelp lists
-// them. The
-// built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
+// on the informers (start, start-queue, stop, add-handler,
+// remove-handler, release, pause, resume), or look (show
+// store|queue|handlers|requests|synced|metrics). CommandHelp lists them.
+// The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found
 // by FuzzRunner) live in testdata/regress and are run the same way.
@@ -55,10 +66,11 @@
 //	                                              │
 //	        compare every shared layer; check invariants ◀─┘
 //
-// Each informer has its own etcd connection behind a probe (probe.go) that
-// applies the selectors, records every request and every watch event as
-// the reflector takes it, and pulls the scenario's levers: fail the next
-// request, hold requests while "disconnected", close the watch. Each side
+// Each informer has its own etcd connection behind a world.Conn (package
+// world) that applies the selectors, records every request and every
+// watch event as the reflector takes it, and pulls the scenario's levers:
+// fail the next request, hold requests while "disconnected", close the
+// watch. Each side
 // records, in the same code for both, what its transform sees (objects
 // entering the queue), its handlers' calls, what the informer logs about
 // them (resync period changes), its indexer's changes and its HasSynced
@@ -69,7 +81,7 @@
 // put-raw stores bytes kube-apiserver cannot decode under a pod's key;
 // every LIST then fails (E12) and the reflector retries on a growing
 // real-clock backoff. Since each retry would fail the same way until
-// etcd changes, the probe holds the next one until the scenario writes
+// etcd changes, the connection holds the next one until the scenario writes
 // to etcd again (a held retry counts as settled), so a step shows one
 // failure, on every run. expire-continue answers the next continue page
 // with the 410 a compaction between pages gives (E4); fail-next
@@ -111,7 +123,7 @@
 //
 // # Levers, in any order
 //
-// Each side's probe (its connection) exists from the start, so levers
+// Each side's connection (world.Conn) exists from the start, so levers
 // pulled before start (fail-next, disconnect) act on the informers' first
 // requests. stop stops both informers; they keep what they hold and
 // refuse new handlers (a trace line, as client-go refuses them), and a

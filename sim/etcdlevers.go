@@ -92,7 +92,7 @@ func (r *runner) travel(what string, restart func() error) error {
 	return nil
 }
 
-// resumedAt tells each probe that etcd restarted under its open watches
+// resumedAt tells each connection that etcd restarted under its open watches
 // when it was at rev. etcd's client resumes each watch from rev+1,
 // whatever etcd's revision is now; after a restore or a wipe it is lower,
 // and etcd then sends such a watch nothing, not even progress, until a
@@ -101,7 +101,7 @@ func (r *runner) travel(what string, restart func() error) error {
 // etcd's has caught up with it.
 func (r *runner) resumedAt(rev int64) {
 	for _, s := range r.sides {
-		s.probe.resumed(rev)
+		s.conn.Resumed(rev)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 type handler struct {
 	name   string
 	resync time.Duration // -1: the informer's default
-	rec    *recorder
+	rec    *trace.Recorder
 
 	reg     interface{ HasSynced() bool } // the registration, once added
 	handle  any                           // what RemoveEventHandler takes
@@ -50,7 +50,7 @@ func (h *handler) isBlocked() bool {
 	return h.blocked
 }
 
-func newHandler(name string, resync time.Duration, slow bool, rec *recorder) *handler {
+func newHandler(name string, resync time.Duration, slow bool, rec *trace.Recorder) *handler {
 	h := &handler{name: name, resync: resync, rec: rec, view: map[string]string{}}
 	if slow {
 		h.gate = make(chan struct{})
@@ -62,7 +62,7 @@ func (h *handler) layer() string { return trace.HandlerLayer(h.name) }
 
 // call is the event of a call to the handler about obj.
 func (h *handler) call(op string, obj any, detail string) trace.Event {
-	e := objectEvent(h.layer(), trace.KindCall, op, obj, detail)
+	e := trace.ObjectEvent(h.layer(), trace.KindCall, op, obj, detail)
 	e.Handler = h.name
 	return e
 }
@@ -92,44 +92,44 @@ func uidOf(obj any) string {
 
 // OnAdd records the call, then waits if the handler is slow.
 func (h *handler) OnAdd(obj any, isInInitialList bool) {
-	e := h.call("OnAdd", obj, describe(obj))
+	e := h.call("OnAdd", obj, trace.Describe(obj))
 	if isInInitialList {
 		e.Detail += initialListMark
 		e.Order = trace.OrderInitialList
 	}
 	h.called(e, isInInitialList, func() {
-		k := keyOf(obj)
+		k := trace.KeyOf(obj)
 		if _, ok := h.view[k]; ok {
 			h.anomalies = append(h.anomalies, "OnAdd for "+k+", which the handler already had")
 		}
-		h.view[k] = describe(obj)
+		h.view[k] = trace.Describe(obj)
 	})
 }
 
 // OnUpdate records the call, then waits if the handler is slow.
 func (h *handler) OnUpdate(oldObj, newObj any) {
-	e := h.call("OnUpdate", newObj, describe(oldObj)+" -> "+describe(newObj))
-	e.PrevRV = rvOf(oldObj)
+	e := h.call("OnUpdate", newObj, trace.Describe(oldObj)+" -> "+trace.Describe(newObj))
+	e.PrevRV = trace.RVOf(oldObj)
 	switch {
 	case uidOf(oldObj) != uidOf(newObj): // even at the same name@rv: after an etcd restore or wipe, numbers are reused
 		e.Detail += newObjectMark
-	case describe(oldObj) == describe(newObj):
+	case trace.Describe(oldObj) == trace.Describe(newObj):
 		e.Detail += sameObjectMark
 		e.Order = trace.OrderSameObject
 	}
 	h.called(e, false, func() {
-		k := keyOf(newObj)
+		k := trace.KeyOf(newObj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnUpdate for "+k+", which the handler did not have")
 		}
-		h.view[k] = describe(newObj)
+		h.view[k] = trace.Describe(newObj)
 	})
 }
 
 // OnDelete records the call, then waits if the handler is slow.
 func (h *handler) OnDelete(obj any) {
-	h.called(h.call("OnDelete", obj, describe(obj)), false, func() {
-		k := keyOf(obj)
+	h.called(h.call("OnDelete", obj, trace.Describe(obj)), false, func() {
+		k := trace.KeyOf(obj)
 		if _, ok := h.view[k]; !ok {
 			h.anomalies = append(h.anomalies, "OnDelete for "+k+", which the handler did not have")
 		}
@@ -154,11 +154,11 @@ func (h *handler) called(e trace.Event, initial bool, apply func()) {
 	gate := h.gate
 	heldInitial := gate != nil && initial
 	if heldInitial {
-		h.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name,
+		h.rec.Record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name,
 			Detail: "OnAdd    (held: slow) in its first initial-list call; the object is named on release (with several, which comes first is map order)"})
 		h.heldInitial = true
 	} else {
-		h.rec.record(e)
+		h.rec.Record(e)
 	}
 	h.calls++
 	apply()
@@ -181,9 +181,9 @@ func (h *handler) called(e trace.Event, initial bool, apply func()) {
 			return
 		}
 		if h.removed { // set before the release that let this call go
-			h.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name, Detail: "the held initial-list call returns: the handler was removed"})
+			h.rec.Record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: h.name, Detail: "the held initial-list call returns: the handler was removed"})
 		} else {
-			h.rec.record(e) // in the initial-list batch: which one was held is map order too
+			h.rec.Record(e) // in the initial-list batch: which one was held is map order too
 		}
 		h.heldInitial = false
 		h.mu.Unlock()

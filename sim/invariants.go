@@ -11,6 +11,7 @@ import (
 
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // invariants checks, after a settled step: the indexer equals etcd's
@@ -60,11 +61,11 @@ func (r *runner) etcdAt(rv string) (map[string]string, error) {
 		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
 	l, err := lw.ListWithContext(r.ctx, opts)
 	if err != nil {
-		return nil, errors.New(describeErr(err))
+		return nil, errors.New(world.DescribeErr(err))
 	}
 	out := map[string]string{}
 	for _, it := range l.(*unstructured.UnstructuredList).Items {
-		out[keyOf(&it)] = describe(&it)
+		out[trace.KeyOf(&it)] = trace.Describe(&it)
 	}
 	return out, nil
 }

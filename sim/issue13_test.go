@@ -9,6 +9,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // runBoth parses src and runs it in both stacks, failing the test on a
@@ -47,7 +48,7 @@ func script(cmds ...string) string {
 
 // Documented commands never crash the run, in any order: the sequences
 // that panicked (stop clearing the config the invariant check reads;
-// levers pulled before start, with no probe yet).
+// levers pulled before start, with no informer yet).
 func TestCommandsInAnyOrder(t *testing.T) {
 	for name, cmds := range map[string][]string{
 		"stop after start":        {"add-handler h1", "create ns0/a", "start", "stop"},
@@ -98,18 +99,18 @@ func TestRelistBackoffIsProgress(t *testing.T) {
 // A settle failure's message is short whatever the step did: the last
 // lines of the trace, each clipped, and what the side waited for.
 func TestSettleMessageIsBounded(t *testing.T) {
-	rec := &recorder{}
+	rec := &trace.Recorder{}
 	for i := range 100000 {
-		rec.add(trace.LayerTransform, trace.KindEnqueue, "", fmt.Sprintf("ns/obj-%06d %s", i, strings.Repeat("x", 500)))
+		rec.Add(trace.LayerTransform, trace.KindEnqueue, "", fmt.Sprintf("ns/obj-%06d %s", i, strings.Repeat("x", 500)))
 	}
-	got := rec.peek(20)
+	got := rec.Peek(20)
 	if n := strings.Count(got, "\n"); n != 21 || len(got) > 21*150 {
 		t.Errorf("peek(20) of 100000 long lines: %d lines, %d bytes", n, len(got))
 	}
 	if !strings.Contains(got, "99980 earlier lines") {
 		t.Errorf("peek does not say what it left out:\n%s", got[:200])
 	}
-	why := waitingFor("3", 5, connState{listing: true}, informer.Backlog{Queued: 2, Handlers: map[string]int{"h1": 1}})
+	why := waitingFor("3", 5, world.State{Listing: true}, informer.Backlog{Queued: 2, Handlers: map[string]int{"h1": 1}})
 	for _, want := range []string{`reach etcd's rv 5 (it is at "3")`, "a watch to be open", "Replace", "2 queued deltas", "handler h1"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("waitingFor = %q, want it to mention %q", why, want)

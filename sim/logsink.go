@@ -16,12 +16,12 @@ import (
 // and compared. When a handler lowers the informer's check period, the
 // lines about every listener's new period come in map order: they are a
 // batch whose order is free (trace.OrderLog).
-func handlerLogger(rec *recorder, name string) klog.Logger {
+func handlerLogger(rec *trace.Recorder, name string) klog.Logger {
 	return logr.New(&logSink{rec: rec, name: name})
 }
 
 type logSink struct {
-	rec  *recorder
+	rec  *trace.Recorder
 	name string
 }
 
@@ -36,5 +36,5 @@ func (s *logSink) Info(_ int, msg string, kv ...any) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		parts = append(parts, fmt.Sprintf("%v=%v", kv[i], kv[i+1]))
 	}
-	s.rec.record(trace.Event{Layer: trace.LayerLog, Kind: trace.KindLog, Detail: strings.Join(parts, " "), Order: trace.OrderLog})
+	s.rec.Record(trace.Event{Layer: trace.LayerLog, Kind: trace.KindLog, Detail: strings.Join(parts, " "), Order: trace.OrderLog})
 }

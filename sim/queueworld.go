@@ -44,7 +44,7 @@ type queueOps interface {
 // queueBase is what both queue worlds share: the consumer store (the
 // indexer stand-in) and the pop recorder.
 type queueBase struct {
-	rec   *recorder
+	rec   *trace.Recorder
 	pops  int
 	mu    sync.Mutex
 	store map[string]any // key -> object, the consumer's view
@@ -60,7 +60,7 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 	var first trace.Event
 	for i, d := range deltas {
 		typ, obj := kind(d)
-		parts[i] = typ + " " + describe(obj)
+		parts[i] = typ + " " + trace.Describe(obj)
 		if i == 0 {
 			first = popEvent("", obj, false)
 			if typ == "Sync" {
@@ -69,15 +69,15 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 		}
 		switch typ {
 		case "Deleted":
-			delete(b.store, keyOf(obj))
+			delete(b.store, trace.KeyOf(obj))
 		case "ReplacedAll":
 			b.store = map[string]any{}
 			for _, o := range replacedObjects(obj) {
-				b.store[keyOf(o)] = o
+				b.store[trace.KeyOf(o)] = o
 			}
 		case "SyncAll", "Bookmark":
 		default:
-			b.store[keyOf(obj)] = obj
+			b.store[trace.KeyOf(obj)] = obj
 		}
 	}
 	// One event for the key's deltas, which a DeltaFIFO pops together;
@@ -86,7 +86,7 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 	if len(deltas) > 1 {
 		first.Detail = fmt.Sprintf("%s: %d deltas: %s", first.Key, len(deltas), first.Detail)
 	}
-	b.rec.record(first)
+	b.rec.Record(first)
 }
 
 func replacedObjects(obj any) []any {
@@ -168,9 +168,9 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.Provider(), Clock: s.ticks})
 	}
-	w.r = reflector.New(s.probe, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
+	w.r = reflector.New(s.conn, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
 		UseWatchList: cfg.stack != informer.Classic, Clock: s.ticks, RelistClock: clock.RealClock{},
-		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: func(e reflector.Event) { traceReflector(s.rec, s.probe, cfg.stack, e) }})
+		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: func(e reflector.Event) { traceReflector(s.rec, s.conn, cfg.stack, e) }})
 	return w
 }
 
@@ -230,7 +230,7 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.ClientGoProvider()})
 	}
-	w.r = cache.NewReflectorWithOptions(s.probe, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped}})
+	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped}})
 	return w
 }
 

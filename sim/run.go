@@ -17,6 +17,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // Options configures a run.
@@ -213,7 +214,7 @@ func (s *Session) Finish() *trace.Divergence {
 	late := map[string][]trace.Event{}
 	for _, sd := range s.r.sides {
 		sd.stop()
-		for _, e := range sd.rec.take() {
+		for _, e := range sd.rec.Take() {
 			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
 				late[sd.impl] = append(late[sd.impl], e)
 			}
@@ -302,19 +303,18 @@ func (r *runner) connect() error {
 		Now:    r.clock.Now,
 	})
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
-		rec := &recorder{}
+		rec := &trace.Recorder{}
 		if impl == trace.Cachelab {
-			rec.tamper = r.opts.tamper
+			rec.Tamper = r.opts.tamper
 		}
-		// The probe is the side's connection, there from the start: a
+		// The connection (world.Conn) is there from the start: a
 		// lever pulled before start (fail-next, disconnect) waits for the
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
-		p := newProbe(lw, r.clock, rec)
-		p.tracesSteps = impl == trace.Cachelab
+		p := world.NewConn(lw, r.clock, rec, impl == trace.Cachelab)
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
-			probe: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
+			conn: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
 	r.sides[0].plant = r.opts.plant
 	return nil
@@ -376,7 +376,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 		if st.Cmd == "show" {
 			r.show(s, a, snaps[i])
 		}
-		events := arrange(s.rec.take())
+		events := arrange(s.rec.Take())
 		sr.Sides[s.impl] = append(events, r.invariants(s, snaps[i])...)
 	}
 	sr.World = r.world
@@ -398,7 +398,7 @@ func (r *runner) note(layer, key, text string) {
 
 // noteWrite records a write of obj to etcd (op: create, update, delete).
 func (r *runner) noteWrite(op string, obj any, prevRV, text string) {
-	e := objectEvent(trace.LayerEtcd, trace.KindWrite, op, obj, text)
+	e := trace.ObjectEvent(trace.LayerEtcd, trace.KindWrite, op, obj, text)
 	e.PrevRV = prevRV
 	r.world = append(r.world, e)
 }

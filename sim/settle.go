@@ -11,6 +11,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // settle waits until both sides have fully processed the step. cachelab
@@ -52,19 +53,19 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 	began := time.Now()
 	wait := r.newSettleWait(s, want)
 	var asked time.Time // when settling last asked etcd for progress
-	if s.probe.state().askedBookmark {
+	if s.conn.State().AskedBookmark {
 		asked = began // the progress step has just asked
 	}
 	for {
-		c := s.probe.state()
+		c := s.conn.State()
 		// Work still on its way to the store. cachelab reports when a
 		// Replace is done and when each event is applied; client-go cannot,
 		// and waiting for cachelab's state below covers it.
-		busy := c.askedBookmark || c.relaying || c.expiring
+		busy := c.AskedBookmark || c.Relaying || c.Expiring
 		if want == nil {
-			busy = busy || c.listing || c.unapplied
+			busy = busy || c.Listing || c.Unapplied
 		}
-		caughtUp := c.parked || c.waiting > 0 || (c.open > 0 && !busy && atLeast(s.inf.lastSyncRV(), rev))
+		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && atLeast(s.inf.lastSyncRV(), rev))
 		if caughtUp {
 			if want == nil {
 				if r.idle(s) {
@@ -73,19 +74,19 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			} else if got := s.snapshot(); r.settledLike(got, *want) && r.linesLike() {
 				return nil
 			}
-		} else if c.open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.askedBookmark && time.Since(asked) > 3*time.Second) {
+		} else if c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A
 			// progress step's request that etcd dropped, because a
 			// watch was briefly behind, is asked again.)
-			_ = s.probe.base.RequestProgress(r.ctx)
+			_ = s.conn.Base().RequestProgress(r.ctx)
 			asked = time.Now()
 		}
 		if wait.stuck() {
 			return r.settleTimeout(s, rev, want, c, time.Since(began))
 		}
 		select {
-		case <-s.probe.progress:
+		case <-s.conn.Progress():
 		case <-time.After(2 * time.Millisecond):
 		case <-r.ctx.Done():
 			return r.ctx.Err()
@@ -104,7 +105,7 @@ type settleWait struct {
 	s        *side
 	clientGo bool // waiting for client-go to reach cachelab's state
 	lines    int
-	state    connState
+	state    world.State
 	deadline time.Time
 }
 
@@ -119,11 +120,11 @@ func (r *runner) newSettleWait(s *side, want *snapshot) *settleWait {
 // same step stands in: client-go's is at most twice as long (both draw
 // from [d, 2d) around the same base).
 func (w *settleWait) mark() {
-	w.lines, w.state = w.s.rec.count(), w.s.probe.state()
+	w.lines, w.state = w.s.rec.Count(), w.s.conn.State()
 	w.deadline = time.Now().Add(w.r.opts.SettleTimeout)
-	end, d := w.s.probe.backoff()
+	end, d := w.s.conn.Backoff()
 	if w.clientGo {
-		end, d = w.r.sides[0].probe.backoff()
+		end, d = w.r.sides[0].conn.Backoff()
 		end = end.Add(d)
 	}
 	if end.Add(w.r.opts.SettleTimeout).After(w.deadline) {
@@ -135,7 +136,7 @@ func (w *settleWait) mark() {
 // Every request, event, queue input and handler call is a trace line, so
 // a side that does anything records something.
 func (w *settleWait) stuck() bool {
-	if w.s.rec.count() != w.lines || w.s.probe.state() != w.state {
+	if w.s.rec.Count() != w.lines || w.s.conn.State() != w.state {
 		w.mark()
 		return false
 	}
@@ -191,19 +192,19 @@ func (r *runner) settledLike(got, want snapshot) bool {
 // follow the event that caused it by a moment. Comparing then would see
 // a difference that is not there.
 func (r *runner) linesLike() bool {
-	cl, cg := r.sides[0].rec.entries(), r.sides[1].rec.entries()
+	cl, cg := r.sides[0].rec.Entries(), r.sides[1].rec.Entries()
 	layer, _ := trace.Compare(arrange(cl), arrange(cg), r.cfg != nil && r.cfg.queue)
 	return layer == ""
 }
 
 // settleTimeout is the error for a side that stopped making progress:
 // what it was waiting for, the last lines of its trace, and what to try.
-func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c connState, took time.Duration) error {
+func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State, took time.Duration) error {
 	hint := fmt.Sprintf("no progress for %v (%v in all); if the machine is busy, try a longer --settle-timeout", r.opts.SettleTimeout, took.Round(time.Second))
 	if want == nil {
 		b, _ := s.inf.backlog()
 		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",
-			hint, waitingFor(s.inf.lastSyncRV(), rev, c, b), s.rec.peek(20))
+			hint, waitingFor(s.inf.lastSyncRV(), rev, c, b), s.rec.Peek(20))
 	}
 	got := s.snapshot()
 	if r.settledLike(got, *want) {
@@ -213,23 +214,23 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c connState, 
 	}
 	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
 		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
-		rev, hint, clipLines(cmp.Diff(*want, got), 40), r.sides[0].rec.peek(20), s.rec.peek(20))}
+		rev, hint, clipLines(cmp.Diff(*want, got), 40), r.sides[0].rec.Peek(20), s.rec.Peek(20))}
 }
 
 // waitingFor says in words what keeps cachelab from settling.
-func waitingFor(lastRV string, rev int64, c connState, b informer.Backlog) string {
+func waitingFor(lastRV string, rev int64, c world.State, b informer.Backlog) string {
 	var why []string
 	if !atLeast(lastRV, rev) {
 		why = append(why, fmt.Sprintf("its reflector to reach etcd's rv %d (it is at %q)", rev, lastRV))
 	}
-	if c.open == 0 && c.waiting == 0 && !c.parked {
+	if c.Open == 0 && c.Waiting == 0 && !c.Parked {
 		why = append(why, "a watch to be open (none is)")
 	}
 	for _, w := range []struct {
 		on   bool
 		text string
-	}{{c.listing, "a LIST or watch-list to be stored (Replace)"}, {c.unapplied, "watch events handed over to be applied"},
-		{c.askedBookmark, "a bookmark etcd was asked for"}, {c.expiring, "a watch past its timeout to end"},
+	}{{c.Listing, "a LIST or watch-list to be stored (Replace)"}, {c.Unapplied, "watch events handed over to be applied"},
+		{c.AskedBookmark, "a bookmark etcd was asked for"}, {c.Expiring, "a watch past its timeout to end"},
 		{b.Queued > 0, fmt.Sprintf("%d queued deltas to be processed", b.Queued)},
 		{b.SyncPending > 0, "the sync bookkeeping"}} {
 		if w.on {

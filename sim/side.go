@@ -16,6 +16,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // startConfig is what a scenario's start command asked for.
@@ -47,14 +48,14 @@ func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 		fs.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()})
 }
 
-// side is one implementation's informer with its probe, handlers and
+// side is one implementation's informer with its connection, handlers and
 // trace recorder. The two kinds differ only in how they build and read
 // their informer; everything the runner compares is recorded by code they
-// share (probe, handlers, transform).
+// share (the connection, handlers, transform).
 type side struct {
 	impl  string
-	rec   *recorder
-	probe *probe
+	rec   *trace.Recorder
+	conn  *world.Conn
 	clock *clocktesting.FakeClock
 	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
 
@@ -110,7 +111,7 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	s.classic = cfg.stack == informer.Classic
 	transform := func(obj any) (any, error) {
 		s.mu.Lock()
-		s.rec.record(objectEvent(trace.LayerTransform, trace.KindEnqueue, "", obj, describe(obj))) // with the count: see handler.called
+		s.rec.Record(trace.ObjectEvent(trace.LayerTransform, trace.KindEnqueue, "", obj, trace.Describe(obj))) // with the count: see handler.called
 		s.enqueued++
 		s.mu.Unlock()
 		if cfg.transform == "strip-managed-fields" {
@@ -191,8 +192,8 @@ func (s *side) stop() (held []string) {
 	// lists in a goroutine and stops waiting for it); its last line
 	// belongs to the stop, on both sides. A disconnect stays: it is the
 	// world's, and informers started again wait at it.
-	if s.probe != nil {
-		s.probe.quiesce()
+	if s.conn != nil {
+		s.conn.Quiesce()
 	}
 	return held
 }
@@ -222,7 +223,7 @@ func (s *side) snapshot() snapshot {
 	if s.inf != nil {
 		objs, rv := s.inf.indexer()
 		for _, o := range objs {
-			sn.Indexer[keyOf(o)] = describe(o)
+			sn.Indexer[trace.KeyOf(o)] = trace.Describe(o)
 		}
 		sn.StoreRV = rv
 		sn.LastSyncRV = s.inf.lastSyncRV()
@@ -269,11 +270,11 @@ func (s *side) noteChanges(sn snapshot) {
 		v, now := sn.Indexer[k]
 		switch old, before := s.lastIndexer[k]; {
 		case !before:
-			s.rec.record(indexerEvent("add", k, "", v, v))
+			s.rec.Record(indexerEvent("add", k, "", v, v))
 		case !now:
-			s.rec.record(indexerEvent("delete", k, old, "", old))
+			s.rec.Record(indexerEvent("delete", k, old, "", old))
 		case old != v:
-			s.rec.record(indexerEvent("update", k, old, v, old+" -> "+v))
+			s.rec.Record(indexerEvent("update", k, old, v, old+" -> "+v))
 		}
 	}
 	for _, n := range syncedNames(sn) {
@@ -282,7 +283,7 @@ func (s *side) noteChanges(sn snapshot) {
 			if n == "informer" {
 				what = "informer"
 			}
-			s.rec.add(trace.LayerSynced, trace.KindSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
+			s.rec.Add(trace.LayerSynced, trace.KindSynced, "", fmt.Sprintf("%s HasSynced=%t", what, v))
 		}
 	}
 	var racy []string
@@ -296,8 +297,8 @@ func (s *side) noteChanges(sn snapshot) {
 	s.racyShown = map[string]bool{}
 	for _, n := range racy {
 		if !shown[n] {
-			s.rec.add(trace.LayerSynced, trace.KindSynced, "", "handler "+n+" HasSynced not shown: its handler is held in an initial-list call (see the note)")
-			s.rec.add(trace.LayerNote, trace.KindNote, "", racyNote)
+			s.rec.Add(trace.LayerSynced, trace.KindSynced, "", "handler "+n+" HasSynced not shown: its handler is held in an initial-list call (see the note)")
+			s.rec.Add(trace.LayerNote, trace.KindNote, "", racyNote)
 		}
 		s.racyShown[n] = true
 	}

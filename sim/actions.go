@@ -68,7 +68,7 @@ func (r *runner) create(key string, labels map[string]string, managed bool) erro
 	}
 	r.wrote(nil, out)
 	r.etcdChanged()
-	text := "create " + describeLong(out)
+	text := "create " + trace.DescribeLong(out)
 	if old, ok := r.uidOf[key]; ok {
 		text += fmt.Sprintf(" (a new object: uid %s, where %s had %s)", out.GetUID(), key, old)
 	}
@@ -86,7 +86,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 	if err != nil {
 		return err
 	}
-	old := describe(u)
+	old := trace.Describe(u)
 	before := u.DeepCopy()
 	if labels != nil {
 		u.SetLabels(labels)
@@ -102,7 +102,7 @@ func (r *runner) update(key string, labels map[string]string, image string) erro
 	}
 	r.wrote(before, out)
 	r.etcdChanged()
-	r.noteWrite("update", out, before.GetResourceVersion(), "update "+old+" -> "+describeLong(out))
+	r.noteWrite("update", out, before.GetResourceVersion(), "update "+old+" -> "+trace.DescribeLong(out))
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (r *runner) delete(key string) error {
 	if err != nil {
 		return err
 	}
-	r.noteWrite("delete", out, "", fmt.Sprintf("delete %s (at rv %d)", describe(out), rev))
+	r.noteWrite("delete", out, "", fmt.Sprintf("delete %s (at rv %d)", trace.Describe(out), rev))
 	return nil
 }
 
@@ -163,7 +163,7 @@ func cmdStart(r *runner, a args, queue bool) error {
 		r.note(trace.LayerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
 	for _, s := range r.sides {
-		s.probe.startInformer(cfg.labels, cfg.fields, cfg.namespace)
+		s.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
 		if err := s.start(cfg, r.opts.Seed); err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func cmdAddHandler(r *runner, a args) error {
 				}
 				// Both informers refuse a handler once stopped; that is
 				// what the scenario shows, not a failed run.
-				s.rec.record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: name, Detail: "not added: " + refusal(name, err)})
+				s.rec.Record(trace.Event{Layer: h.layer(), Kind: trace.KindHandler, Handler: name, Detail: "not added: " + refusal(name, err)})
 				continue
 			}
 		}
@@ -250,8 +250,8 @@ func cmdProgress(r *runner, a args) error {
 		r.note(trace.LayerSim, "", "no bookmark: no informer is running, so no watch is open")
 		return nil
 	}
-	why := r.sides[0].probe.progressBlocker(rev)
-	if other := r.sides[1].probe.progressBlocker(rev); other != why {
+	why := r.sides[0].conn.ProgressBlocker(rev)
+	if other := r.sides[1].conn.ProgressBlocker(rev); other != why {
 		// Settled sides have the same watches; if not, say both.
 		why = fmt.Sprintf("%s: %s; %s: %s", trace.Cachelab, orNone(why), trace.ClientGo, orNone(other))
 	}
@@ -260,8 +260,8 @@ func cmdProgress(r *runner, a args) error {
 		return nil
 	}
 	for _, s := range r.sides {
-		s.probe.showNextBookmark()
-		if err := s.probe.base.RequestProgress(r.ctx); err != nil {
+		s.conn.ShowNextBookmark()
+		if err := s.conn.Base().RequestProgress(r.ctx); err != nil {
 			return err
 		}
 	}
@@ -281,10 +281,8 @@ func (r *runner) advance(d time.Duration) error {
 	}
 	r.clock.Step(d)
 	for _, s := range r.sides {
-		if s.probe != nil {
-			s.probe.mu.Lock()
-			s.probe.parked = false // a reflector waiting on the clock moves on
-			s.probe.mu.Unlock()
+		if s.conn != nil {
+			s.conn.Unpark() // a reflector waiting on the clock moves on
 		}
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
@@ -312,7 +310,7 @@ func (r *runner) waitResyncArmed() error {
 	}
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for _, s := range r.sides {
-		for s.probe.state().open > 0 && !s.ticks.armed() {
+		for s.conn.State().Open > 0 && !s.ticks.armed() {
 			if time.Now().After(deadline) {
 				return fmt.Errorf("%s's reflector watches but has not armed its resync timer after %v", s.impl, r.opts.SettleTimeout)
 			}
@@ -342,7 +340,7 @@ func (r *runner) setPaused(p bool) error {
 
 // show adds a show command's lines to a side's trace.
 func (r *runner) show(s *side, a args, sn snapshot) {
-	add := func(text string) { s.rec.add(trace.LayerShow, trace.KindShow, "", text) }
+	add := func(text string) { s.rec.Add(trace.LayerShow, trace.KindShow, "", text) }
 	switch a.pos[0] {
 	case "store":
 		if s.inf == nil {
@@ -352,7 +350,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		objs, _ := s.inf.indexer()
 		lines := make([]string, 0, len(objs))
 		for _, o := range objs {
-			lines = append(lines, describeLong(o))
+			lines = append(lines, trace.DescribeLong(o))
 		}
 		sort.Strings(lines)
 		add(fmt.Sprintf("%d objects; last synced rv %s", len(objs), sn.LastSyncRV))
@@ -382,11 +380,11 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			add(fmt.Sprintf("%s: %d calls%s", h.name, h.callCount(), state))
 		}
 	case "requests":
-		if s.probe == nil {
+		if s.conn == nil {
 			add("(not started)")
 			return
 		}
-		for _, q := range s.probe.requests() {
+		for _, q := range s.conn.Requests() {
 			add(q)
 		}
 	case "queue":
@@ -397,7 +395,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		}
 		if q, ok := s.inf.(queueOps); ok {
 			if n, ok := q.queued(); ok {
-				s.rec.add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%d items waiting", n))
+				s.rec.Add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%d items waiting", n))
 			}
 			return
 		}
@@ -411,7 +409,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			for _, k := range keys {
 				parts = append(parts, fmt.Sprintf("%s: %d pending", k, b.Handlers[k]))
 			}
-			s.rec.add(trace.LayerQueue, trace.KindQueue, "", strings.Join(parts, "; "))
+			s.rec.Add(trace.LayerQueue, trace.KindQueue, "", strings.Join(parts, "; "))
 		}
 	}
 }
@@ -460,13 +458,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// etcdChanged tells each side's probe that the scenario wrote to etcd:
+// etcdChanged tells each side's connection that the scenario wrote to etcd:
 // a retry held because it would fail on a corrupt value again goes
-// through now (probe.holdRetries).
+// through now (world.Conn.EtcdChanged).
 func (r *runner) etcdChanged() {
 	for _, s := range r.sides {
-		if s.probe != nil {
-			s.probe.etcdChanged()
+		if s.conn != nil {
+			s.conn.EtcdChanged()
 		}
 	}
 }

@@ -1,0 +1,199 @@
+package trace
+
+import (
+	"fmt"
+
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cachelab/cachelab/deltafifo"
+	"github.com/cachelab/cachelab/store"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// KeyOf is an object's namespace/name, or "" if it has none.
+func KeyOf(obj any) string {
+	switch t := obj.(type) {
+	case store.DeletedFinalStateUnknown:
+		return t.Key
+	case cache.DeletedFinalStateUnknown:
+		return t.Key
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	if m.GetNamespace() == "" {
+		return m.GetName()
+	}
+	return m.GetNamespace() + "/" + m.GetName()
+}
+
+// Describe is how a trace names an object: namespace/name@resourceVersion,
+// or the tombstone that stands for a delete the informer missed.
+func Describe(obj any) string {
+	switch t := obj.(type) {
+	case nil:
+		return "<nil>"
+	case store.DeletedFinalStateUnknown:
+		return "DeletedFinalStateUnknown{" + t.Key + ", last seen " + Describe(t.Obj) + "}"
+	case cache.DeletedFinalStateUnknown:
+		return "DeletedFinalStateUnknown{" + t.Key + ", last seen " + Describe(t.Obj) + "}"
+	case deltafifo.ReplacedAllInfo:
+		return describeReplacedAll(t.ResourceVersion, t.Objects)
+	case cache.ReplacedAllInfo:
+		return describeReplacedAll(t.ResourceVersion, t.Objects)
+	case deltafifo.SyncAllInfo, cache.SyncAllInfo:
+		return "{every cached object}"
+	case deltafifo.BookmarkInfo:
+		return "{rv " + t.ResourceVersion + "}"
+	case cache.BookmarkInfo:
+		return "{rv " + t.ResourceVersion + "}"
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	return KeyOf(obj) + "@" + m.GetResourceVersion()
+}
+
+// describeReplacedAll names a relist's objects, sorted: the list may come
+// from a map (a watch-list's temporary store).
+func describeReplacedAll(rv string, objects []any) string {
+	objs := make([]string, len(objects))
+	for i, o := range objects {
+		objs[i] = Describe(o)
+	}
+	sort.Strings(objs)
+	return fmt.Sprintf("{rv %s: %s}", rv, strings.Join(objs, " "))
+}
+
+// DescribeLong adds what a "show store" wants to see: labels, and
+// managedFields if the object still has them.
+func DescribeLong(obj any) string {
+	s := Describe(obj)
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return s
+	}
+	if l := u.GetLabels(); len(l) > 0 {
+		keys := make([]string, 0, len(l))
+		for k := range l {
+			keys = append(keys, k+"="+l[k])
+		}
+		sort.Strings(keys)
+		s += " labels=" + strings.Join(keys, ",")
+	}
+	if mf := u.GetManagedFields(); len(mf) > 0 {
+		s += fmt.Sprintf(" managedFields=%d", len(mf))
+	}
+	return s
+}
+
+func DescribeEvent(ev watch.Event) string {
+	switch ev.Type {
+	case watch.Bookmark:
+		rv := ""
+		if m, err := meta.Accessor(ev.Object); err == nil {
+			rv = m.GetResourceVersion()
+		}
+		if IsInitialEventsEnd(ev.Object) {
+			return "BOOKMARK rv " + rv + " (initial events end)"
+		}
+		return "BOOKMARK rv " + rv
+	case watch.Error:
+		if st, ok := ev.Object.(*metav1.Status); ok {
+			return fmt.Sprintf("ERROR %d %s: %s", st.Code, st.Reason, st.Message)
+		}
+		return "ERROR " + fmt.Sprint(ev.Object)
+	}
+	return string(ev.Type) + " " + Describe(ev.Object)
+}
+
+func DescribeListOptions(o metav1.ListOptions) string {
+	var parts []string
+	add := func(s string) { parts = append(parts, s) }
+	if o.ResourceVersion == "" {
+		add(`rv=""`)
+	} else {
+		add("rv=" + o.ResourceVersion)
+	}
+	if o.ResourceVersionMatch != "" {
+		add("match=" + string(o.ResourceVersionMatch))
+	}
+	if o.Limit > 0 {
+		add(fmt.Sprintf("limit=%d", o.Limit))
+	}
+	if o.Continue != "" {
+		add("continue=<token>")
+	}
+	if o.LabelSelector != "" {
+		add("labels=" + o.LabelSelector)
+	}
+	if o.FieldSelector != "" {
+		add("fields=" + o.FieldSelector)
+	}
+	if o.SendInitialEvents != nil {
+		add(fmt.Sprintf("sendInitialEvents=%t", *o.SendInitialEvents))
+	}
+	if o.AllowWatchBookmarks {
+		add("bookmarks")
+	}
+	if t := o.TimeoutSeconds; t != nil {
+		// Each reflector draws its watch timeout at random from [5m, 10m);
+		// the trace shows the range so that it is the same on every run.
+		if *t >= 300 && *t < 600 {
+			add("timeout=[5m,10m)")
+		} else {
+			add(fmt.Sprintf("timeout=%ds", *t))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func DescribeList(obj runtime.Object) (rv string, n int, cont string) {
+	if l, err := meta.ListAccessor(obj); err == nil {
+		rv = l.GetResourceVersion()
+		if l.GetContinue() != "" {
+			cont = " (more pages)"
+		}
+	}
+	items, _ := meta.ExtractList(obj)
+	return rv, len(items), cont
+}
+
+// ObjectEvent is an event about one object: its key, uid and
+// resourceVersion filled in from obj (a tombstone gives its key only).
+func ObjectEvent(layer string, kind Kind, op string, obj any, detail string) Event {
+	e := Event{Layer: layer, Kind: kind, Op: op, Key: KeyOf(obj), Detail: detail}
+	switch obj.(type) {
+	case store.DeletedFinalStateUnknown, cache.DeletedFinalStateUnknown:
+		e.Order = OrderTombstones
+		return e
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		e.UID, e.RV = string(m.GetUID()), m.GetResourceVersion()
+	}
+	return e
+}
+
+// RVOf is obj's resourceVersion ("" without metadata).
+func RVOf(obj any) string {
+	if m, err := meta.Accessor(obj); err == nil {
+		return m.GetResourceVersion()
+	}
+	return ""
+}
+
+// IsInitialEventsEnd reports whether a bookmark is the one that ends a
+// watch-list's initial events.
+func IsInitialEventsEnd(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}

@@ -1,0 +1,85 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Recorder collects one side's events as they happen; Take hands over
+// what a step produced. It is safe for concurrent use.
+type Recorder struct {
+	mu    sync.Mutex
+	got   []Event
+	total int // events ever recorded
+	// Tamper, in tests only, alters each event as it is recorded, to
+	// prove that a difference is reported.
+	Tamper func(*Event)
+}
+
+// Add records an event with only a layer, a kind and words.
+func (r *Recorder) Add(layer string, kind Kind, key, detail string) {
+	r.Record(Event{Layer: layer, Kind: kind, Key: key, Detail: detail})
+}
+
+// Record records an event (altered first by Tamper, if set).
+func (r *Recorder) Record(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Tamper != nil {
+		r.Tamper(&e)
+	}
+	r.got = append(r.got, e)
+	r.total++
+}
+
+// Count is how many events were ever recorded: settling counts a new one
+// as progress.
+func (r *Recorder) Count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}
+
+// Peek returns the last n events the current step has recorded so far, as
+// text, each cut to a screen's width: enough to see where a step got to,
+// never megabytes.
+func (r *Recorder) Peek(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	got := r.got
+	if len(got) > n {
+		fmt.Fprintf(&b, "  ... %d earlier lines\n", len(got)-n)
+		got = got[len(got)-n:]
+	}
+	for _, e := range got {
+		fmt.Fprintf(&b, "  %-16s %s\n", e.Layer, Clip(e.Text(), 120))
+	}
+	return b.String()
+}
+
+// Clip cuts text to at most n runes, saying so.
+func Clip(text string, n int) string {
+	if r := []rune(text); len(r) > n {
+		return string(r[:n]) + " ..."
+	}
+	return text
+}
+
+// Entries returns the events the current step has recorded so far,
+// leaving them in place.
+func (r *Recorder) Entries() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.got...)
+}
+
+// Take returns the events recorded since the last Take, and forgets them.
+func (r *Recorder) Take() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.got
+	r.got = nil
+	return out
+}

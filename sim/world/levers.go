@@ -1,0 +1,190 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// nextPage is the page a LIST with opts asks for: 1 without a continue
+// token, else one more than the last.
+func (p *Conn) nextPage(opts metav1.ListOptions) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if opts.Continue == "" {
+		p.listPage = 1
+	} else {
+		p.listPage++
+	}
+	return p.listPage
+}
+
+// admit fails the call if the scenario asked for that (a LIST only at
+// the page it named, if it named one), waits while disconnected, and
+// holds a retry that would fail on a corrupt value again (holdRetries).
+func (p *Conn) admit(ctx context.Context, verb string, page int) error {
+	p.mu.Lock()
+	p.parked = false
+	if code, ok := p.failNext[verb]; ok && (verb != "list" || p.failPage == 0 || p.failPage == page) {
+		delete(p.failNext, verb)
+		p.mu.Unlock()
+		return statusError(code, verb)
+	}
+	if err := p.waitStale(ctx); err != nil {
+		p.mu.Unlock()
+		return err
+	}
+	held := p.held
+	if held != nil {
+		p.waiting++
+	}
+	p.mu.Unlock()
+	if held == nil {
+		return nil
+	}
+	p.rec.Add(trace.LayerRequest, trace.KindRequest, "", "  -> waiting: disconnected")
+	select {
+	case <-held:
+		// A reconnect and a cancel can come together (a stop ends the
+		// informer's context): the cancel wins, whichever select saw.
+		return ctx.Err()
+	case <-ctx.Done():
+		// Given up while held: no longer waiting (reconnect has not
+		// zeroed the count, as held is still the same).
+		p.mu.Lock()
+		if p.held == held {
+			p.waiting--
+		}
+		p.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// statusError is the error kube-apiserver would return with code.
+func statusError(code int, verb string) error {
+	msg := fmt.Sprintf("injected by the scenario: %s failed", verb)
+	switch code {
+	case http.StatusGone:
+		return apierrors.NewResourceExpired("too old resource version (" + msg + ")")
+	case http.StatusTooManyRequests:
+		return apierrors.NewTooManyRequests(msg, 1)
+	default:
+		return apierrors.NewGenericServerResponse(code, verb, listwatch.Pods.GroupResource(), "", msg, 0, true)
+	}
+}
+
+// Disconnect drops the open watches and holds every new call until
+// reconnect.
+func (p *Conn) Disconnect() {
+	p.mu.Lock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+	p.mu.Unlock()
+	p.CloseWatches()
+}
+
+// Reconnect releases the waiting calls. They stop counting as waiting at
+// once, so a settle that follows waits for what they bring.
+func (p *Conn) Reconnect() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+		p.waiting = 0
+	}
+}
+
+// CloseWatches ends every open watch, as a server closing the stream
+// does. The watches count as closed before this returns, so a settle
+// that follows waits for the informer's next request.
+func (p *Conn) CloseWatches() int {
+	p.mu.Lock()
+	ws := make([]*connWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+		delete(p.open, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.end()
+	}
+	return len(ws)
+}
+
+// SetFailNext makes the next LIST or WATCH fail with code; for a LIST,
+// page > 0 makes only the request for that page of a list fail.
+func (p *Conn) SetFailNext(verb string, code, page int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failNext[verb] = code
+	if verb == "list" {
+		p.failPage = page
+	}
+}
+
+func (p *Conn) SetExpireContinue() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expireContinue = true
+}
+
+// holdRetries is a LIST failing on a value the server cannot decode
+// (E12). Every retry fails the same way until etcd changes, with the
+// reflector's backoff growing on the real clock (to 30-60 s), so how
+// many a step shows would be chance: the connection holds the next LIST or
+// watch until the scenario writes to etcd (etcdChanged), and a side
+// whose retry is held counts as settled.
+func (p *Conn) holdRetries() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stale == nil {
+		p.stale = make(chan struct{})
+	}
+}
+
+// waitStale waits, with p.mu held (it unlocks while waiting), while
+// holdRetries holds calls.
+func (p *Conn) waitStale(ctx context.Context) error {
+	stale := p.stale
+	if stale == nil {
+		return nil
+	}
+	p.stalled++
+	p.mu.Unlock()
+	p.rec.Add(trace.LayerRequest, trace.KindRequest, "", "  -> held: it would fail on the same value; the simulator answers it after the next write to etcd")
+	var err error
+	select {
+	case <-stale:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	p.mu.Lock()
+	if p.stale == stale {
+		p.stalled--
+	}
+	return err
+}
+
+// EtcdChanged lets held retries through: the scenario wrote to etcd.
+func (p *Conn) EtcdChanged() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stale != nil {
+		close(p.stale)
+		p.stale, p.stalled = nil, 0
+	}
+}
+
+func (p *Conn) ShowNextBookmark() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.showBooks++
+}

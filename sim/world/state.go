@@ -1,0 +1,134 @@
+package world
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// RewatchBackoff is cachelab's reflector starting a re-watch backoff
+// (after a 429), which waits on the fake clock. Parking here, not when
+// the 429 is answered, keeps a settle from ending before the reflector
+// has recorded the watch's end and the backoff.
+func (p *Conn) RewatchBackoff() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parked = true
+}
+
+// RelistBackoff is cachelab's reflector starting a relist backoff of d.
+// It waits on the real clock, as client-go's does; settling counts the
+// wait as progress, not as a step that is stuck.
+func (p *Conn) RelistBackoff(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.backoffEnd, p.backoffDelay = time.Now().Add(d), d
+}
+
+// Backoff is the relist backoff cachelab's reflector last started: when
+// it ends (real time), and how long it is.
+func (p *Conn) Backoff() (time.Time, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.backoffEnd, p.backoffDelay
+}
+
+func (p *Conn) setListing() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.listing = true
+}
+
+// Replaced is cachelab's reflector saying its Replace is done.
+func (p *Conn) Replaced() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.listing = false
+}
+
+// State is what settling needs to know about a connection.
+type State struct {
+	Open, Waiting int  // open watches; calls held while disconnected or by a corrupt value
+	Parked        bool // waiting a re-watch backoff on the fake clock (after a 429)
+	Listing       bool // a LIST or watch-list was sent and cachelab has not reported its Replace
+	AskedBookmark bool // a bookmark a progress step asked for has not arrived
+	Relaying      bool // an event is between etcd and its trace line
+	Unapplied     bool // events handed over that cachelab has not reported applied
+	Expiring      bool // a watch's timeout has passed on the scenario's clock and it has not ended yet
+}
+
+func (p *Conn) State() State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := State{Open: len(p.open), Waiting: p.waiting + p.stalled, Parked: p.parked, Listing: p.listing,
+		AskedBookmark: p.showBooks > 0, Relaying: p.inRelay > 0, Unapplied: p.handed != p.handled}
+	now := p.clock.Now()
+	for w := range p.open {
+		c.Expiring = c.Expiring || !w.deadline.IsZero() && !now.Before(w.deadline)
+	}
+	return c
+}
+
+// ProgressBlocker says why etcd would ignore a progress request on this
+// connection now that it is at rev, or "" if every open watch will get a
+// bookmark. etcd answers a progress request only when every watch on the
+// client's stream has reached the revision it starts from (a watch opened
+// at etcd's current revision starts at the next one, so it waits for a
+// write), and a watch-list is not following etcd until its initial
+// events are sent.
+func (p *Conn) ProgressBlocker(rev int64) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.open) == 0 {
+		return "no watch is open on the connection, so there is nobody to notify"
+	}
+	ws := make([]*connWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].after < ws[j].after })
+	for _, w := range ws {
+		switch {
+		case w.after < 0:
+			return w.id + " is still sending its initial events and is not following etcd yet"
+		case w.after >= rev:
+			how, wait := "", "the next write"
+			if w.resumed {
+				how = " (etcd's client resumed it there after the restart)"
+			}
+			if w.after > rev {
+				// etcd went back (a restore, a wipe): one write is not enough.
+				wait = fmt.Sprintf("a write at rv %d", w.after+1)
+			}
+			return fmt.Sprintf("%s follows etcd from rv %d%s and etcd is at rv %d: etcd sends progress only once every watch "+
+				"on a connection has reached the revision it starts at, so it waits for %s", w.id, w.after+1, how, rev, wait)
+		}
+	}
+	return ""
+}
+
+// Resumed notes that etcd restarted at revision rev under the open
+// watches. etcd's client resumes each watch from one past the newest
+// revision it had a response for, and a settled watch had one for every
+// write up to rev: one that followed etcd from before rev now follows it
+// from rev+1, and etcd ignores progress requests until the next write.
+func (p *Conn) Resumed(rev int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.open {
+		if w.after >= 0 && w.after < rev {
+			w.after, w.resumed = rev, true
+		}
+	}
+}
+
+// Progress is signalled on every bookmark the informer takes.
+func (p *Conn) Progress() <-chan struct{} { return p.progress }
+
+// Unpark lets a reflector waiting a re-watch backoff on the scenario's
+// clock count as moving again: the clock has just moved.
+func (p *Conn) Unpark() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parked = false
+}

@@ -1,0 +1,184 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// connWatch relays one watch's events to the reflector. The hand-over is
+// unbuffered, so an event is recorded when the reflector has taken it.
+type connWatch struct {
+	id       string    // w1, w2, ...: names the watch in request and event lines
+	deadline time.Time // when the server ends it (TimeoutSeconds); zero if never
+	after    int64     // the revision it follows etcd from (guarded by p.mu); -1 while unknown
+	resumed  bool      // etcd's client resumed it on a restarted etcd (guarded by p.mu)
+	// initial is true while a watch-list's initial events come: from
+	// the request until its end bookmark (relay's goroutine only).
+	initial bool
+	p       *Conn
+	ctx     context.Context // the request's: when it ends, the client ended the watch
+	inner   watch.Interface
+	out     chan watch.Event
+	stop    chan struct{}
+	once    sync.Once
+	done    chan struct{}
+}
+
+func (w *connWatch) ResultChan() <-chan watch.Event { return w.out }
+
+// Stop is the reflector ending the watch.
+func (w *connWatch) Stop() {
+	w.p.mu.Lock()
+	delete(w.p.open, w)
+	w.p.mu.Unlock()
+	w.end()
+}
+
+func (w *connWatch) end() {
+	w.once.Do(func() { close(w.stop) })
+	w.inner.Stop()
+	<-w.done
+}
+
+func (w *connWatch) relay() {
+	defer close(w.done)
+	defer close(w.out)
+	defer func() {
+		w.p.mu.Lock()
+		delete(w.p.open, w)
+		w.p.mu.Unlock()
+	}()
+	in := w.inner.ResultChan()
+	sawError := false
+	for {
+		var ev watch.Event
+		var ok bool
+		select {
+		case ev, ok = <-in:
+		case <-w.stop:
+			return
+		}
+		if !ok {
+			select {
+			case <-w.stop:
+				// The connection (close-watch) or the reflector ended it: end
+				// closes stop before it stops the inner watch, so this
+				// case is certain here, where the select above may have
+				// seen the closed stream first.
+				return
+			default:
+			}
+			if !sawError && w.ctx.Err() == nil {
+				// After an Error event the reflector stops the watch
+				// itself, racing the server's close, and a reflector
+				// that is stopping cancels its request: only a close on
+				// the server's own is a fact worth a line.
+				why := ""
+				if !w.deadline.IsZero() && !w.p.clock.Now().Before(w.deadline) {
+					why = fmt.Sprintf(" (its timeout passed: the simulated server ends a watch after %v of scenario time)", maxWatchTimeout)
+				}
+				w.p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id, Detail: w.id + " closed by the server" + why})
+			}
+			return
+		}
+		sawError = sawError || ev.Type == watch.Error
+		// From here until the event is recorded, it is in flight: a settle
+		// must not finish between the hand-over and the trace line.
+		w.p.relaying(+1)
+		select {
+		case <-w.stop: // ended already: the event is not handed over
+			w.p.relaying(-1)
+			return
+		default:
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			w.p.relaying(-1)
+			return
+		}
+		w.p.recordEvent(w, ev)
+		w.p.relaying(-1)
+	}
+}
+
+func (p *Conn) relaying(delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inRelay += delta
+}
+
+// recordEvent records an event the reflector has taken. A bookmark that
+// answers the simulator's own progress request (sent while settling, when
+// the informer's selectors filtered out a step's writes) says so.
+func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
+	p.handedOver(ev)
+	id := w.id
+	text := trace.DescribeEvent(ev)
+	if ev.Type == watch.Bookmark && trace.IsInitialEventsEnd(ev.Object) {
+		if m, err := meta.Accessor(ev.Object); err == nil {
+			if rv, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil {
+				p.mu.Lock()
+				w.after = rv
+				p.mu.Unlock()
+			}
+		}
+	}
+	if ev.Type == watch.Bookmark && !trace.IsInitialEventsEnd(ev.Object) {
+		p.mu.Lock()
+		if p.showBooks > 0 {
+			p.showBooks--
+		} else {
+			text += " (progress the simulator asked for, to settle)"
+		}
+		p.mu.Unlock()
+		select {
+		case p.progress <- struct{}{}:
+		default:
+		}
+	}
+	e := trace.ObjectEvent(trace.LayerWatch, trace.KindEvent, string(ev.Type), ev.Object, text)
+	e.Watch, e.Initial = id, w.initial && ev.Type != watch.Bookmark && ev.Type != watch.Error
+	if trace.IsInitialEventsEnd(ev.Object) || ev.Type == watch.Error {
+		w.initial = false
+	}
+	p.rec.Record(e)
+}
+
+// DescribeErr is how a trace line names an error: an API status as
+// "<code> <reason>: <message>", anything else as its text.
+func DescribeErr(err error) string {
+	if s, ok := err.(apierrors.APIStatus); ok {
+		st := s.Status()
+		return fmt.Sprintf("%d %s: %s", st.Code, st.Reason, st.Message)
+	}
+	return strings.TrimSpace(err.Error())
+}
+
+// handedOver counts an event given to the reflector; handledEvent counts
+// one cachelab's reflector reports done. An Error event ends the watch
+// without a store call, so it counts as handled at once.
+func (p *Conn) handedOver(ev watch.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handed++
+	if ev.Type == watch.Error {
+		p.handled++
+	}
+}
+
+func (p *Conn) HandledEvent() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handled++
+}
