@@ -19,18 +19,21 @@ type Event struct {
 	// to etcd, a handler call).
 	UID string `json:"uid,omitempty"`
 	// RV is the object's resourceVersion (after the change, for an
-	// update), PrevRV the one it had before.
+	// update), PrevRV the one it had before. For a request it is the
+	// resourceVersion asked for; for a LIST's answer, the list's.
 	RV     string `json:"rv,omitempty"`
 	PrevRV string `json:"prevRV,omitempty"`
-	// Watch names the watch an event came on ("w1").
+	// Watch names the watch an event came on, or a WATCH request and
+	// its answer ("w1").
 	Watch string `json:"watch,omitempty"`
 	// Handler is the handler a call went to.
 	Handler string `json:"handler,omitempty"`
 	// Op is what happened to the object: a watch event's type (ADDED,
 	// MODIFIED, DELETED, BOOKMARK, ERROR), a delta's type (Added,
 	// Replaced, Sync, ReplacedAll, ...), a handler call (OnAdd, OnUpdate,
-	// OnDelete), an indexer change (add, update, delete), or a write
-	// (create, update, delete).
+	// OnDelete), an indexer change (add, update, delete), a write
+	// (create, update, delete, put-raw, delete-raw), or a request (LIST,
+	// WATCH, WATCH-LIST, or "answer" for what came back).
 	Op string `json:"op,omitempty"`
 	// Initial marks a watch event that is one of a watch-list's initial
 	// events (before its end bookmark).

@@ -61,14 +61,19 @@ type Conn struct {
 	callsDone       *sync.Cond    // on mu
 }
 
-// request records a request line in the trace and in the history.
-func (p *Conn) request(text string) {
+// request records a request (op LIST, WATCH or WATCH-LIST, at rv) or its
+// answer (op "answer"), in the trace and in the history.
+func (p *Conn) request(op, watchID, rv, text string) {
 	p.mu.Lock()
 	p.history = append(p.history, text)
 	p.mu.Unlock()
-	p.rec.Add(trace.LayerRequest, trace.KindRequest, "", text)
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: op, Watch: watchID, RV: rv, Detail: text})
 }
 
+// answer records how a request was answered.
+func (p *Conn) answer(watchID, rv, text string) { p.request("answer", watchID, rv, "  -> "+text) }
+
+// Requests is every request line so far, for "show requests".
 func (p *Conn) Requests() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -173,21 +178,21 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	}
 	defer end()
 	p.addSelectors(&opts)
-	p.request("LIST " + p.where() + trace.DescribeListOptions(opts))
+	p.request("LIST", "", opts.ResourceVersion, "LIST "+p.where()+trace.DescribeListOptions(opts))
 	if err := p.admit(ctx, "list", p.nextPage(opts)); err != nil {
-		p.request("  -> " + DescribeErr(err))
+		p.answer("", "", DescribeErr(err))
 		return nil, err
 	}
 	obj, err := p.serveList(ctx, opts)
 	if err != nil {
-		p.request("  -> " + DescribeErr(err))
+		p.answer("", "", DescribeErr(err))
 		if listwatch.IsStorageReadError(err) {
 			p.holdRetries()
 		}
 		return nil, err
 	}
 	rv, n, cont := trace.DescribeList(obj)
-	p.request(fmt.Sprintf("  -> %d items, rv %s%s", n, rv, cont))
+	p.answer("", rv, fmt.Sprintf("%d items, rv %s%s", n, rv, cont))
 	return obj, nil
 }
 
@@ -209,9 +214,9 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	p.watches++
 	id := fmt.Sprintf("w%d", p.watches)
 	p.mu.Unlock()
-	p.request(id + " " + verb + " " + p.where() + trace.DescribeListOptions(opts))
+	p.request(verb, id, opts.ResourceVersion, id+" "+verb+" "+p.where()+trace.DescribeListOptions(opts))
 	if err := p.admit(ctx, "watch", 0); err != nil {
-		p.request("  -> " + DescribeErr(err))
+		p.answer(id, "", DescribeErr(err))
 		if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
 			// The reflector now waits its re-watch backoff on the (fake)
 			// clock: it stays put until the scenario advances time.
@@ -226,7 +231,7 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	timeout := serverTimeout(&opts)
 	inner, err := p.current().WatchWithContext(ctx, opts)
 	if err != nil {
-		p.request("  -> " + DescribeErr(err))
+		p.answer(id, "", DescribeErr(err))
 		return nil, err
 	}
 	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),

@@ -48,7 +48,7 @@ func (p *Conn) admit(ctx context.Context, verb string, page int) error {
 	if held == nil {
 		return nil
 	}
-	p.rec.Add(trace.LayerRequest, trace.KindRequest, "", "  -> waiting: disconnected")
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Detail: "  -> waiting: disconnected"})
 	select {
 	case <-held:
 		// A reconnect and a cancel can come together (a stop ends the
@@ -159,7 +159,8 @@ func (p *Conn) waitStale(ctx context.Context) error {
 	}
 	p.stalled++
 	p.mu.Unlock()
-	p.rec.Add(trace.LayerRequest, trace.KindRequest, "", "  -> held: it would fail on the same value; the simulator answers it after the next write to etcd")
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer",
+		Detail: "  -> held: it would fail on the same value; the simulator answers it after the next write to etcd"})
 	var err error
 	select {
 	case <-stale:
