@@ -92,8 +92,8 @@ file:line.`,
 		"client-go has settled")
 	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
 		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
-	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace line, "+
-		"each step's verdict)")
+	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
+		"fields, each step's verdict; schema 1, see sim/trace/json.go)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
