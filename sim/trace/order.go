@@ -118,16 +118,23 @@ func Canonical(events []Event) []Event {
 	for _, s := range Segments(events) {
 		es := slices.Clone(s.Events)
 		if s.Order != "" {
-			sort.SliceStable(es, func(i, j int) bool {
-				if es[i].Key != es[j].Key {
-					return es[i].Key < es[j].Key
-				}
-				return es[i].Text() < es[j].Text()
-			})
+			sort.SliceStable(es, func(i, j int) bool { return less(es[i], es[j]) })
 		}
 		out = append(out, es...)
 	}
 	return out
+}
+
+// less orders a batch's events by key, then text, then the fields the
+// text may not show, so that equal multisets sort alike.
+func less(a, b Event) bool {
+	for _, f := range [][2]string{{a.Key, b.Key}, {a.Text(), b.Text()}, {a.UID, b.UID}, {a.PrevRV, b.PrevRV},
+		{a.RV, b.RV}, {a.Watch, b.Watch}, {a.Handler, b.Handler}, {a.Op, b.Op}, {string(a.Kind), string(b.Kind)}} {
+		if f[0] != f[1] {
+			return f[0] < f[1]
+		}
+	}
+	return !a.Initial && b.Initial
 }
 
 // ByLayer groups the compared layers' events, each layer in its own order.
