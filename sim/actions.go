@@ -498,6 +498,18 @@ func (r *runner) updateTimes(key string, labels map[string]string, image string,
 	return nil
 }
 
+// wroteRaw is wrote for put-raw's bytes under namespace ns: every watch on
+// that namespace's path meets them, selector or not (the server cannot
+// decode them to apply one, and fails the watch); a namespaced informer
+// of another namespace never hears of them, so settling asks etcd for a
+// bookmark.
+func (r *runner) wroteRaw(ns string) {
+	if r.cfg == nil {
+		return
+	}
+	r.unseenWrite = r.cfg.namespace != "" && r.cfg.namespace != ns
+}
+
 // updateLabel is the label update times=n counts in.
 const updateLabel = "update"
 
@@ -510,9 +522,7 @@ func cmdPutRaw(r *runner, a args) error {
 		return err
 	}
 	r.etcdChanged()
-	if r.cfg != nil {
-		r.unseenWrite = false // every watch meets it, selector or not
-	}
+	r.wroteRaw(ns)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.pos[1], rev)})
 	return nil
@@ -527,9 +537,7 @@ func cmdDeleteRaw(r *runner, a args) error {
 		return err
 	}
 	r.etcdChanged()
-	if r.cfg != nil {
-		r.unseenWrite = false
-	}
+	r.wroteRaw(ns)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "delete-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("delete-raw %s (at rv %d)", key, rev)})
 	return nil
