@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,27 +107,27 @@ func (b *queueBase) popCount() int {
 	return b.pops
 }
 
+// list is the consumer store's objects, in key order (see knownKeys).
 func (b *queueBase) list() []any {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]any, 0, len(b.store))
-	for _, o := range b.store {
-		out = append(out, o)
+	for _, key := range slices.Sorted(maps.Keys(b.store)) {
+		out = append(out, b.store[key])
 	}
 	return out
 }
 
-// knownKeys is the consumer store as DeltaFIFO's KnownObjects.
+// knownKeys is the consumer store as DeltaFIFO's KnownObjects. It lists
+// in key order, one of the orders a map gives, as cachelab's store does:
+// a resync or a relist iterates it, and the trace must be the same on
+// every run (the comparison takes that batch as a set).
 type knownKeys struct{ b *queueBase }
 
 func (k knownKeys) ListKeys() []string {
 	k.b.mu.Lock()
 	defer k.b.mu.Unlock()
-	out := make([]string, 0, len(k.b.store))
-	for key := range k.b.store {
-		out = append(out, key)
-	}
-	return out
+	return slices.Sorted(maps.Keys(k.b.store))
 }
 
 func (k knownKeys) GetByKey(key string) (any, bool, error) {
