@@ -63,19 +63,8 @@ func TestEmbeddedRestartIsACrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := startEtcd(t)
-	client, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	put := func(c *clientv3.Client, key string) int64 {
-		t.Helper()
-		resp, err := c.Put(ctx, key, "{}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Header.Revision
-	}
+	client := connectTo(ctx, t, e)
+	put := func(c *clientv3.Client, key string) int64 { return putEmpty(ctx, t, c, key) }
 	before := put(client, "/registry/pods/ns0/a")
 	watch := client.Watch(ctx, "/registry/pods/", clientv3.WithPrefix(), clientv3.WithRev(before))
 	if resp := <-watch; resp.Err() != nil || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != before {
@@ -89,4 +78,25 @@ func TestEmbeddedRestartIsACrash(t *testing.T) {
 	if !ok || resp.Err() != nil || resp.Canceled || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != after {
 		t.Fatalf("after the restart the watch gave %+v (open %v, error %v); want the write at rv %d", resp, ok, resp.Err(), after)
 	}
+}
+
+// connectTo is a client of e, closed when the test ends.
+func connectTo(ctx context.Context, t testing.TB, e *listwatch.Embedded) *clientv3.Client {
+	t.Helper()
+	client, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
+// putEmpty writes "{}" under key and returns the write's revision.
+func putEmpty(ctx context.Context, t testing.TB, c *clientv3.Client, key string) int64 {
+	t.Helper()
+	resp, err := c.Put(ctx, key, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header.Revision
 }

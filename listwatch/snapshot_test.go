@@ -20,19 +20,8 @@ func TestEmbeddedSnapshotRestoreWipe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := startEtcd(t)
-	client, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	put := func(key string) int64 {
-		t.Helper()
-		resp, err := client.Put(ctx, key, "{}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.Header.Revision
-	}
+	client := connectTo(ctx, t, e)
+	put := func(key string) int64 { return putEmpty(ctx, t, client, key) }
 	revision := func() int64 {
 		t.Helper()
 		rev, err := e.Revision(ctx)

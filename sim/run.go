@@ -220,7 +220,7 @@ func (s *Session) Finish() *trace.Divergence {
 			}
 		}
 	}
-	if layer, d := trace.Compare(arrange(late[trace.Cachelab]), arrange(late[trace.ClientGo]), false); d != "" {
+	if layer, d := trace.Compare(trace.Arrange(late[trace.Cachelab]), trace.Arrange(late[trace.ClientGo]), false); d != "" {
 		return &trace.Divergence{Step: s.n + 1, Pos: s.r.sc.File, Cmd: "(after the last step)", Layer: "late calls in " + layer, Diff: d}
 	}
 	return nil
@@ -376,7 +376,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 		if st.Cmd == "show" {
 			r.show(s, a, snaps[i])
 		}
-		events := arrange(s.rec.Take())
+		events := trace.Arrange(s.rec.Take())
 		sr.Sides[s.impl] = append(events, r.invariants(s, snaps[i])...)
 	}
 	sr.World = r.world

@@ -193,7 +193,7 @@ func (r *runner) settledLike(got, want snapshot) bool {
 // a difference that is not there.
 func (r *runner) linesLike() bool {
 	cl, cg := r.sides[0].rec.Entries(), r.sides[1].rec.Entries()
-	layer, _ := trace.Compare(arrange(cl), arrange(cg), r.cfg != nil && r.cfg.queue)
+	layer, _ := trace.Compare(trace.Arrange(cl), trace.Arrange(cg), r.cfg != nil && r.cfg.queue)
 	return layer == ""
 }
 

@@ -66,11 +66,14 @@ func MarkListed(events []Event) {
 }
 
 // Arrange puts a step's events in layer order, keeping each layer's
-// events in the order they happened. Within the reflector layer a resync
+// events in the order they happened, after marking a watch-list's replayed
+// objects as a batch (MarkListed). Within the reflector layer a resync
 // tick goes before a watch's end: the two can come at the same instant of
-// the scenario's clock (a clock jump past both) on two goroutines.
+// the scenario's clock (a clock jump past both) on two goroutines. The
+// events given are left as they are.
 func Arrange(events []Event) []Event {
 	out := slices.Clone(events)
+	MarkListed(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if ra, rb := Rank(a.Layer), Rank(b.Layer); ra != rb {
