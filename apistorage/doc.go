@@ -1,0 +1,52 @@
+// Package apistorage runs kube-apiserver's own storage layer in-process:
+// k8s.io/apiserver v0.37.2's etcd3 store and, in front of it, its watch
+// cache (the cacher and its cache delegator), over the same etcd and key
+// layout as package listwatch (JSON objects under
+// /registry/<resource>/<namespace>/<name>, read back as
+// *unstructured.Unstructured).
+//
+// It is the second world cachelab's informers can live in. listwatch is
+// cachelab's own kube-apiserver with the watch cache switched off: every
+// LIST and WATCH reads etcd. A real cluster answers from the cache:
+//
+//	informer ──LIST/WATCH──▶ ListerWatcher ──▶ cache delegator ──▶ cacher (watch cache) ──▶ etcd3 store ──▶ etcd
+//	                          (REST handler      │   LIST rv="" / limit / exact rv: etcd    ▲
+//	                           and registry)     └─▶ etcd3 store ──────────────────────────┘
+//
+// and that changes what an informer sees:
+//
+//   - a LIST at resourceVersion "0" is whatever the cache holds, which can
+//     be older than what the informer has seen (a relist that goes back
+//     in time);
+//   - a LIST at "" is a consistent read: the cacher asks etcd for its
+//     revision and waits (up to 3 s of the server's clock) for the cache
+//     to reach it;
+//   - every WATCH is served from the cache, which answers 410 once the
+//     resourceVersion asked for has left its history (about 75 s of
+//     events), and 429 while it is not ready;
+//   - the cache sends its own bookmarks (about every minute, and just
+//     before a watch's deadline); etcd's progress notifications stop at
+//     the cache.
+//
+// Nothing here re-implements those rules: the requests go to
+// k8s.io/apiserver's code. What this package adds is what kube-apiserver's
+// HTTP layer does around it (options decoded, defaulted and validated;
+// the registry's predicate and key; watch deadlines on an injectable
+// clock; a copy of each object, as a client gets over the wire), and two
+// things a simulator needs and a server does not:
+//
+//   - the feed between etcd and the cacher keeps what the cacher was told,
+//     so CacheCaughtUp and Watch.CaughtUp can say when the cache, and each
+//     watch of it, has done all it will do for a revision (a watch whose
+//     selectors filter a write out gets nothing for it, not even a
+//     bookmark, so an informer alone cannot tell);
+//   - HoldCache and ReleaseCache make the cache fall behind etcd for as
+//     long as a scenario needs, as a busy kube-apiserver's does for a
+//     moment.
+//
+// WithSource tells a caller whether a LIST was answered from the cache or
+// from etcd.
+//
+// The from-scratch packages never import this one: it is a world for them
+// to live in, and an oracle for listwatch.
+package apistorage

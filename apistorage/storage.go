@@ -1,0 +1,108 @@
+package apistorage
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/storage"
+)
+
+// noDeadlines is the etcd3 store with every context's deadline hidden
+// from it (cancellation still reaches it). A watch's deadline is on the
+// server's clock, which the cacher reads (to send a bookmark just before
+// it), but gRPC would read it against the wall clock: under a fake clock,
+// whose time may be long past, every etcd call would fail at once.
+type noDeadlines struct{ storage.Interface }
+
+type withoutDeadline struct{ context.Context }
+
+func (withoutDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+func plain(ctx context.Context) context.Context {
+	if _, ok := ctx.Deadline(); ok {
+		return withoutDeadline{ctx}
+	}
+	return ctx
+}
+
+func (s noDeadlines) Create(ctx context.Context, key string, obj, out runtime.Object, ttl uint64) error {
+	return s.Interface.Create(plain(ctx), key, obj, out, ttl)
+}
+
+func (s noDeadlines) Delete(ctx context.Context, key string, out runtime.Object, preconditions *storage.Preconditions, validateDeletion storage.ValidateObjectFunc, cachedExistingObject runtime.Object, opts storage.DeleteOptions) error {
+	return s.Interface.Delete(plain(ctx), key, out, preconditions, validateDeletion, cachedExistingObject, opts)
+}
+
+func (s noDeadlines) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
+	return s.Interface.Watch(plain(ctx), key, opts)
+}
+
+func (s noDeadlines) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	return s.Interface.Get(plain(ctx), key, opts, objPtr)
+}
+
+func (s noDeadlines) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	return s.Interface.GetList(plain(ctx), key, opts, listObj)
+}
+
+func (s noDeadlines) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool, preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
+	return s.Interface.GuaranteedUpdate(plain(ctx), key, destination, ignoreNotFound, preconditions, tryUpdate, cachedExistingObject)
+}
+
+func (s noDeadlines) Stats(ctx context.Context) (storage.Stats, error) {
+	return s.Interface.Stats(plain(ctx))
+}
+
+func (s noDeadlines) RequestWatchProgress(ctx context.Context) error {
+	return s.Interface.RequestWatchProgress(plain(ctx))
+}
+
+func (s noDeadlines) GetCurrentResourceVersion(ctx context.Context) (uint64, error) {
+	return s.Interface.GetCurrentResourceVersion(plain(ctx))
+}
+
+// Source is where a request's answer came from: the watch cache, or
+// etcd (a request the cache delegator passed on, or any request without
+// the cache).
+type Source struct{ etcd bool }
+
+func (s *Source) String() string {
+	if s == nil {
+		return ""
+	}
+	if s.etcd {
+		return "etcd"
+	}
+	return "cache"
+}
+
+type sourceKey struct{}
+
+// WithSource returns a context that notes where a LIST's answer comes
+// from; read it from the Source once the LIST has returned.
+func WithSource(ctx context.Context) (context.Context, *Source) {
+	s := &Source{}
+	return context.WithValue(ctx, sourceKey{}, s), s
+}
+
+// servedByEtcd is the store behind the cache delegator: whatever reaches
+// it is served by etcd, and the request's Source says so.
+type servedByEtcd struct{ storage.Interface }
+
+func (s servedByEtcd) mark(ctx context.Context) {
+	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
+		src.etcd = true
+	}
+}
+
+func (s servedByEtcd) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
+	s.mark(ctx)
+	return s.Interface.GetList(ctx, key, opts, listObj)
+}
+
+func (s servedByEtcd) Get(ctx context.Context, key string, opts storage.GetOptions, objPtr runtime.Object) error {
+	s.mark(ctx)
+	return s.Interface.Get(ctx, key, opts, objPtr)
+}
