@@ -2,6 +2,7 @@ package apistorage
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -90,7 +91,10 @@ func (f *feed) GetList(ctx context.Context, key string, opts storage.ListOptions
 	if err != nil {
 		return err
 	}
-	rv, _ := storage.APIObjectVersioner{}.ObjectResourceVersion(listObj)
+	var rv uint64
+	if l, err := meta.ListAccessor(listObj); err == nil {
+		rv, _ = storage.APIObjectVersioner{}.ParseResourceVersion(l.GetResourceVersion())
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if opts.Predicate.Continue == "" {
@@ -294,4 +298,27 @@ func (s *Server) ReleaseCache() {
 	if s.feed != nil {
 		s.feed.hold(false)
 	}
+}
+
+// CacheState describes how far the cache has got, for messages.
+func (s *Server) CacheState() string {
+	if s.cacher == nil {
+		return "no watch cache"
+	}
+	f := s.feed
+	f.mu.Lock()
+	given, held, pending := f.given, f.held, f.pending
+	f.mu.Unlock()
+	state := fmt.Sprintf("handed rv %d to the cacher", given)
+	if held {
+		state += fmt.Sprintf(", held with %d event(s) waiting", pending)
+	}
+	if !s.cacher.Ready() {
+		return state + ", not ready"
+	}
+	synced, err := s.cacher.LastSyncResourceVersion()
+	if err != nil {
+		return state + ": " + err.Error()
+	}
+	return fmt.Sprintf("%s, which has taken in rv %d", state, synced)
 }

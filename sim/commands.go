@@ -210,6 +210,8 @@ func init() {
 		"etcd-snapshot": cmdEtcdSnapshot,
 		"etcd-restore":  cmdEtcdRestore,
 		"etcd-wipe":     cmdEtcdWipe,
+		"hold-cache":    cmdHoldCache,
+		"release-cache": cmdReleaseCache,
 		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
 			minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
 				d, _ := time.ParseDuration(a.pos[0])

@@ -70,7 +70,7 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 	for _, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {
 			other := informer.Classic
-			if newHeader(sc, stackOf(sc), Options{}).Stack == informer.Classic {
+			if newHeader(sc, stackOf(sc), DefaultServer, Options{}).Stack == informer.Classic {
 				other = informer.Default
 			}
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Stack: other})
@@ -87,4 +87,37 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 func stackOf(sc *Scenario) informer.Stack {
 	r := &runner{sc: sc}
 	return r.stack()
+}
+
+// Every built-in scenario says which kube-apiserver it needs (its
+// "# Server:" line), and each that means the same in both worlds (any)
+// also runs in the world its expected output is not written for,
+// compared step by step against client-go.
+func TestScenariosInTheOtherWorld(t *testing.T) {
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range cat {
+		if sc.Server == "" {
+			t.Errorf("%s: no \"# Server:\" line: say %s, %s or %s", sc.File, ServerEtcd, ServerWatchCache, ServerAny)
+			continue
+		}
+		if sc.Server != ServerAny {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			other := ServerWatchCache
+			if sc.WrittenFor() == ServerWatchCache {
+				other = ServerEtcd
+			}
+			res, err := Run(context.Background(), sc, Options{Seed: 1, Server: other})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Divergence != nil {
+				t.Fatal(res.Divergence)
+			}
+		})
+	}
 }

@@ -26,9 +26,9 @@ func clientGoVersion() string {
 	return "v0.37.2"
 }
 
-func newHeader(sc *Scenario, st informer.Stack, opts Options) trace.Header {
+func newHeader(sc *Scenario, st informer.Stack, server string, opts Options) trace.Header {
 	h := trace.Header{Scenario: sc.Name, Title: sc.Title, IDs: sc.IDs, Cachelab: Version, ClientGo: clientGoVersion(),
-		Stack: st, Seed: opts.Seed, Etcd: "embedded"}
+		Stack: st, Seed: opts.Seed, Server: server, Etcd: "embedded"}
 	if len(opts.Etcd.Endpoints) > 0 {
 		h.Etcd = strings.Join(opts.Etcd.Endpoints, ",")
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -24,6 +25,9 @@ import (
 type Options struct {
 	// Stack, if set, overrides the stack the scenario's start asks for.
 	Stack informer.Stack
+	// Server, if set, overrides the world the scenario asks for (its
+	// "# Server:" line): ServerEtcd or ServerWatchCache.
+	Server string
 	// Seed seeds cachelab's randomness (backoff jitter, watch timeouts).
 	Seed uint64
 	// Etcd, if it has endpoints, is an external etcd to run on instead of
@@ -67,6 +71,7 @@ type runner struct {
 	opts    Options
 	ctx     context.Context
 	etcd    *listwatch.Embedded // nil with an external etcd
+	api     *apistorage.Server  // kube-apiserver's storage, in the watch-cache world; else nil
 	client  *clientv3.Client    // the world's own connection: writes, compaction
 	res     listwatch.Resource
 	writer  *listwatch.Writer
@@ -187,7 +192,7 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 		r.close()
 		return nil, err
 	}
-	h := newHeader(sc, r.stack(), opts)
+	h := newHeader(sc, r.stack(), r.server(), opts)
 	return &Session{r: r, header: h}, nil
 }
 
@@ -269,6 +274,34 @@ func (r *runner) stack() informer.Stack {
 	return informer.Default
 }
 
+// The worlds a scenario runs in (Options.Server, a scenario's "# Server:"
+// line).
+const (
+	// ServerEtcd is kube-apiserver with its watch cache off: every
+	// request is read from etcd (listwatch, cachelab's own).
+	ServerEtcd = "etcd"
+	// ServerWatchCache is kube-apiserver's real storage layer, its
+	// watch cache in front of etcd (apistorage, k8s.io/apiserver).
+	ServerWatchCache = "watchcache"
+	// ServerAny, in a scenario, says it means the same in both worlds.
+	ServerAny = "any"
+)
+
+// DefaultServer is the world of a scenario that runs in either.
+const DefaultServer = ServerEtcd
+
+// server is the world the run uses: the override, the scenario's, or
+// the default.
+func (r *runner) server() string {
+	if r.opts.Server != "" {
+		return r.opts.Server
+	}
+	if r.sc.Server != "" && r.sc.Server != ServerAny {
+		return r.sc.Server
+	}
+	return DefaultServer
+}
+
 // connect starts the embedded etcd (or connects to the external one) and
 // gives each side its own connection.
 func (r *runner) connect() error {
@@ -287,7 +320,7 @@ func (r *runner) connect() error {
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
-	for range 3 { // the world's, cachelab's and client-go's connections
+	for range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
 		c, err := listwatch.Connect(r.ctx, copts)
 		if err != nil {
 			return err
@@ -302,6 +335,15 @@ func (r *runner) connect() error {
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
+	if r.server() == ServerWatchCache {
+		// One kube-apiserver, with its watch cache, serves both
+		// informers, as one serves every controller of a cluster.
+		api, err := apistorage.New(r.ctx, r.clients[3], r.res, apistorage.Options{Cache: true, Clock: r.clock})
+		if err != nil {
+			return err
+		}
+		r.api = api
+	}
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{}
 		if impl == trace.Cachelab {
@@ -311,8 +353,12 @@ func (r *runner) connect() error {
 		// lever pulled before start (fail-next, disconnect) waits for the
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
-		lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
-		p := world.NewConn(lw, r.clock, rec, impl == trace.Cachelab)
+		server := func(ns string) world.Server { return r.api.ListerWatcher(ns) }
+		if r.api == nil {
+			lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
+			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
+		}
+		p := world.NewConn(server, r.clock, rec, impl == trace.Cachelab)
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			conn: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
 	}
@@ -334,6 +380,9 @@ func (r *runner) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
+	}
+	if r.api != nil {
+		r.api.Close()
 	}
 	for _, c := range r.clients {
 		_ = c.Close()

@@ -27,7 +27,11 @@ type Scenario struct {
 	Title string // the first sentence of the opening comment
 	About string // the whole opening comment, without the "# "
 	IDs   []string
-	Steps []Step
+	// Server is the world the scenario needs, from its "# Server:" line:
+	// ServerEtcd, ServerWatchCache, ServerAny, or "" (not said: the
+	// default world).
+	Server string
+	Steps  []Step
 	// Builtin marks a scenario of the catalog (embedded in the program);
 	// File then names it for messages only.
 	Builtin bool
@@ -44,6 +48,15 @@ type Step struct {
 	// The expected block's lines in the file, 0-based: [blockFrom,
 	// blockTo), for Rewrite. blockFrom is the line after "----".
 	blockFrom, blockTo int
+}
+
+// WrittenFor is the world the scenario's expected output is for: the one
+// its "# Server:" line names, or the default world.
+func (s Scenario) WrittenFor() string {
+	if s.Server == ServerEtcd || s.Server == ServerWatchCache {
+		return s.Server
+	}
+	return DefaultServer
 }
 
 // Pos is the step's file:line.
@@ -107,6 +120,17 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 	sc.About = strings.Join(about, "\n")
 	sc.Title = firstSentence(strings.Join(about, " "))
 	sc.IDs = idPattern.FindAllString(sc.About, -1)
+	for n, l := range about {
+		v, ok := strings.CutPrefix(l, "Server:")
+		if !ok {
+			continue
+		}
+		switch sc.Server = strings.TrimSpace(v); sc.Server {
+		case ServerEtcd, ServerWatchCache, ServerAny:
+		default:
+			return fail(n+1, "# Server: says which kube-apiserver the scenario needs: %s (watch cache off), %s (kube-apiserver's watch cache) or %s; not %q", ServerEtcd, ServerWatchCache, ServerAny, sc.Server)
+		}
+	}
 	for i < len(lines) {
 		line := strings.TrimSpace(lines[i])
 		if line == "" || strings.HasPrefix(line, "#") {

@@ -23,6 +23,9 @@ import (
 // indexer as cachelab; if it does not, that is a divergence, reported with
 // what each side had.
 func (r *runner) settle() error {
+	if err := r.settleCache(); err != nil {
+		return err
+	}
 	if r.cfg == nil || r.stopped {
 		r.unseenWrite = false
 		return nil
@@ -43,10 +46,49 @@ func (r *runner) settle() error {
 	// held connection: the write it did not see is still unseen when
 	// the connection comes back, and the progress request is still
 	// needed then.
-	if atLeast(cl.inf.lastSyncRV(), rev) && atLeast(cg.inf.lastSyncRV(), rev) {
+	if r.reached(cl, rev) && r.reached(cg, rev) {
 		r.unseenWrite = false
 	}
 	return nil
+}
+
+// settleCache waits, in the watch-cache world, until the cache has taken
+// in etcd's revision (or is held back from it), informers or not: what a
+// request the next step makes gets from the cache must not depend on how
+// fast the cacher was.
+func (r *runner) settleCache() error {
+	if r.api == nil {
+		return nil
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	for !r.api.CacheCaughtUp(uint64(max(rev, 0))) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kube-apiserver's watch cache did not catch up with etcd's rv %d in %v: the feed %s", rev, r.opts.SettleTimeout, r.api.CacheState())
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// reached reports whether a side's informer has had all that etcd's
+// revision rev means for it. From etcd (listwatch), every write reaches
+// it as an event or, when its selectors filter the write out, as the
+// progress bookmark settling asks for. From the watch cache, a filtered
+// write sends nothing: it has had all once the cache has taken in rev and
+// the side's watches have handed over every event of it they send.
+func (r *runner) reached(s *side, rev int64) bool {
+	if r.api == nil {
+		return atLeast(s.inf.lastSyncRV(), rev)
+	}
+	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && s.conn.Delivered()
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
@@ -65,7 +107,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		if want == nil {
 			busy = busy || c.Listing || c.Unapplied
 		}
-		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && atLeast(s.inf.lastSyncRV(), rev))
+		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev))
 		if caughtUp {
 			if want == nil {
 				if r.idle(s) {
@@ -74,7 +116,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			} else if got := s.snapshot(); r.settledLike(got, *want) && r.linesLike() {
 				return nil
 			}
-		} else if c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) {
+		} else if r.api == nil && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A
 			// progress step's request that etcd dropped, because a

@@ -68,7 +68,7 @@ func TestSignalInAStepCleansUp(t *testing.T) {
 	if got, want := c.Run(ctx, []string{"run", "add-update-delete"}), 143; got != want {
 		t.Fatalf("exit code %d, want %d; stderr:\n%s", got, want, c.stderr.String())
 	}
-	if want := "cachelab: interrupted by SIGTERM at step 4 of 6 (sim/scenarios/add-update-delete.txt:32)\n"; c.stderr.String() != want {
+	if want := "cachelab: interrupted by SIGTERM at step 4 of 6 (sim/scenarios/add-update-delete.txt:33)\n"; c.stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", c.stderr.String(), want)
 	}
 	empty()

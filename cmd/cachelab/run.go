@@ -24,6 +24,7 @@ type runOptions struct {
 	impl          choice // whose trace to print
 	output        choice // text or json
 	stack         choice // "" keeps the scenario's own
+	server        choice // "" keeps the scenario's own
 	seed          uint64
 	step          bool
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
@@ -36,6 +37,7 @@ func (m *Main) runCommand() *cobra.Command {
 		impl:   choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
 		output: choice{value: "text", allowed: []string{"text", "json"}},
 		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
+		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
 	}
 	cmd := &cobra.Command{
 		Use:   "run <scenario name or file>",
@@ -92,6 +94,9 @@ file:line.`,
 		"client-go has settled")
 	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
 		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
+	f.Var(&o.server, "server", "the kube-apiserver the informers talk to, instead of the scenario's own (its \"# Server:\" line): "+
+		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd) or etcd (the watch cache off: "+
+		"every request read from etcd)")
 	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict; schema 1, see sim/trace/json.go)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
@@ -114,6 +119,8 @@ func (m *Main) check(o *runOptions) error {
 		return fmt.Errorf("--settle-timeout %v: want a positive duration such as 10s", o.settleTimeout)
 	case o.rewrite && o.stack.value != "":
 		return errors.New("--rewrite writes the output of the scenario's own stack: drop --stack")
+	case o.rewrite && o.server.value != "":
+		return errors.New("--rewrite writes the output of the scenario's own server (its \"# Server:\" line): drop --server")
 	case o.rewrite && len(o.etcd.Endpoints) > 0:
 		return errors.New("--rewrite writes the output of a fresh etcd (resourceVersions from 2): drop --etcd-endpoints")
 	}
@@ -141,7 +148,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if open == nil { // a Main not made by NewMain
 		open = openSession
 	}
-	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Seed: o.seed,
+	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout})
 	if err != nil || ctx.Err() != nil {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
@@ -152,6 +159,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	case check && o.stack.value != "":
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
+	case check && o.server.value != "" && o.server.value != sc.WrittenFor():
+		check = false
+		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
 	case check && len(o.etcd.Endpoints) > 0:
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)

@@ -8,6 +8,7 @@ import "strings"
 // exist only in cachelab, whose insides are open.
 const (
 	LayerEtcd      = "etcd"      // the world: writes, compactions, progress, restarts
+	LayerCache     = "cache"     // the world: kube-apiserver's watch cache (held back, released)
 	LayerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
 	LayerLog       = "log"       // both: what the informer logged about a handler (resync period changes)
 	LayerRequest   = "request"   // both: LIST and WATCH requests and their answers
@@ -23,7 +24,7 @@ const (
 	LayerNote      = "note"      // invariant notes and explanations
 )
 
-var layerOrder = []string{LayerEtcd, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
+var layerOrder = []string{LayerEtcd, LayerCache, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
 	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerShow, LayerQueue, LayerNote}
 
 // Rank orders layers in a step's output: the order a change travels.

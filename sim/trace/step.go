@@ -24,7 +24,10 @@ type Header struct {
 	Stack        informer.Stack  `json:"stack"`
 	FeatureGates map[string]bool `json:"featureGates"`
 	Seed         uint64          `json:"seed"`
-	Etcd         string          `json:"etcd"`
+	// Server is the kube-apiserver the informers talk to: "etcd" (its
+	// watch cache off) or "watchcache".
+	Server string `json:"server"`
+	Etcd   string `json:"etcd"`
 }
 
 // StepResult is what one step showed, per implementation, and whether

@@ -20,7 +20,7 @@ type TextStyle struct {
 const layerWidth = 16
 
 var layerColor = map[string]string{
-	LayerEtcd: "35", LayerSim: "35", LayerQueue: "33", LayerRequest: "34", LayerWatch: "36", LayerReflector: "34", LayerTransform: "33",
+	LayerEtcd: "35", LayerCache: "35", LayerSim: "35", LayerQueue: "33", LayerRequest: "34", LayerWatch: "36", LayerReflector: "34", LayerTransform: "33",
 	LayerPop: "33", LayerIndexer: "32", LayerHandler: "1;32", LayerSynced: "32", LayerShow: "0", LayerNote: "31",
 }
 
@@ -60,7 +60,7 @@ func WriteHeader(w io.Writer, h Header) {
 	}
 	sort.Strings(gates)
 	fmt.Fprintf(w, "# cachelab %s vs client-go %s · scenario %s: %s\n", h.Cachelab, h.ClientGo, h.Scenario, h.Title)
-	fmt.Fprintf(w, "# stack %s · seed %d · etcd %s · covers %s\n", h.Stack, h.Seed, h.Etcd, strings.Join(h.IDs, " "))
+	fmt.Fprintf(w, "# stack %s · seed %d · server %s · etcd %s · covers %s\n", h.Stack, h.Seed, h.Server, h.Etcd, strings.Join(h.IDs, " "))
 	fmt.Fprintf(w, "# client-go feature gates: %s\n", strings.Join(gates, " "))
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 
+	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -28,9 +29,10 @@ import (
 //	informer ──LIST/WATCH──▶ Conn ──▶ listwatch.ListerWatcher ──▶ etcd
 //	         ◀──events──────       ◀──
 type Conn struct {
-	base  *listwatch.ListerWatcher // all namespaces; lw is it or a namespace of it
-	lw    *listwatch.ListerWatcher
-	clock clock.PassiveClock // the scenario's: watch deadlines are on it
+	base  Server // all namespaces; lw is it or a namespace of it
+	lw    Server
+	ns    func(namespace string) Server // the same server, one namespace's path
+	clock clock.PassiveClock            // the scenario's: watch deadlines are on it
 	rec   *trace.Recorder
 
 	mu              sync.Mutex
@@ -80,8 +82,14 @@ func (p *Conn) Requests() []string {
 	return append([]string(nil), p.history...)
 }
 
-func NewConn(lw *listwatch.ListerWatcher, clk clock.PassiveClock, rec *trace.Recorder, reportsSteps bool) *Conn {
-	p := &Conn{base: lw, lw: lw, clock: clk, rec: rec, tracesSteps: reportsSteps,
+// NewConn returns a connection to a server: server("") is its view of all
+// namespaces, server(ns) of one.
+func NewConn(server func(namespace string) Server, clk clock.PassiveClock, rec *trace.Recorder, reportsSteps bool) *Conn {
+	var base Server
+	if server != nil {
+		base = server("")
+	}
+	p := &Conn{base: base, lw: base, ns: server, clock: clk, rec: rec, tracesSteps: reportsSteps,
 		failNext: map[string]int{}, open: map[*connWatch]struct{}{}, progress: make(chan struct{}, 1)}
 	p.callsDone = sync.NewCond(&p.mu)
 	return p
@@ -126,7 +134,7 @@ func (p *Conn) StartInformer(labels, fields, namespace string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.labels, p.fields, p.namespace = labels, fields, namespace
-	p.lw = p.base.WithNamespace(namespace)
+	p.lw = p.ns(namespace)
 	p.parked, p.listing, p.showBooks = false, false, 0
 	if p.stale != nil { // a fresh informer lists once before it is held
 		close(p.stale)
@@ -143,7 +151,7 @@ func (p *Conn) IsWatchListSemanticsUnSupported() bool {
 
 // current is the ListerWatcher the informer's requests go to, and its
 // namespace as the request lines show it ("" for all namespaces).
-func (p *Conn) current() *listwatch.ListerWatcher {
+func (p *Conn) current() Server {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.lw
@@ -183,16 +191,24 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 		p.answer("", "", DescribeErr(err))
 		return nil, err
 	}
+	var src *apistorage.Source
+	if _, ok := p.base.(*apistorage.ListerWatcher); ok {
+		ctx, src = apistorage.WithSource(ctx)
+	}
 	obj, err := p.serveList(ctx, opts)
+	from := ""
+	if src != nil {
+		from = " (from " + src.String() + ")"
+	}
 	if err != nil {
-		p.answer("", "", DescribeErr(err))
+		p.answer("", "", DescribeErr(err)+from)
 		if listwatch.IsStorageReadError(err) {
 			p.holdRetries()
 		}
 		return nil, err
 	}
 	rv, n, cont := trace.DescribeList(obj)
-	p.answer("", rv, fmt.Sprintf("%d items, rv %s%s", n, rv, cont))
+	p.answer("", rv, fmt.Sprintf("%d items, rv %s%s%s", n, rv, cont, from))
 	return obj, nil
 }
 
@@ -302,6 +318,6 @@ func (p *Conn) serveList(ctx context.Context, opts metav1.ListOptions) (runtime.
 	return p.current().ListWithContext(ctx, opts)
 }
 
-// Base is the connection's ListerWatcher for all namespaces, with which
-// the scenario asks etcd for progress and switches server features.
-func (p *Conn) Base() *listwatch.ListerWatcher { return p.base }
+// Base is the connection's server for all namespaces, with which the
+// scenario asks etcd for progress and switches server features.
+func (p *Conn) Base() Server { return p.base }

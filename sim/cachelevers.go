@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// The levers of the watch-cache world: kube-apiserver's cache falling
+// behind etcd, and catching up. A real cache lags etcd by the moment it
+// takes to take in each event; these levers stretch that moment for as
+// long as a scenario needs to show what a request answered from the cache
+// then gets.
+
+var (
+	cmdHoldCache = &command{usage: "hold-cache",
+		help: "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
+		run:  holdCache}
+	cmdReleaseCache = &command{usage: "release-cache",
+		help: "the watch cache takes in every event it was held from, and catches up with etcd (watch-cache world only)",
+		run:  releaseCache}
+)
+
+// watchCacheOnly is the error for a lever only the watch cache has.
+func (r *runner) watchCacheOnly() error {
+	if r.api == nil {
+		return fmt.Errorf("it needs kube-apiserver's watch cache; this run's server is %q (say \"# Server: %s\" in the scenario, or --server %s)", r.server(), ServerWatchCache, ServerWatchCache)
+	}
+	return nil
+}
+
+func holdCache(r *runner, a args) error {
+	if err := r.watchCacheOnly(); err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.api.HoldCache()
+	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache held at rv %d: etcd's events wait until release-cache", rev))
+	return nil
+}
+
+func releaseCache(r *runner, a args) error {
+	if err := r.watchCacheOnly(); err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.api.ReleaseCache()
+	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache released: it catches up with etcd at rv %d", rev))
+	return nil
+}
