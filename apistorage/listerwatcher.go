@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -160,10 +161,6 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	wctx, key, recursive := lw.scope(wctx, p)
 	w := &Watch{srv: lw.srv, pred: p, key: key, recursive: recursive, cancel: cancel,
 		result: make(chan watch.Event), done: make(chan struct{})}
-	versioner := storage.APIObjectVersioner{}
-	if rv, err := versioner.ParseResourceVersion(in.ResourceVersion); err == nil && rv > 0 && in.SendInitialEvents == nil {
-		w.start, w.started = rv, true
-	}
 	inner, err := lw.srv.api.Watch(wctx, key, storage.ListOptions{
 		ResourceVersion:   in.ResourceVersion,
 		Predicate:         p,
@@ -173,13 +170,6 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	if err != nil {
 		cancel()
 		return nil, storeerr.InterpretWatchError(err, lw.srv.res.GroupResource(), "")
-	}
-	if !w.started && in.SendInitialEvents == nil && lw.srv.cacher != nil && lw.srv.cacher.Ready() {
-		// A watch from "now" starts where the cache is: close enough,
-		// as nothing is written while a scenario opens a watch.
-		if rv, err := lw.srv.cacher.LastSyncResourceVersion(); err == nil {
-			w.start, w.started = rv, true
-		}
 	}
 	w.inner = inner
 	lw.srv.track(w, true)
@@ -199,10 +189,7 @@ type Watch struct {
 	done      chan struct{}
 	stopOnce  sync.Once
 
-	mu      sync.Mutex
-	start   uint64 // events after this revision reach the watch; set once known
-	started bool
-	sent    uint64 // the revision of the last event or bookmark handed over
+	handing atomic.Bool // relay is handing an event to the client
 }
 
 func (w *Watch) ResultChan() <-chan watch.Event { return w.result }
@@ -225,34 +212,19 @@ func (w *Watch) relay(ctx context.Context) {
 				return
 			}
 			e.Object = wire(e.Object)
+			w.handing.Store(true)
 			select {
 			case w.result <- e:
 			case <-w.done:
+				w.handing.Store(false)
 				return
 			}
-			w.handed(e)
+			w.handing.Store(false)
 		case <-ctx.Done():
 			return
 		case <-w.done:
 			return
 		}
-	}
-}
-
-// handed notes an event the client has taken.
-func (w *Watch) handed(e watch.Event) {
-	if e.Type == watch.Error {
-		return
-	}
-	rv, err := storage.APIObjectVersioner{}.ObjectResourceVersion(e.Object)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.sent = max(w.sent, rv)
-	if e.Type == watch.Bookmark && isInitialEventsEnd(e.Object) {
-		w.start, w.started = rv, true
 	}
 }
 

@@ -105,7 +105,7 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 		NewFunc:             s.newObject,
 		NewListFunc:         s.newList,
 		Codec:               codec,
-		Clock:               opts.Clock,
+		Clock:               cacherClock{opts.Clock},
 	})
 	if err != nil {
 		s.Close()

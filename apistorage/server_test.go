@@ -113,7 +113,7 @@ func TestCacheServesOlderListAtRV0(t *testing.T) {
 		}
 	}
 	t.Log(got)
-	waitFor(t, w.(*apistorage.Watch).CaughtUp)
+	waitFor(t, s.Quiescent)
 }
 
 func waitFor(t testing.TB, cond func() bool) {

@@ -276,13 +276,31 @@ func orNone(why string) string {
 }
 
 func (r *runner) advance(d time.Duration) error {
-	if err := r.waitResyncArmed(); err != nil {
-		return err
+	// The watch cache does its own work on its clock: about every second
+	// it sends bookmarks to the watches that are due one (each minute,
+	// and just before a watch's deadline). One jump of the clock would
+	// fire that timer once, and race the watches' deadlines; so in the
+	// watch-cache world, while informers run, time passes a second at a
+	// time, as it does for a real kube-apiserver, and everything settles
+	// after each second.
+	step := d
+	if r.api != nil && r.cfg != nil && !r.stopped {
+		step = time.Second
 	}
-	r.clock.Step(d)
-	for _, s := range r.sides {
-		if s.conn != nil {
-			s.conn.Unpark() // a reflector waiting on the clock moves on
+	for left := d; left > 0; left -= step {
+		if err := r.waitResyncArmed(); err != nil {
+			return err
+		}
+		r.clock.Step(min(step, left))
+		for _, s := range r.sides {
+			if s.conn != nil {
+				s.conn.Unpark() // a reflector waiting on the clock moves on
+			}
+		}
+		if left > step {
+			if err := r.settle(); err != nil {
+				return err
+			}
 		}
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))

@@ -401,10 +401,15 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	if err != nil {
 		return sr, err
 	}
-	if err := cmd.run(r, a); err != nil {
+	// A command that settles as it goes (advance, in the watch-cache
+	// world) may meet a divergence on the way.
+	err = cmd.run(r, a)
+	if _, diverged := err.(*trace.Divergence); err != nil && !diverged {
 		return sr, err
 	}
-	err = r.settle()
+	if err == nil {
+		err = r.settle()
+	}
 	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused && !r.stopped {
 		err = r.drain()
 	}

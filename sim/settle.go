@@ -82,13 +82,14 @@ func (r *runner) settleCache() error {
 // revision rev means for it. From etcd (listwatch), every write reaches
 // it as an event or, when its selectors filter the write out, as the
 // progress bookmark settling asks for. From the watch cache, a filtered
-// write sends nothing: it has had all once the cache has taken in rev and
-// the side's watches have handed over every event of it they send.
+// write sends nothing, and the cache sends bookmarks of its own when the
+// clock moves: it has had all once the cache has taken in rev and has
+// nothing in flight (apistorage's Quiescent).
 func (r *runner) reached(s *side, rev int64) bool {
 	if r.api == nil {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
-	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && s.conn.Delivered()
+	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && r.api.Quiescent()
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {

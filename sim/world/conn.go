@@ -33,6 +33,7 @@ type Conn struct {
 	lw    Server
 	ns    func(namespace string) Server // the same server, one namespace's path
 	clock clock.PassiveClock            // the scenario's: watch deadlines are on it
+	born  time.Time                     // the clock's time when the connection was made: the scenario's start
 	rec   *trace.Recorder
 
 	mu              sync.Mutex
@@ -89,7 +90,7 @@ func NewConn(server func(namespace string) Server, clk clock.PassiveClock, rec *
 	if server != nil {
 		base = server("")
 	}
-	p := &Conn{base: base, lw: base, ns: server, clock: clk, rec: rec, tracesSteps: reportsSteps,
+	p := &Conn{base: base, lw: base, ns: server, clock: clk, born: clk.Now(), rec: rec, tracesSteps: reportsSteps,
 		failNext: map[string]int{}, open: map[*connWatch]struct{}{}, progress: make(chan struct{}, 1)}
 	p.callsDone = sync.NewCond(&p.mu)
 	return p

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"k8s.io/apimachinery/pkg/watch"
 )
 
 // RewatchBackoff is cachelab's reflector starting a re-watch backoff
@@ -133,24 +131,4 @@ func (p *Conn) Unpark() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.parked = false
-}
-
-// Delivered reports whether every open watch has handed over all that
-// its server will send it of what the server has taken in. It is always
-// true in the etcd world; in the watch-cache world it is what settling
-// waits for, since the cache sends a watch nothing (not even a bookmark)
-// for writes its selectors filter out.
-func (p *Conn) Delivered() bool {
-	p.mu.Lock()
-	open := make([]watch.Interface, 0, len(p.open))
-	for w := range p.open {
-		open = append(open, w.inner)
-	}
-	p.mu.Unlock()
-	for _, w := range open {
-		if c, ok := w.(interface{ CaughtUp() bool }); ok && !c.CaughtUp() {
-			return false
-		}
-	}
-	return true
 }

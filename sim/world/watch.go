@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -139,7 +140,11 @@ func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
 		if p.showBooks > 0 {
 			p.showBooks--
 		} else {
-			text += " (progress the simulator asked for, to settle)"
+			if _, cached := p.base.(*apistorage.ListerWatcher); cached {
+				text += fmt.Sprintf(" (the watch cache's own, at %v)", p.clock.Now().Sub(p.born))
+			} else {
+				text += " (progress the simulator asked for, to settle)"
+			}
 		}
 		p.mu.Unlock()
 		select {

@@ -1,0 +1,118 @@
+package apistorage
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Quiescent reports whether the watch cache has nothing in flight: every
+// goroutine running the cacher's code (its dispatcher, each watcher's
+// sender, its consistency checker, ...) and every relay of this package's
+// watches is parked waiting for a channel, a condition or a timer, none
+// runnable and none in the middle of handing an event on.
+//
+// The cacher does some of its work on its own timers: about every second
+// of its clock it sends bookmarks to the watchers that are due one (every
+// minute, and just before a watch's deadline). When a simulation moves
+// the clock, which watchers get a bookmark is the cacher's business, and
+// nothing it exports says when it has sent them all. The goroutines say
+// it: the runtime parks a goroutine in a select only when none of its
+// channels is ready, and makes it runnable in the same step as a send to
+// it; runtime.Stack takes all of them with the world stopped. So once
+// these goroutines are all parked, no bookmark (and no event) is on its
+// way, and none will be until something from outside (etcd, a request,
+// the clock) wakes one. This is testing/synctest's "durably blocked",
+// narrowed to the cacher, which synctest cannot host (etcd talks over
+// real sockets).
+func (s *Server) Quiescent() bool {
+	if s.cacher == nil {
+		return true
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if !quietGoroutine(string(g)) {
+			return false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watches {
+		if w.handing.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// cacherCode and relayCode mark the goroutines Quiescent looks at: the
+// cacher's, and the relays of this package's watches (which, parked in a
+// select, wait either for the cacher's next event or, handing one over,
+// for the client: Watch.handing tells the two apart).
+const (
+	cacherCode = "k8s.io/apiserver/pkg/storage/cacher."
+	relayCode  = "github.com/cachelab/cachelab/apistorage.(*Watch).relay"
+)
+
+// inFlight are frames of a goroutine that is handing something on: parked
+// there, it waits for a receiver that will come.
+var inFlight = []string{"sendWatchCacheEvent", "(*cacheWatcher).add(", "nonblockingAdd", "dispatchEvent("}
+
+func quietGoroutine(g string) bool {
+	header, frames, _ := strings.Cut(g, "\n")
+	if !strings.Contains(frames, cacherCode) && !strings.Contains(frames, relayCode) {
+		return true
+	}
+	// "goroutine 42 [select, 2 minutes]:" -> "select"
+	state := header
+	if i := strings.Index(state, "["); i >= 0 {
+		state = state[i+1:]
+	}
+	state, _, _ = strings.Cut(state, ",")
+	state = strings.TrimSuffix(state, "]:")
+	switch state {
+	case "select", "chan receive", "sync.Cond.Wait", "select (no cases)", "chan receive (nil chan)":
+	default:
+		return false // running, runnable, a syscall, a lock, a send
+	}
+	for _, f := range inFlight {
+		if strings.Contains(frames, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// cacherClock is the clock the cacher gets: the server's, with one
+// change. The cacher's bookmark timer draws its period from [1 s, 1.25 s)
+// (wait.Jitter(time.Second, 0.25)) from an unseeded source, so a clock
+// step between the two would fire it in some runs and not in others. The
+// period is pinned at 1 s.
+type cacherClock struct{ clock.WithTicker }
+
+func (c cacherClock) NewTimer(d time.Duration) clock.Timer {
+	return pinnedTimer{c.WithTicker.NewTimer(pin(d))}
+}
+
+// pin pins the bookmark timer's period (see cacherClock).
+func pin(d time.Duration) time.Duration {
+	if d >= time.Second && d <= time.Second+time.Second/4 {
+		return time.Second
+	}
+	return d
+}
+
+type pinnedTimer struct{ clock.Timer }
+
+func (t pinnedTimer) Reset(d time.Duration) bool { return t.Timer.Reset(pin(d)) }
