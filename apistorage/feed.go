@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/utils/clock"
 )
 
 // feed is the cacher's storage: the etcd3 store, seen from the cacher's
@@ -17,12 +20,16 @@ import (
 //   - it notes the revision of the last thing it handed the cacher (a
 //     list, an event, a bookmark), so CacheCaughtUp can tell when the
 //     cache has taken in a revision;
+//   - it stamps each event with the time on the server's clock at which
+//     etcd delivered it, where etcd3's watcher stamps the wall clock's:
+//     the cache keeps about 75 s of events by those stamps (its history
+//     window, C4), and in a simulation only the scenario's clock is time;
 //   - it can hold the cacher back (HoldCache, ReleaseCache): the events
 //     etcd sends the cacher wait in the feed, and the cache falls behind
 //     etcd the way a busy kube-apiserver's does for a moment, for as long
 //     as a scenario needs to show it.
 //
-// It never changes what passes through.
+// Apart from the stamps, it never changes what passes through.
 type feed struct {
 	storage.Interface
 
@@ -30,12 +37,13 @@ type feed struct {
 	changed *sync.Cond // on mu: held or closed changed
 	held    bool
 	closed  bool
-	given   uint64 // the revision of the last thing handed over (list, event or bookmark)
-	pending int    // events etcd has sent that the feed has not handed over
+	clock   clock.PassiveClock // the server's: events are stamped with its time
+	given   uint64             // the revision of the last thing handed over (list, event or bookmark)
+	pending int                // events etcd has sent that the feed has not handed over
 }
 
-func newFeed(etcd storage.Interface) *feed {
-	f := &feed{Interface: etcd}
+func newFeed(etcd storage.Interface, clk clock.PassiveClock) *feed {
+	f := &feed{Interface: etcd, clock: clk}
 	f.changed = sync.NewCond(&f.mu)
 	return f
 }
@@ -127,6 +135,9 @@ func (w *feedWatch) run() {
 		if !f.waitOpen() {
 			return
 		}
+		if t, ok := e.Object.(storage.WatchEventWithRecordTime); ok {
+			e.Object = &stamped{Object: t.Unwrap(), at: f.clock.Now()}
+		}
 		select {
 		case w.out <- e:
 		case <-w.done:
@@ -203,3 +214,24 @@ func (s *Server) CacheState() string {
 	}
 	return fmt.Sprintf("%s, which has taken in rv %d", state, synced)
 }
+
+// stamped is an event's object with the time etcd delivered it, as
+// etcd3's watcher wraps it for the cache (storage.WatchEventWithRecordTime).
+type stamped struct {
+	runtime.Object
+	at time.Time
+}
+
+var _ storage.WatchEventWithRecordTime = &stamped{}
+
+func (s *stamped) GetObjectMeta() metav1.Object {
+	m, _ := meta.Accessor(s.Object)
+	return m
+}
+
+func (s *stamped) DeepCopyObject() runtime.Object {
+	return &stamped{Object: s.Object.DeepCopyObject(), at: s.at}
+}
+
+func (s *stamped) RecordTime() time.Time  { return s.at }
+func (s *stamped) Unwrap() runtime.Object { return s.Object }

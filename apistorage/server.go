@@ -93,7 +93,7 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 	if !opts.Cache {
 		return s, nil
 	}
-	s.feed = newFeed(s.etcd)
+	s.feed = newFeed(s.etcd, opts.Clock)
 	c, err := cacher.NewCacherFromConfig(cacher.Config{
 		Storage:             s.feed,
 		Versioner:           versioner,
