@@ -21,18 +21,7 @@ var (
 		run:  releaseCache}
 )
 
-// watchCacheOnly is the error for a lever only the watch cache has.
-func (r *runner) watchCacheOnly() error {
-	if r.api == nil {
-		return fmt.Errorf("it needs kube-apiserver's watch cache; this run's server is %q (say \"# Server: %s\" in the scenario, or --server %s)", r.server(), ServerWatchCache, ServerWatchCache)
-	}
-	return nil
-}
-
 func holdCache(r *runner, a args) error {
-	if err := r.watchCacheOnly(); err != nil {
-		return err
-	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
@@ -43,9 +32,6 @@ func holdCache(r *runner, a args) error {
 }
 
 func releaseCache(r *runner, a args) error {
-	if err := r.watchCacheOnly(); err != nil {
-		return err
-	}
 	rev, err := r.revision()
 	if err != nil {
 		return err

@@ -24,10 +24,13 @@ import (
 // gives the same scenario for as long as Parse refuses the same things.
 func genScenario(rng *rand.Rand) string {
 	g := &gen{rng: rng, objects: map[string]bool{}, handlers: map[string]bool{}, snapshots: map[string]map[string]bool{},
-		queueMode: rng.IntN(4) == 0}
+		queueMode: rng.IntN(4) == 0, cache: rng.IntN(3) == 0}
 	text := "# A random well-formed scenario written by genScenario (sim/gen_test.go).\n" +
 		"# It has no expected output: FuzzRunner checks that it runs without a panic\n" +
 		"# or a hang, and the same way twice.\n"
+	if g.cache {
+		text += "# Server: watchcache\n"
+	}
 	for range 3 + rng.IntN(13) {
 		text += g.acceptedStep(text)
 	}
@@ -56,6 +59,7 @@ func (g *gen) acceptedStep(text string) string {
 type gen struct {
 	rng       *rand.Rand
 	queueMode bool                       // this scenario starts queues (start-queue), which take no handlers
+	cache     bool                       // it runs in the watch-cache world
 	objects   map[string]bool            // keys created and not deleted
 	raw       map[string]bool            // keys put-raw wrote and delete-raw did not remove
 	snapshots map[string]map[string]bool // etcd-snapshot's name -> the objects it saw
@@ -126,6 +130,8 @@ var genSteps = map[string]genStep{
 	"resume":          {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
 	"show":            {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
 	"settle":          {always(1), func(*gen) string { return "settle" }},
+	"hold-cache":      {always(2), func(*gen) string { return "hold-cache" }},
+	"release-cache":   {always(2), func(*gen) string { return "release-cache" }},
 }
 
 // genOrder is genSteps' keys in a fixed order, so a seed always gives
@@ -143,6 +149,9 @@ func (g *gen) step() string {
 		weights[i] = max(genSteps[n].weight(g), 0)
 		if weights[i] == 0 && g.rng.IntN(8) == 0 {
 			weights[i] = 1
+		}
+		if etcdOnly[n] && g.cache || cacheOnly[n] && !g.cache {
+			weights[i] = 0 // Parse refuses it in this world
 		}
 		total += weights[i]
 	}

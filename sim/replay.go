@@ -18,6 +18,7 @@ import (
 // halfway, after seconds or minutes, with an error about the file rather
 // than about informers.
 type replay struct {
+	server  string         // the scenario's "# Server:" line
 	objects map[string]int // live object key -> line that created it
 	raw     map[string]int // key holding put-raw's bytes -> the line that put them
 	// snapshots are the live objects each etcd-snapshot saw, by the
@@ -36,6 +37,29 @@ type replay struct {
 	clock            time.Duration // scenario time so far
 }
 
+// etcdOnly are the levers the watch-cache world does not model (yet):
+// what kube-apiserver's cache does over an undecodable value or an etcd
+// whose revision goes back is its own story, not the one E12 and E13 tell.
+var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true, "restart-etcd": true,
+	"etcd-snapshot": true, "etcd-restore": true, "etcd-wipe": true}
+
+// cacheOnly are the levers only the watch cache has.
+var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true}
+
+// worldFor says why cmd cannot run in a scenario whose "# Server:" line
+// says server, or nil.
+func worldFor(cmd, server string) error {
+	switch {
+	case cacheOnly[cmd] && server != ServerWatchCache:
+		return fmt.Errorf("%s needs kube-apiserver's watch cache: say \"# Server: %s\" in the scenario's opening comment", cmd, ServerWatchCache)
+	case etcdOnly[cmd] && server == ServerWatchCache:
+		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off): say \"# Server: %s\"", cmd, ServerEtcd)
+	case etcdOnly[cmd] && server == ServerAny:
+		return fmt.Errorf("%s is a lever of the etcd world, so the scenario does not mean the same in both: say \"# Server: %s\"", cmd, ServerEtcd)
+	}
+	return nil
+}
+
 func newReplay() *replay {
 	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
 		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
@@ -44,6 +68,9 @@ func newReplay() *replay {
 // step checks st, whose arguments a are valid on their own, against what
 // came before it, and records what it changes.
 func (p *replay) step(st Step, a args) error {
+	if err := worldFor(st.Cmd, p.server); err != nil {
+		return err
+	}
 	switch st.Cmd {
 	case "create":
 		return p.create(st.Line, a.pos)

@@ -302,6 +302,18 @@ func (r *runner) server() string {
 	return DefaultServer
 }
 
+// worldAllows says why a lever cannot be pulled in the run's world (a
+// scenario run with --server in the other one), or nil.
+func (r *runner) worldAllows(cmd string) error {
+	switch w := r.server(); {
+	case cacheOnly[cmd] && w != ServerWatchCache:
+		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, ServerWatchCache)
+	case etcdOnly[cmd] && w == ServerWatchCache:
+		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %q (--server %s)", cmd, w, ServerEtcd)
+	}
+	return nil
+}
+
 // connect starts the embedded etcd (or connects to the external one) and
 // gives each side its own connection.
 func (r *runner) connect() error {
@@ -399,6 +411,9 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	cmd := commands[st.Cmd]
 	a, err := cmd.parse(st.Args)
 	if err != nil {
+		return sr, err
+	}
+	if err := r.worldAllows(st.Cmd); err != nil {
 		return sr, err
 	}
 	// A command that settles as it goes (advance, in the watch-cache

@@ -84,6 +84,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		return nil, err
 	}
 	world := newReplay()
+	world.server = sc.Server
 	for _, st := range sc.Steps {
 		a, _ := commands[st.Cmd].parse(st.Args) // parseForm checked them
 		if err := world.step(st, a); err != nil {
