@@ -40,10 +40,11 @@ type feed struct {
 	clock   clock.PassiveClock // the server's: events are stamped with its time
 	given   uint64             // the revision of the last thing handed over (list, event or bookmark)
 	pending int                // events etcd has sent that the feed has not handed over
+	stalled int                // the cacher's calls (a LIST, a WATCH) waiting while held
 }
 
-func newFeed(etcd storage.Interface, clk clock.PassiveClock) *feed {
-	f := &feed{Interface: etcd, clock: clk}
+func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool) *feed {
+	f := &feed{Interface: etcd, clock: clk, held: held}
 	f.changed = sync.NewCond(&f.mu)
 	return f
 }
@@ -68,7 +69,9 @@ func (f *feed) waitOpen() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for f.held && !f.closed {
+		f.stalled++
 		f.changed.Wait()
+		f.stalled--
 	}
 	return !f.closed
 }
@@ -160,44 +163,48 @@ func (w *feedWatch) run() {
 // and has handed everything else) and has processed it. Without the
 // cache it is always true.
 func (s *Server) CacheCaughtUp(rev uint64) bool {
-	if s.cacher == nil {
+	c := s.current()
+	if c == nil {
 		return true
 	}
-	f := s.feed
+	f := c.feed
 	f.mu.Lock()
-	given, held, pending := f.given, f.held, f.pending
+	given, held, waiting := f.given, f.held, f.pending > 0 || f.stalled > 0
 	f.mu.Unlock()
-	if given < rev && !(held && pending > 0) {
+	if given < rev && !(held && waiting) {
 		return false
 	}
-	if !s.cacher.Ready() {
+	if !c.cacher.Ready() {
 		return held
 	}
-	synced, err := s.cacher.LastSyncResourceVersion()
+	synced, err := c.cacher.LastSyncResourceVersion()
 	return err == nil && synced >= min(given, rev)
 }
 
 // HoldCache makes the watch cache fall behind etcd: what etcd sends the
 // cacher waits in the feed until ReleaseCache. (No-op without the cache.)
-func (s *Server) HoldCache() {
-	if s.feed != nil {
-		s.feed.hold(true)
-	}
-}
+func (s *Server) HoldCache() { s.hold(true) }
 
 // ReleaseCache lets the cacher take in what waited.
-func (s *Server) ReleaseCache() {
-	if s.feed != nil {
-		s.feed.hold(false)
+func (s *Server) ReleaseCache() { s.hold(false) }
+
+func (s *Server) hold(on bool) {
+	s.mu.Lock()
+	s.held = on
+	c := s.cache
+	s.mu.Unlock()
+	if c != nil {
+		c.feed.hold(on)
 	}
 }
 
 // CacheState describes how far the cache has got, for messages.
 func (s *Server) CacheState() string {
-	if s.cacher == nil {
+	c := s.current()
+	if c == nil {
 		return "no watch cache"
 	}
-	f := s.feed
+	f := c.feed
 	f.mu.Lock()
 	given, held, pending := f.given, f.held, f.pending
 	f.mu.Unlock()
@@ -205,10 +212,10 @@ func (s *Server) CacheState() string {
 	if held {
 		state += fmt.Sprintf(", held with %d event(s) waiting", pending)
 	}
-	if !s.cacher.Ready() {
+	if !c.cacher.Ready() {
 		return state + ", not ready"
 	}
-	synced, err := s.cacher.LastSyncResourceVersion()
+	synced, err := c.cacher.LastSyncResourceVersion()
 	if err != nil {
 		return state + ": " + err.Error()
 	}

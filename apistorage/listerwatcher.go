@@ -131,7 +131,7 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOp
 	p.Limit, p.Continue = in.Limit, in.Continue
 	ctx, key, recursive := lw.scope(ctx, p)
 	list := lw.srv.newList()
-	err = lw.srv.api.GetList(ctx, key, storage.ListOptions{
+	err = lw.srv.api().GetList(ctx, key, storage.ListOptions{
 		ResourceVersion:      in.ResourceVersion,
 		ResourceVersionMatch: in.ResourceVersionMatch,
 		Predicate:            p,
@@ -161,7 +161,7 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	wctx, key, recursive := lw.scope(wctx, p)
 	w := &Watch{srv: lw.srv, pred: p, key: key, recursive: recursive, cancel: cancel,
 		result: make(chan watch.Event), done: make(chan struct{})}
-	inner, err := lw.srv.api.Watch(wctx, key, storage.ListOptions{
+	inner, err := lw.srv.api().Watch(wctx, key, storage.ListOptions{
 		ResourceVersion:   in.ResourceVersion,
 		Predicate:         p,
 		Recursive:         recursive,

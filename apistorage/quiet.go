@@ -29,7 +29,7 @@ import (
 // narrowed to the cacher, which synctest cannot host (etcd talks over
 // real sockets).
 func (s *Server) Quiescent() bool {
-	if s.cacher == nil {
+	if s.current() == nil {
 		return true
 	}
 	buf := make([]byte, 1<<20)

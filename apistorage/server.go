@@ -51,18 +51,41 @@ type Server struct {
 	opts   Options
 	client *clientv3.Client
 
-	etcd      storage.Interface // the etcd3 store, deadlines stripped
-	closeEtcd func()            // stops the etcd3 store's own goroutines
-	compactor interface{ Stop() }
-	cacher    *cacher.Cacher         // nil without the cache
-	delegator *cacher.CacheDelegator // nil without the cache
-	feed      *feed                  // what the cacher gets from etcd; nil without the cache
-	api       storage.Interface
+	compactor etcd3Compactor
+	etcd      storage.Interface // without the cache: the etcd3 store, deadlines stripped
+	closeEtcd func()            // stops that store's own goroutines
 
 	watchListOff atomic.Bool
 
 	mu      sync.Mutex
+	cache   *cache // the running watch cache; nil without one
+	held    bool   // HoldCache: the cache's feed holds etcd's events back
 	watches map[*Watch]struct{}
+}
+
+// etcd3Compactor is what etcd3.NewCompactor returns: kube-apiserver
+// compacts etcd on a timer; here never (interval 0), but its storage
+// reads the compacted revision from it.
+type etcd3Compactor = interface {
+	etcd3.Compactor
+	Stop()
+}
+
+// cache is one life of kube-apiserver's watch cache: from its start (or a
+// kube-apiserver restart) to the next.
+type cache struct {
+	store      storage.Interface // its etcd3 store, deadlines stripped
+	closeStore func()
+	feed       *feed // what the cacher gets from etcd
+	cacher     *cacher.Cacher
+	delegator  *cacher.CacheDelegator
+}
+
+func (c *cache) stop() {
+	c.feed.close() // first: the cacher's reflector may wait in a held feed
+	c.delegator.Stop()
+	c.cacher.Stop()
+	c.closeStore()
 }
 
 // New builds the storage for res over client. With the cache, it returns
@@ -76,72 +99,137 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 		opts.HistoryWindow = DefaultHistoryWindow
 	}
 	s := &Server{res: res, opts: opts, client: client, watches: map[*Watch]struct{}{}}
-	kc := &kubernetes.Client{Client: client}
-	kc.Kubernetes = kc
-	compactor := etcd3.NewCompactor(client, 0, opts.Clock, nil)
-	versioner := storage.APIObjectVersioner{}
-	codec := unstructured.UnstructuredJSONScheme
-	store, err := etcd3.New(kc, compactor, codec, s.newObject, s.newList, "/registry", s.resourcePrefix(), res.GroupResource(),
-		identity.NewEncryptCheckTransformer(), etcd3.NewDefaultLeaseManagerConfig(), etcd3.NewDefaultDecoder(codec, versioner), versioner)
-	if err != nil {
-		compactor.Stop()
-		return nil, fmt.Errorf("kube-apiserver's etcd3 storage for %s: %w", res.Resource, err)
-	}
-	s.compactor, s.closeEtcd = compactor, store.Close
-	s.etcd = noDeadlines{store}
-	s.api = s.etcd
+	s.compactor = etcd3.NewCompactor(client, 0, opts.Clock, nil)
 	if !opts.Cache {
+		store, err := s.newStore()
+		if err != nil {
+			s.compactor.Stop()
+			return nil, err
+		}
+		s.etcd, s.closeEtcd = noDeadlines{store}, store.Close
 		return s, nil
 	}
-	s.feed = newFeed(s.etcd, opts.Clock)
-	c, err := cacher.NewCacherFromConfig(cacher.Config{
-		Storage:             s.feed,
-		Versioner:           versioner,
-		GroupResource:       res.GroupResource(),
-		EventsHistoryWindow: opts.HistoryWindow,
-		ResourcePrefix:      s.resourcePrefix(),
-		KeyFunc:             s.keyOf,
-		GetAttrsFunc:        getAttrs,
-		NewFunc:             s.newObject,
-		NewListFunc:         s.newList,
-		Codec:               codec,
-		Clock:               cacherClock{opts.Clock},
-	})
+	c, err := s.startCache()
 	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("kube-apiserver's watch cache for %s: %w", res.Resource, err)
+		s.compactor.Stop()
+		return nil, err
 	}
-	s.cacher = c
-	s.delegator = cacher.NewCacheDelegator(c, servedByEtcd{s.etcd})
-	s.api = s.delegator
-	if err := c.Wait(ctx); err != nil {
+	if err := c.cacher.Wait(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("kube-apiserver's watch cache for %s did not become ready: %w", res.Resource, err)
 	}
 	return s, nil
 }
 
+// etcd3Store is what etcd3.New returns.
+type etcd3Store = interface {
+	storage.Interface
+	Close()
+}
+
+// newStore is k8s.io/apiserver's etcd3 store for the resource.
+func (s *Server) newStore() (etcd3Store, error) {
+	kc := &kubernetes.Client{Client: s.client}
+	kc.Kubernetes = kc
+	versioner := storage.APIObjectVersioner{}
+	codec := unstructured.UnstructuredJSONScheme
+	store, err := etcd3.New(kc, s.compactor, codec, s.newObject, s.newList, "/registry", s.resourcePrefix(), s.res.GroupResource(),
+		identity.NewEncryptCheckTransformer(), etcd3.NewDefaultLeaseManagerConfig(), etcd3.NewDefaultDecoder(codec, versioner), versioner)
+	if err != nil {
+		return nil, fmt.Errorf("kube-apiserver's etcd3 storage for %s: %w", s.res.Resource, err)
+	}
+	return store, nil
+}
+
+// startCache starts a watch cache over a store of its own, as a
+// kube-apiserver starting up does, and makes it the one requests go to.
+func (s *Server) startCache() (*cache, error) {
+	store, err := s.newStore()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	held := s.held
+	s.mu.Unlock()
+	f := newFeed(noDeadlines{store}, s.opts.Clock, held)
+	c, err := cacher.NewCacherFromConfig(cacher.Config{
+		Storage:             f,
+		Versioner:           storage.APIObjectVersioner{},
+		GroupResource:       s.res.GroupResource(),
+		EventsHistoryWindow: s.opts.HistoryWindow,
+		ResourcePrefix:      s.resourcePrefix(),
+		KeyFunc:             s.keyOf,
+		GetAttrsFunc:        getAttrs,
+		NewFunc:             s.newObject,
+		NewListFunc:         s.newList,
+		Codec:               unstructured.UnstructuredJSONScheme,
+		Clock:               cacherClock{s.opts.Clock},
+	})
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("kube-apiserver's watch cache for %s: %w", s.res.Resource, err)
+	}
+	cc := &cache{store: noDeadlines{store}, closeStore: store.Close, feed: f, cacher: c,
+		delegator: cacher.NewCacheDelegator(c, servedByEtcd{noDeadlines{store}})}
+	s.mu.Lock()
+	s.cache = cc
+	s.mu.Unlock()
+	return cc, nil
+}
+
+// RestartCache plays a kube-apiserver restart: its watch cache stops,
+// ending every watch it serves, and a new one starts and lists etcd. Until
+// that list is done (HoldCache keeps it from starting) the new cache is
+// not ready: a WATCH gets 429, and a LIST that may be answered from etcd
+// is (C5).
+func (s *Server) RestartCache() error {
+	old := s.current()
+	if old == nil {
+		return fmt.Errorf("there is no watch cache to restart")
+	}
+	if _, err := s.startCache(); err != nil {
+		return err
+	}
+	old.stop()
+	return nil
+}
+
+// current is the running watch cache, or nil.
+func (s *Server) current() *cache {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache
+}
+
+// api is what a request goes to: the cache delegator, or the etcd3 store
+// without a cache.
+func (s *Server) api() storage.Interface {
+	if c := s.current(); c != nil {
+		return c.delegator
+	}
+	return s.etcd
+}
+
 // Close stops the cache and every watch it serves.
 func (s *Server) Close() {
-	if s.delegator != nil {
-		s.delegator.Stop()
+	if c := s.current(); c != nil {
+		c.stop()
 	}
-	if s.cacher != nil {
-		s.cacher.Stop()
+	if s.closeEtcd != nil {
+		s.closeEtcd()
 	}
-	if s.feed != nil {
-		s.feed.close()
-	}
-	s.closeEtcd()
 	s.compactor.Stop()
 }
 
 // Cached reports whether the watch cache serves requests.
-func (s *Server) Cached() bool { return s.cacher != nil }
+func (s *Server) Cached() bool { return s.opts.Cache }
 
 // Ready reports whether the watch cache is ready to serve (always true
 // without it). An unready cache answers a WATCH with 429.
-func (s *Server) Ready() bool { return s.cacher == nil || s.cacher.Ready() }
+func (s *Server) Ready() bool {
+	c := s.current()
+	return c == nil || c.cacher.Ready()
+}
 
 // resourcePrefix is where res's objects live under /registry, as the
 // cacher and etcd3 want it ("/pods/": the cacher's key functions need the

@@ -156,7 +156,7 @@ func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e 
 		p.RelistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
-		p.RewatchBackoff()
+		p.RewatchBackoff(e.Delay)
 	case reflector.StepResync:
 		if stack == informer.Classic {
 			rec.Add(trace.LayerReflector, trace.KindReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")

@@ -16,6 +16,9 @@ var (
 	cmdHoldCache = &command{usage: "hold-cache",
 		help: "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
 		run:  holdCache}
+	cmdRestartAPIServer = &command{usage: "restart-apiserver",
+		help: "kube-apiserver restarts: its watch cache ends every watch and starts again, listing etcd; after hold-cache it stays not ready (a WATCH gets 429) until release-cache (watch-cache world only)",
+		run:  restartAPIServer}
 	cmdReleaseCache = &command{usage: "release-cache",
 		help: "the watch cache takes in every event it was held from, and catches up with etcd (watch-cache world only)",
 		run:  releaseCache}
@@ -38,5 +41,17 @@ func releaseCache(r *runner, a args) error {
 	}
 	r.api.ReleaseCache()
 	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache released: it catches up with etcd at rv %d", rev))
+	return nil
+}
+
+func restartAPIServer(r *runner, a args) error {
+	if err := r.api.RestartCache(); err != nil {
+		return err
+	}
+	if r.api.Ready() {
+		r.note(trace.LayerCache, "", "kube-apiserver restarted: its watch cache ended every watch and listed etcd again")
+	} else {
+		r.note(trace.LayerCache, "", "kube-apiserver restarted: its watch cache ended every watch; it is not ready until it has listed etcd")
+	}
 	return nil
 }

@@ -207,11 +207,12 @@ func init() {
 				r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
 				return nil
 			}},
-		"etcd-snapshot": cmdEtcdSnapshot,
-		"etcd-restore":  cmdEtcdRestore,
-		"etcd-wipe":     cmdEtcdWipe,
-		"hold-cache":    cmdHoldCache,
-		"release-cache": cmdReleaseCache,
+		"etcd-snapshot":     cmdEtcdSnapshot,
+		"etcd-restore":      cmdEtcdRestore,
+		"etcd-wipe":         cmdEtcdWipe,
+		"hold-cache":        cmdHoldCache,
+		"release-cache":     cmdReleaseCache,
+		"restart-apiserver": cmdRestartAPIServer,
 		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
 			minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
 				d, _ := time.ParseDuration(a.pos[0])

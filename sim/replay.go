@@ -44,7 +44,7 @@ var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true, "restart-etc
 	"etcd-snapshot": true, "etcd-restore": true, "etcd-wipe": true}
 
 // cacheOnly are the levers only the watch cache has.
-var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true}
+var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true}
 
 // worldFor says why cmd cannot run in a scenario whose "# Server:" line
 // says server, or nil.

@@ -52,6 +52,45 @@ func (r *runner) settle() error {
 	return nil
 }
 
+// settleSecond settles within an advance of the watch-cache world,
+// after each second: the cache, cachelab, and client-go's connection (its
+// requests made, its watches open or waiting), so that both sides'
+// requests reach the cache at the same second of its clock. client-go is
+// not held to cachelab's state here: its backoffs, drawn by an unseeded
+// source, may keep it a second or two behind until the step ends, when
+// settle holds it to the same state.
+func (r *runner) settleSecond() error {
+	if err := r.settleCache(); err != nil {
+		return err
+	}
+	if r.cfg == nil || r.stopped {
+		return nil
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if err := r.settleSide(r.sides[0], rev, nil); err != nil {
+		return err
+	}
+	cg := r.sides[1]
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	for {
+		c := cg.conn.State()
+		if c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return r.settleTimeout(cg, rev, nil, c, r.opts.SettleTimeout)
+		}
+		select {
+		case <-time.After(2 * time.Millisecond):
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+}
+
 // settleCache waits, in the watch-cache world, until the cache has taken
 // in etcd's revision (or is held back from it), informers or not: what a
 // request the next step makes gets from the cache must not depend on how

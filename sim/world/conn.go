@@ -50,6 +50,7 @@ type Conn struct {
 	waiting         int            // calls waiting in held
 	open            map[*connWatch]struct{}
 	parked          bool          // the last call failed with a status whose retry waits on the fake clock
+	parkedUntil     time.Time     // (cachelab) when that wait ends, on the fake clock
 	tracesSteps     bool          // its reflector reports its steps (cachelab's): rewatchBackoff parks it
 	showBooks       int           // bookmarks a progress step asked for and not yet seen (others are labelled as the simulator's)
 	progress        chan struct{} // signalled on every bookmark
@@ -233,22 +234,13 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	p.mu.Unlock()
 	p.request(verb, id, opts.ResourceVersion, id+" "+verb+" "+p.where()+trace.DescribeListOptions(opts))
 	if err := p.admit(ctx, "watch", 0); err != nil {
-		p.answer(id, "", DescribeErr(err))
-		if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
-			// The reflector now waits its re-watch backoff on the (fake)
-			// clock: it stays put until the scenario advances time.
-			// (cachelab's says so itself, once it has recorded the
-			// watch's end: rewatchBackoff.)
-			p.mu.Lock()
-			p.parked = true
-			p.mu.Unlock()
-		}
+		p.watchFailed(id, err)
 		return nil, err
 	}
 	timeout := serverTimeout(&opts)
 	inner, err := p.current().WatchWithContext(ctx, opts)
 	if err != nil {
-		p.answer(id, "", DescribeErr(err))
+		p.watchFailed(id, err)
 		return nil, err
 	}
 	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
@@ -267,6 +259,21 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	p.mu.Unlock()
 	go w.relay()
 	return w, nil
+}
+
+// watchFailed records a WATCH that failed, from a lever or from the
+// server (an unready watch cache answers 429).
+func (p *Conn) watchFailed(id string, err error) {
+	p.answer(id, "", DescribeErr(err))
+	if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
+		// The reflector now waits its re-watch backoff on the (fake)
+		// clock: it stays put until the scenario advances time.
+		// (cachelab's says so itself, once it has recorded the
+		// watch's end: rewatchBackoff.)
+		p.mu.Lock()
+		p.parked = true
+		p.mu.Unlock()
+	}
 }
 
 // maxWatchTimeout is how long the simulated server lets a watch live:

@@ -10,10 +10,21 @@ import (
 // (after a 429), which waits on the fake clock. Parking here, not when
 // the 429 is answered, keeps a settle from ending before the reflector
 // has recorded the watch's end and the backoff.
-func (p *Conn) RewatchBackoff() {
+func (p *Conn) RewatchBackoff(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.parked = true
+	p.parked, p.parkedUntil = true, p.clock.Now().Add(d)
+}
+
+// ParkedUntil is when cachelab's re-watch backoff on the scenario's clock
+// ends (zero if it is not waiting one).
+func (p *Conn) ParkedUntil() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.parked {
+		return time.Time{}
+	}
+	return p.parkedUntil
 }
 
 // RelistBackoff is cachelab's reflector starting a relist backoff of d.
@@ -126,9 +137,13 @@ func (p *Conn) Resumed(rev int64) {
 func (p *Conn) Progress() <-chan struct{} { return p.progress }
 
 // Unpark lets a reflector waiting a re-watch backoff on the scenario's
-// clock count as moving again: the clock has just moved.
-func (p *Conn) Unpark() {
+// clock count as moving again once the clock has reached until, when that
+// backoff ends (cachelab's: client-go's cannot be seen, and draws from the
+// same range); a zero until, at once.
+func (p *Conn) Unpark(until time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.parked = false
+	if until.IsZero() || !p.clock.Now().Before(until) {
+		p.parked = false
+	}
 }
