@@ -119,6 +119,8 @@ func (lw *ListerWatcher) scope(ctx context.Context, p storage.SelectionPredicate
 // ListWithContext lists the resource. Where the answer came from (the
 // cache or etcd) is noted in the context's Source (WithSource).
 func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	lw.srv.inflight.Add(1)
+	defer lw.srv.inflight.Add(-1)
 	in, p, err := lw.options(opts, false)
 	if err != nil {
 		return nil, err
@@ -148,6 +150,8 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOp
 // between kube-apiserver's minimum request timeout and twice it), and the
 // cache sees that deadline, as it does in kube-apiserver.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	lw.srv.inflight.Add(1)
+	defer lw.srv.inflight.Add(-1)
 	in, p, err := lw.options(opts, true)
 	if err != nil {
 		return nil, err

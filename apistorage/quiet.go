@@ -32,17 +32,8 @@ func (s *Server) Quiescent() bool {
 	if s.current() == nil {
 		return true
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if !quietGoroutine(string(g)) {
+	for _, g := range goroutines() {
+		if !quietGoroutine(g) {
 			return false
 		}
 	}
@@ -116,3 +107,42 @@ func pin(d time.Duration) time.Duration {
 type pinnedTimer struct{ clock.Timer }
 
 func (t pinnedTimer) Reset(d time.Duration) bool { return t.Timer.Reset(pin(d)) }
+
+// goroutines is every goroutine's stack, taken with the world stopped.
+func goroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		out = append(out, string(g))
+	}
+	return out
+}
+
+// Stalled reports whether every request in progress (a LIST, or a WATCH
+// not yet open) waits in the cache for it to reach a resourceVersion: a
+// consistent read, or a watch-list, while the cache is behind etcd (held).
+// The cache gives each 3 s of its clock (then a LIST falls back to etcd,
+// and a WATCH ends with "Too large resource version"): only the clock
+// moving, or the cache catching up, moves them on.
+func (s *Server) Stalled() bool {
+	n := s.inflight.Load()
+	if n == 0 || s.current() == nil {
+		return false
+	}
+	var waiting int64
+	for _, g := range goroutines() {
+		header, frames, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[sync.Cond.Wait") && strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
+			waiting++
+		}
+	}
+	return waiting == n
+}

@@ -56,6 +56,7 @@ type Server struct {
 	closeEtcd func()            // stops that store's own goroutines
 
 	watchListOff atomic.Bool
+	inflight     atomic.Int64 // LIST and WATCH calls not yet returned
 
 	mu      sync.Mutex
 	cache   *cache // the running watch cache; nil without one

@@ -40,6 +40,7 @@ func releaseCache(r *runner, a args) error {
 		return err
 	}
 	r.api.ReleaseCache()
+	r.etcdChanged() // a LIST held at an unready cache goes again
 	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache released: it catches up with etcd at rv %d", rev))
 	return nil
 }

@@ -379,6 +379,13 @@ func (r *runner) connect() error {
 }
 
 func (r *runner) close() {
+	if r.api != nil {
+		// A request waiting in the watch cache for it to catch up (a
+		// consistent read while it is held) ends only when the cache's
+		// clock passes its 3 s: the run is over, so let time pass.
+		r.api.ReleaseCache()
+		r.clock.Step(time.Minute)
+	}
 	for _, s := range r.sides {
 		s.stop()
 	}

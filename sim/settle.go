@@ -77,7 +77,7 @@ func (r *runner) settleSecond() error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for {
 		c := cg.conn.State()
-		if c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) {
+		if c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(c) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -89,6 +89,13 @@ func (r *runner) settleSecond() error {
 			return r.ctx.Err()
 		}
 	}
+}
+
+// stalled reports whether a side's requests in progress all wait in the
+// watch cache for it to catch up, which only the clock or the cache
+// catching up ends (apistorage's Stalled).
+func (r *runner) stalled(c world.State) bool {
+	return r.api != nil && c.Calls > 0 && r.api.Stalled()
 }
 
 // settleCache waits, in the watch-cache world, until the cache has taken
@@ -147,7 +154,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		if want == nil {
 			busy = busy || c.Listing || c.Unapplied
 		}
-		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev))
+		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(c)
 		if caughtUp {
 			if want == nil {
 				if r.idle(s) {

@@ -46,6 +46,7 @@ type Conn struct {
 	expireContinue  bool           // the next LIST with a continue token gets the 410 of a compacted one
 	stale           chan struct{}  // closed when etcd changes; non-nil after a LIST failed on a corrupt value
 	stalled         int            // calls waiting in stale
+	staleWhy        string         // why they wait, for the trace
 	held            chan struct{}  // closed on reconnect; nil while connected
 	waiting         int            // calls waiting in held
 	open            map[*connWatch]struct{}
@@ -204,8 +205,11 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	}
 	if err != nil {
 		p.answer("", "", DescribeErr(err)+from)
-		if listwatch.IsStorageReadError(err) {
-			p.holdRetries()
+		switch {
+		case listwatch.IsStorageReadError(err):
+			p.holdRetries(heldCorrupt)
+		case apierrors.IsTooManyRequests(err):
+			p.holdRetries(heldUnready) // from the server: an unready watch cache
 		}
 		return nil, err
 	}

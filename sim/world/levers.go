@@ -142,13 +142,24 @@ func (p *Conn) SetExpireContinue() {
 // many a step shows would be chance: the connection holds the next LIST or
 // watch until the scenario writes to etcd (etcdChanged), and a side
 // whose retry is held counts as settled.
-func (p *Conn) holdRetries() {
+//
+// An unready watch cache (C5) is the same story: every LIST the reflector
+// retries gets 429 until the cache has listed etcd, so the retry waits
+// for the scenario to change the world (a write, release-cache).
+func (p *Conn) holdRetries(why string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stale == nil {
 		p.stale = make(chan struct{})
 	}
+	p.staleWhy = why
 }
+
+// Why a held retry is held (holdRetries).
+const (
+	heldCorrupt = "it would fail on the same value; the simulator answers it after the next write to etcd"
+	heldUnready = "the watch cache is not ready; the simulator answers it after the next change (release-cache, a write to etcd)"
+)
 
 // waitStale waits, with p.mu held (it unlocks while waiting), while
 // holdRetries holds calls.
@@ -160,7 +171,7 @@ func (p *Conn) waitStale(ctx context.Context) error {
 	p.stalled++
 	p.mu.Unlock()
 	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer",
-		Detail: "  -> held: it would fail on the same value; the simulator answers it after the next write to etcd"})
+		Detail: "  -> held: " + p.staleWhy})
 	var err error
 	select {
 	case <-stale:
@@ -174,7 +185,8 @@ func (p *Conn) waitStale(ctx context.Context) error {
 	return err
 }
 
-// EtcdChanged lets held retries through: the scenario wrote to etcd.
+// EtcdChanged lets held retries through: the scenario wrote to etcd (or
+// changed the watch cache).
 func (p *Conn) EtcdChanged() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -66,13 +66,14 @@ type State struct {
 	Relaying      bool // an event is between etcd and its trace line
 	Unapplied     bool // events handed over that cachelab has not reported applied
 	Expiring      bool // a watch's timeout has passed on the scenario's clock and it has not ended yet
+	Calls         int  // LIST and WATCH calls in progress
 }
 
 func (p *Conn) State() State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := State{Open: len(p.open), Waiting: p.waiting + p.stalled, Parked: p.parked, Listing: p.listing,
-		AskedBookmark: p.showBooks > 0, Relaying: p.inRelay > 0, Unapplied: p.handed != p.handled}
+		AskedBookmark: p.showBooks > 0, Relaying: p.inRelay > 0, Unapplied: p.handed != p.handled, Calls: p.calls}
 	now := p.clock.Now()
 	for w := range p.open {
 		c.Expiring = c.Expiring || !w.deadline.IsZero() && !now.Before(w.deadline)
