@@ -210,6 +210,11 @@ func init() {
 		"etcd-snapshot": cmdEtcdSnapshot,
 		"etcd-restore":  cmdEtcdRestore,
 		"etcd-wipe":     cmdEtcdWipe,
+		// An etcd cluster (clusterlevers.go).
+		"etcd-cluster":      cmdEtcdCluster,
+		"etcd-stop-member":  cmdEtcdStopMember,
+		"etcd-start-member": cmdEtcdStartMember,
+		"etcd-move-leader":  cmdEtcdMoveLeader,
 		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
 			minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
 				d, _ := time.ParseDuration(a.pos[0])

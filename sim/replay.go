@@ -34,6 +34,9 @@ type replay struct {
 	stack            informer.Stack
 	stackLine        int           // the first start, which fixes the stack
 	clock            time.Duration // scenario time so far
+
+	firstLine int            // the first command's line
+	cluster   *clusterReplay // etcd-cluster ran (clusterlevers.go)
 }
 
 func newReplay() *replay {
@@ -44,7 +47,14 @@ func newReplay() *replay {
 // step checks st, whose arguments a are valid on their own, against what
 // came before it, and records what it changes.
 func (p *replay) step(st Step, a args) error {
+	if p.firstLine == 0 {
+		p.firstLine = st.Line
+	}
 	switch st.Cmd {
+	case "etcd-cluster", "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
+		return p.clusterStep(st, a)
+	case "restart-etcd":
+		return p.singleMember(st.Cmd)
 	case "create":
 		return p.create(st.Line, a.pos)
 	case "bulk-create":
@@ -59,10 +69,19 @@ func (p *replay) step(st Step, a args) error {
 	case "delete-raw":
 		return p.deleteRaw(a.pos[0])
 	case "etcd-snapshot":
+		if err := p.singleMember(st.Cmd); err != nil {
+			return err
+		}
 		p.snapshots[a.pos[0]], p.snapshotsRaw[a.pos[0]] = maps.Clone(p.objects), maps.Clone(p.raw)
 	case "etcd-restore":
+		if err := p.singleMember(st.Cmd); err != nil {
+			return err
+		}
 		return p.restore(a.pos[0])
 	case "etcd-wipe":
+		if err := p.singleMember(st.Cmd); err != nil {
+			return err
+		}
 		p.objects, p.raw = map[string]int{}, map[string]int{}
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
