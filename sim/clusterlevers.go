@@ -85,9 +85,9 @@ func membersOf(a args) int {
 	return 3
 }
 
-// scenarioMembers is the size of the etcd the scenario asks for: its
+// Members is the size of the etcd the scenario asks for: its
 // etcd-cluster's, else 1.
-func scenarioMembers(sc *Scenario) int {
+func (sc *Scenario) Members() int {
 	for _, st := range sc.Steps {
 		if st.Cmd == "etcd-cluster" {
 			if v, ok := argValue(st.Args, "members"); ok {
@@ -106,7 +106,7 @@ func (r *runner) members() int {
 	if r.opts.EtcdMembers > 0 {
 		return r.opts.EtcdMembers
 	}
-	return scenarioMembers(r.sc)
+	return r.sc.Members()
 }
 
 // clusterEndpoints is the order in which connection i (0 the world's, 1
