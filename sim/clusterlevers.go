@@ -203,12 +203,12 @@ func etcdCluster(r *runner, a args) error {
 	if err != nil {
 		return err
 	}
-	lead, err := r.etcd.Leader(ctx)
-	if err != nil {
+	// The embedded cluster starts with m1 leading.
+	r.cluster.leader = 0
+	if err := r.holdLeader(ctx, r.cluster); err != nil {
 		return err
 	}
-	r.cluster.leader = lead
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), r.memberName(lead)))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), r.memberName(0)))
 	inf := clusterEndpoints(1, names)
 	r.note(trace.LayerSim, "", fmt.Sprintf("each connection lists every member and uses the first that answers until it fails: the world's (writes) in the order %s, served by %s; "+
 		"both informers' in the order %s: %s",
