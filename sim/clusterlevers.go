@@ -30,8 +30,8 @@ import (
 // (listwatch.Embedded.MemberServing) and says so in the trace.
 //
 // The leader is the scenario's too: m1 at the start; when the leader is
-// stopped, etcd's shutdown hands leadership to the member it heard from
-// last, and the simulator hands it first to the first member still up,
+// stopped, etcd's shutdown hands leadership to the member connected to
+// it longest, and the simulator hands it first to the first member up,
 // so every run has the same leader; etcd-move-leader moves it. A busy
 // machine can delay heartbeats past the election timeout and let a
 // follower take over on its own; each lever first moves the leadership
@@ -257,7 +257,7 @@ func etcdStopMember(r *runner, a args) error {
 			return err
 		}
 		cl.leader = to
-		r.note(trace.LayerEtcd, "", fmt.Sprintf("%s leads: on its way down it hands the leadership to %s (etcd's shutdown picks the member it heard from last; "+
+		r.note(trace.LayerEtcd, "", fmt.Sprintf("%s leads: on its way down it hands the leadership to %s (etcd's shutdown picks the member connected to it longest; "+
 			"the simulator picks the first member up, so every run has the same leader)", name, r.memberName(to)))
 	}
 	if err := r.etcd.StopMember(i); err != nil {
@@ -292,8 +292,8 @@ func etcdStopMember(r *runner, a args) error {
 		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve the informers: %s, untouched", name, r.informersOn(after)))
 		return nil
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("%s served the informers: their streams drop, and etcd's client resumes each watch on the next member that answers "+
-		"from the revision it had reached, without telling the informer; %s now", name, r.informersOn(after)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s served the informers: their streams drop, and etcd's client resumes each watch on the next member that answers, "+
+		"from the revision after the last one it had, without telling the informer; %s now", name, r.informersOn(after)))
 	return nil
 }
 

@@ -76,7 +76,7 @@
 // informers, etcd's client resumes their watches on the next member from
 // the revision they had reached (as after restart-etcd); a leader stopped
 // hands its leadership to the first member still up (etcd's own shutdown
-// would pick the member it heard from last), so every run has the same
+// would pick the member connected to it longest), so every run has the same
 // leader (clusterlevers.go).
 //
 // # How a step runs
