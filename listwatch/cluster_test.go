@@ -11,6 +11,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -205,5 +206,35 @@ func TestClusterLeversOnOneMember(t *testing.T) {
 	}
 	if lead, err := e.Leader(context.Background()); lead != 0 || err != nil || e.Members() != 1 {
 		t.Errorf("Leader = %d, %v; Members = %d", lead, err, e.Members())
+	}
+}
+
+// A cluster with TLS: its members' client URLs are https, each with the
+// same certificate; peers speak plain http on loopback.
+func TestClusterTLS(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	files := testcerts.Write(t, t.TempDir())
+	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3, TLS: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	for _, ep := range e.Endpoints() {
+		if !strings.HasPrefix(ep, "https://127.0.0.1:") {
+			t.Errorf("endpoint %s: want https on loopback", ep)
+		}
+	}
+	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()[2:], TLS: files, InOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rev := putEmpty(ctx, t, c, "/registry/pods/ns0/a")
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 2 {
+		t.Errorf("MemberServing = %d, %v; want 2", got, err)
+	}
+	if r, err := e.Revision(ctx); err != nil || r != rev {
+		t.Errorf("Revision = %d, %v; want %d", r, err, rev)
 	}
 }
