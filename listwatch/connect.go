@@ -20,6 +20,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 )
 
 // TLSFiles names the PEM files of a TLS setup, as real etcd clusters use
@@ -43,6 +44,13 @@ type ClientOptions struct {
 	// DialTimeout bounds the check of each endpoint (5s if 0, as
 	// etcdctl's --dial-timeout).
 	DialTimeout time.Duration
+	// InOrder sends every request to the first endpoint that answers, in
+	// the order given, and moves to the next only when that one fails
+	// (gRPC's pick_first policy), where etcd's client would spread its
+	// requests over all the endpoints (round_robin) and so serve each
+	// watch stream from whichever member came up next. A simulator uses
+	// it so that the member serving a watch is the same on every run.
+	InOrder bool
 }
 
 // DefaultDialTimeout is DialTimeout's default: etcdctl's.
@@ -137,8 +145,15 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = DefaultDialTimeout
 	}
+	var dial []grpc.DialOption
+	if opts.InOrder {
+		// etcd's resolver hands gRPC a service config naming
+		// round_robin; without it, the default config applies.
+		dial = []grpc.DialOption{grpc.WithDisableServiceConfig(),
+			grpc.WithDefaultServiceConfig(`{"loadBalancingPolicy": "pick_first"}`)}
+	}
 	client, err := clientv3.New(clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout,
-		TLS: tlsCfg, Logger: zap.NewNop()})
+		TLS: tlsCfg, Logger: zap.NewNop(), DialOptions: dial})
 	if err != nil {
 		return nil, fmt.Errorf("listwatch: connect to %v: %w", opts.Endpoints, err)
 	}

@@ -20,8 +20,12 @@
 //     kernel picks (so many run side by side), silent, without fsync unless
 //     asked, and with the controls a simulator needs: Compact, Revision,
 //     Restart, and Snapshot, Restore and Wipe, which take its revision
-//     back (to a snapshot's, or to 1). Connect reaches any etcd by its
-//     endpoints, with TLS.
+//     back (to a snapshot's, or to 1). With EmbeddedOptions.Members it is
+//     a cluster on loopback (cluster.go): StopMember, StartMember (the
+//     member rejoins and catches up), MoveLeader and Leader; Snapshot,
+//     Restore and Wipe refuse there. Connect reaches any etcd by its
+//     endpoints, with TLS; ClientOptions.InOrder uses them one at a time,
+//     in order, so the member serving a watch is known.
 //   - Resource says where objects live (E1): /registry/<resource>/<ns>/<name>,
 //     stored as JSON without resourceVersion; every read stamps the key's
 //     etcd mod revision as resourceVersion.
@@ -64,6 +68,16 @@
 //     kube-apiserver 1.37 does with its AllowUnsafeMalformedObjectDeletion
 //     gate (on by default); a WATCH that meets one ends with a 500 Error
 //     event. Only the decoder's own words are this package's.
+//
+// On a cluster (E14, E15) a watch is served by the member its client's
+// connection reached. When that member stops, etcd's client resumes the
+// watch on another member from the revision it had reached, and the
+// ListerWatcher's watch goes on: its client sees nothing. A leader change
+// is not seen either. kube-apiserver watches with etcd's WithRequireLeader,
+// so a watch on a member left without a leader for about three election
+// timeouts ends with "etcdserver: no leader"; this package does not ask
+// for it, a difference no lever here reaches (a member up always has a
+// leader, since levers keep a majority up).
 //
 // Each watch buffers its own events, so a client that reads one watch
 // slowly does not hold up the others sharing the etcd client's stream.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
@@ -42,18 +43,32 @@ type EmbeddedOptions struct {
 	// uses the same certificate, which must therefore allow both server
 	// and client authentication.
 	TLS TLSFiles
+	// Members is how many etcd members to run: 0 or 1 for one (the
+	// default), more for a cluster on loopback, each member with its
+	// own ports and its own directory under Dir (cluster.go).
+	Members int
 }
 
 // Embedded is an etcd server running in this process, with a client
-// connected to it.
+// connected to it: one member, or a cluster of several (cluster.go).
 type Embedded struct {
-	opts      EmbeddedOptions
-	dir       string
-	ownDir    bool
+	opts    EmbeddedOptions
+	dir     string
+	ownDir  bool
+	members []*member // one, unless opts.Members asks for a cluster
+	client  *clientv3.Client
+	// reusePort: a cluster's ports were reserved with SO_REUSEPORT, and
+	// its members bind them with it too (cluster.go).
+	reusePort bool
+}
+
+// member is one etcd server of an Embedded.
+type member struct {
+	name      string  // etcd's member name: "default" alone, m1, m2, ... in a cluster
+	dir       string  // its data directory
 	clientURL url.URL // the bound address, reused by Restart
 	peerURL   url.URL
-	server    *embed.Etcd
-	client    *clientv3.Client
+	server    *embed.Etcd // nil while stopped
 	// crash drops every stream the server is serving (watches above all)
 	// before it stops. etcd's graceful stop would wait for them, and a
 	// watch never ends on its own: up to etcd's request timeout, about
@@ -62,8 +77,12 @@ type Embedded struct {
 }
 
 // StartEmbedded starts an etcd server in this process and waits until it
-// serves requests (or ctx ends).
+// serves requests (or ctx ends). With opts.Members above 1 it starts a
+// cluster (StartEmbedded waits until every member serves).
 func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
+	if opts.Members < 0 || opts.Members > maxMembers {
+		return nil, fmt.Errorf("listwatch: embedded etcd of %d members: want 1 to %d", opts.Members, maxMembers)
+	}
 	e := &Embedded{opts: opts, dir: opts.Dir}
 	if e.dir == "" {
 		dir, err := os.MkdirTemp("", "cachelab-etcd-")
@@ -72,11 +91,21 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		}
 		e.dir, e.ownDir = dir, true
 	}
-	e.clientURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	if !opts.TLS.empty() {
-		e.clientURL.Scheme = "https"
+	if e.cluster() {
+		if err := e.startCluster(ctx); err != nil {
+			e.stop()
+			e.removeDir()
+			return nil, err
+		}
+		return e, nil
 	}
-	e.peerURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	m := &member{name: embed.DefaultName, dir: e.dir}
+	m.clientURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	if !opts.TLS.empty() {
+		m.clientURL.Scheme = "https"
+	}
+	m.peerURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	e.members = []*member{m}
 	if err := e.start(ctx); err != nil {
 		e.removeDir()
 		return nil, err
@@ -84,12 +113,12 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	return e, nil
 }
 
-func (e *Embedded) config(crashed context.Context) *embed.Config {
+func (e *Embedded) config(m *member, crashed context.Context) *embed.Config {
 	cfg := embed.NewConfig()
 	cfg.GRPCAdditionalServerOptions = []grpc.ServerOption{grpc.ChainStreamInterceptor(endStreamsOn(crashed))}
-	cfg.Dir = e.dir
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{e.clientURL}, []url.URL{e.clientURL}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{e.peerURL}, []url.URL{e.peerURL}
+	cfg.Dir = m.dir
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{m.clientURL}, []url.URL{m.clientURL}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{m.peerURL}, []url.URL{m.peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.UnsafeNoFsync = !e.opts.Fsync
 	// One member on loopback: a 10ms raft tick (etcd's default is 100ms)
@@ -106,46 +135,90 @@ func (e *Embedded) config(crashed context.Context) *embed.Config {
 		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: tls.CertFile, KeyFile: tls.KeyFile,
 			TrustedCAFile: tls.CAFile, ClientCertAuth: tls.CAFile != ""}
 	}
+	if e.cluster() {
+		e.clusterConfig(cfg, m)
+	}
 	return cfg
 }
 
 // start runs etcd on e's directory and URLs, then records the ports the
-// kernel chose, so that a restart comes back on the same ones.
+// kernel chose, so that a restart comes back on the same ones. A cluster
+// starts every member (startMembers).
 func (e *Embedded) start(ctx context.Context) error {
-	crashed, crash := context.WithCancel(context.Background())
-	server, err := embed.StartEtcd(e.config(crashed))
-	if err != nil {
-		crash()
-		return fmt.Errorf("listwatch: start embedded etcd: %w", err)
+	if e.cluster() {
+		return e.startMembers(ctx)
 	}
-	e.crash = crash
-	select {
-	case <-server.Server.ReadyNotify():
-	case <-ctx.Done():
-		crash()
-		server.Close()
-		return fmt.Errorf("listwatch: embedded etcd not ready: %w", ctx.Err())
+	m := e.members[0]
+	if err := e.startMember(ctx, m); err != nil {
+		return err
 	}
-	e.server = server
-	e.clientURL.Host = server.Clients[0].Addr().String()
-	e.peerURL.Host = server.Peers[0].Addr().String()
+	m.clientURL.Host = m.server.Clients[0].Addr().String()
+	m.peerURL.Host = m.server.Peers[0].Addr().String()
 	client, err := Connect(ctx, ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS})
 	if err != nil {
-		crash()
-		server.Close()
+		m.stop()
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
 	}
 	e.client = client
 	return nil
 }
 
-// Endpoints are the client URLs of the server.
-func (e *Embedded) Endpoints() []string { return []string{e.clientURL.String()} }
+// startMember starts m's server and waits until it is ready (for a
+// member of a cluster: until it has joined and applied what the leader
+// had committed when it joined).
+func (e *Embedded) startMember(ctx context.Context, m *member) error {
+	if err := e.launch(m); err != nil {
+		return err
+	}
+	return e.ready(ctx, m)
+}
+
+// launch starts m's server without waiting for it.
+func (e *Embedded) launch(m *member) error {
+	crashed, crash := context.WithCancel(context.Background())
+	server, err := embed.StartEtcd(e.config(m, crashed))
+	if err != nil {
+		crash()
+		return fmt.Errorf("listwatch: start embedded etcd%s: %w", e.memberLabel(m), err)
+	}
+	m.server, m.crash = server, crash
+	return nil
+}
+
+// ready waits until the launched m serves requests; if ctx ends first, m
+// is stopped.
+func (e *Embedded) ready(ctx context.Context, m *member) error {
+	select {
+	case <-m.server.Server.ReadyNotify():
+		return nil
+	case <-ctx.Done():
+		m.stop()
+		return fmt.Errorf("listwatch: embedded etcd%s not ready: %w", e.memberLabel(m), ctx.Err())
+	}
+}
+
+func (e *Embedded) memberLabel(m *member) string {
+	if !e.cluster() {
+		return ""
+	}
+	return " member " + m.name
+}
+
+// Endpoints are the client URLs of the server: of every member, in
+// order, for a cluster (those stopped included).
+func (e *Embedded) Endpoints() []string {
+	out := make([]string, len(e.members))
+	for i, m := range e.members {
+		out[i] = m.clientURL.String()
+	}
+	return out
+}
 
 // Dir is the data directory.
 func (e *Embedded) Dir() string { return e.dir }
 
-// Client is a client connected to the server. It is replaced by Restart.
+// Client is a client connected to the server (to every member of a
+// cluster). It is replaced by Restart.
 func (e *Embedded) Client() *clientv3.Client { return e.client }
 
 // Revision is etcd's current revision: the resourceVersion of the newest
@@ -171,7 +244,9 @@ func (e *Embedded) Compact(ctx context.Context, rev int64) error {
 // Restart stops the server and starts it again on the same directory and
 // ports, as a crashed and restarted etcd would come back. Clients of the
 // old server see their connections drop; etcd's client reconnects and
-// resumes its watches. The old Client is closed: use Client again.
+// resumes its watches. The old Client is closed: use Client again. A
+// cluster restarts whole: every member stops, then every member starts
+// (those stopped by StopMember too).
 func (e *Embedded) Restart(ctx context.Context) error {
 	e.stop()
 	return e.start(ctx)
@@ -193,6 +268,9 @@ const snapshotsDir = "cachelab-snapshots"
 // restore` of a `snapshot save` would come back at the same revision too.
 func (e *Embedded) Snapshot(ctx context.Context, name string) error {
 	if err := checkSnapshotName(name); err != nil {
+		return err
+	}
+	if err := e.singleMember("Snapshot"); err != nil {
 		return err
 	}
 	e.stop()
@@ -218,6 +296,9 @@ func (e *Embedded) Restore(ctx context.Context, name string) error {
 	if err := checkSnapshotName(name); err != nil {
 		return err
 	}
+	if err := e.singleMember("Restore"); err != nil {
+		return err
+	}
 	src := e.snapshotPath(name)
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("%w: %q (%v)", ErrNoSnapshot, name, err)
@@ -237,6 +318,9 @@ func (e *Embedded) Restore(ctx context.Context, name string) error {
 // on the same ports: a new member whose revision starts again at 1.
 // Snapshots are kept.
 func (e *Embedded) Wipe(ctx context.Context) error {
+	if err := e.singleMember("Wipe"); err != nil {
+		return err
+	}
 	e.stop()
 	err := os.RemoveAll(e.memberDir())
 	if err != nil {
@@ -246,6 +330,17 @@ func (e *Embedded) Wipe(ctx context.Context) error {
 }
 
 func (e *Embedded) memberDir() string { return filepath.Join(e.dir, "member") }
+
+// singleMember refuses a lever that works on one member's data directory
+// when e is a cluster: copying one member's disk back would leave it
+// disagreeing with the others' raft logs.
+func (e *Embedded) singleMember(what string) error {
+	if e.cluster() {
+		return fmt.Errorf("%w: %s works on a single-member etcd, and this one has %d members "+
+			"(a member's data copied back would disagree with the others' raft logs)", ErrCluster, what, len(e.members))
+	}
+	return nil
+}
 
 func (e *Embedded) snapshotPath(name string) string {
 	return filepath.Join(e.dir, snapshotsDir, name)
@@ -308,12 +403,24 @@ func (e *Embedded) stop() {
 		_ = e.client.Close()
 		e.client = nil
 	}
-	if e.server != nil {
-		e.crash()
-		e.server.Close()
-		<-e.server.Err() // closed once every etcd goroutine has exited
-		e.server = nil
+	// A cluster's members stop together: each waits up to a second for
+	// its peers' connections to it to end, which they do as they stop.
+	var wg sync.WaitGroup
+	for _, m := range e.members {
+		wg.Go(m.stop)
 	}
+	wg.Wait()
+}
+
+// stop stops m's server, if it runs, dropping its streams first.
+func (m *member) stop() {
+	if m.server == nil {
+		return
+	}
+	m.crash()
+	m.server.Close()
+	<-m.server.Err() // closed once every etcd goroutine has exited
+	m.server = nil
 }
 
 // endStreamsOn is a stream interceptor that ends each stream when crashed
@@ -345,6 +452,9 @@ func (s streamWithContext) Context() context.Context { return s.ctx }
 // Close stops the server and removes a temporary data directory.
 func (e *Embedded) Close() error {
 	e.stop()
+	if e.cluster() {
+		waitPeerConns()
+	}
 	return e.removeDir()
 }
 

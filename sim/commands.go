@@ -207,9 +207,15 @@ func init() {
 				r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
 				return nil
 			}},
-		"etcd-snapshot":     cmdEtcdSnapshot,
-		"etcd-restore":      cmdEtcdRestore,
-		"etcd-wipe":         cmdEtcdWipe,
+		"etcd-snapshot": cmdEtcdSnapshot,
+		"etcd-restore":  cmdEtcdRestore,
+		"etcd-wipe":     cmdEtcdWipe,
+		// An etcd cluster (clusterlevers.go).
+		"etcd-cluster":      cmdEtcdCluster,
+		"etcd-stop-member":  cmdEtcdStopMember,
+		"etcd-start-member": cmdEtcdStartMember,
+		"etcd-move-leader":  cmdEtcdMoveLeader,
+		// The watch cache (cachelevers.go).
 		"hold-cache":        cmdHoldCache,
 		"release-cache":     cmdReleaseCache,
 		"restart-apiserver": cmdRestartAPIServer,

@@ -36,7 +36,8 @@
 // The commands act on the world (create, update [times=n], delete,
 // bulk-create, put-raw, delete-raw, compact, progress, close-watch,
 // disconnect, reconnect, fail-next [page=n], expire-continue, server,
-// restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, advance, resync),
+// restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, etcd-cluster,
+// etcd-stop-member, etcd-start-member, etcd-move-leader, advance, resync),
 // on the informers (start, start-queue, stop, add-handler,
 // remove-handler, release, pause, resume), or look (show
 // store|queue|handlers|requests|synced|metrics). CommandHelp lists them.
@@ -56,6 +57,27 @@
 // runs to its end; only the levers that restart etcd (restart-etcd,
 // etcd-snapshot, etcd-restore, etcd-wipe) on an external etcd, which
 // depends on the run's options, can still stop a run halfway.
+//
+// # An etcd cluster
+//
+// A scenario whose first command is etcd-cluster [members=3|5] runs on an
+// embedded etcd cluster (listwatch.EmbeddedOptions.Members), m1 leading;
+// `cachelab run --etcd-members n` (Options.EtcdMembers) runs any scenario
+// on one. etcd-stop-member, etcd-start-member and etcd-move-leader are its
+// levers; restart-etcd, etcd-snapshot, etcd-restore and etcd-wipe are
+// refused in such a file (Parse), and so is a stop that would leave no
+// majority up. Every connection lists every member's endpoint but uses
+// them in order, one member at a time (listwatch.ClientOptions.InOrder),
+// where etcd's client would spread requests over all of them: the world's
+// from m1, both informers' from m2, so the leader and the member serving
+// the watches are different members at the start, and which member a
+// lever hits is the same on every run. Each lever asks etcd which member
+// answers each connection and prints it. When a stopped member served the
+// informers, etcd's client resumes their watches on the next member from
+// the revision they had reached (as after restart-etcd); a leader stopped
+// hands its leadership to the first member still up (etcd's own shutdown
+// would pick the member connected to it longest), so every run has the same
+// leader (clusterlevers.go).
 //
 // # How a step runs
 //

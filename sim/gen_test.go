@@ -46,6 +46,7 @@ func (g *gen) acceptedStep(text string) string {
 		saved := g.save()
 		step := "\n" + g.step() + "\n----\n"
 		if _, err := Parse("gen.txt", []byte(text+step)); err == nil {
+			g.steps++
 			return step
 		}
 		g.restore(saved)
@@ -68,6 +69,10 @@ type gen struct {
 	queue     bool                       // the last start was start-queue
 	resync    bool                       // the last start had a resync period
 	stack     string                     // fixed by the first start: "default" or "classic"
+	steps     int                        // steps written so far
+	cluster   bool                       // the first step was etcd-cluster (3 members)
+	down      [3]bool                    // a cluster's stopped members (m1 is 0)
+	leader    int                        // a cluster's leader
 }
 
 func (g *gen) save() gen {
@@ -133,6 +138,63 @@ var genSteps = map[string]genStep{
 	"hold-cache":        {always(2), func(*gen) string { return "hold-cache" }},
 	"release-cache":     {always(2), func(*gen) string { return "release-cache" }},
 	"restart-apiserver": {always(1), func(*gen) string { return "restart-apiserver" }},
+	// An etcd cluster: rarely (each run starts three members), and only
+	// as the first step.
+	"etcd-cluster":      {func(g *gen) int { return g.unless(g.steps == 0, 5, 0) }, (*gen).etcdCluster},
+	"etcd-stop-member":  {func(g *gen) int { return g.unless(g.cluster && g.up() == 3, 3, 0) }, (*gen).stopMember},
+	"etcd-start-member": {func(g *gen) int { return g.unless(g.cluster && g.up() < 3, 8, 0) }, (*gen).startMember},
+	"etcd-move-leader":  {func(g *gen) int { return g.unless(g.cluster, 2, 0) }, (*gen).moveLeader},
+}
+
+func (g *gen) etcdCluster() string {
+	g.cluster = true
+	return "etcd-cluster"
+}
+
+// up is how many of a cluster's members run.
+func (g *gen) up() int {
+	n := 0
+	for _, d := range g.down {
+		if !d {
+			n++
+		}
+	}
+	return n
+}
+
+// member picks a member that runs (up true) or one that is stopped.
+func (g *gen) member(up bool) int {
+	var fit []int
+	for i, d := range g.down {
+		if d != up {
+			fit = append(fit, i)
+		}
+	}
+	if len(fit) == 0 {
+		return g.rng.IntN(3) // Parse refuses the step; another is drawn
+	}
+	return fit[g.rng.IntN(len(fit))]
+}
+
+func (g *gen) stopMember() string {
+	i := g.member(true)
+	g.down[i] = true
+	if g.leader == i {
+		g.leader = slices.Index(g.down[:], false)
+	}
+	return fmt.Sprintf("etcd-stop-member m%d", i+1)
+}
+
+func (g *gen) startMember() string {
+	i := g.member(false)
+	g.down[i] = false
+	return fmt.Sprintf("etcd-start-member m%d", i+1)
+}
+
+func (g *gen) moveLeader() string {
+	i := g.member(true)
+	g.leader = i
+	return fmt.Sprintf("etcd-move-leader m%d", i+1)
 }
 
 // genOrder is genSteps' keys in a fixed order, so a seed always gives

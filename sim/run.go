@@ -34,6 +34,9 @@ type Options struct {
 	// the embedded one. The run writes under its own prefix and removes
 	// what it wrote.
 	Etcd listwatch.ClientOptions
+	// EtcdMembers, if above 0, is how many members the embedded etcd
+	// has, whatever the scenario asks (etcd-cluster asks for a cluster).
+	EtcdMembers int
 	// SettleTimeout bounds how long a side may go without progress while
 	// a step settles (10s if 0): a new trace line, a change in its
 	// connection's state or a relist backoff in progress restarts it.
@@ -93,6 +96,9 @@ type runner struct {
 	// stays set until both informers have reached etcd's revision, if
 	// need be after a disconnect, a failed request or a stop.
 	unseenWrite bool
+	// cluster is the etcd cluster's state the levers keep
+	// (clusterlevers.go); nil on a single member.
+	cluster *clusterState
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -193,6 +199,9 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 		return nil, err
 	}
 	h := newHeader(sc, r.stack(), r.server(), opts)
+	if r.etcd != nil && r.etcd.Members() > 1 {
+		h.Etcd = fmt.Sprintf("embedded, %d members", r.etcd.Members())
+	}
 	return &Session{r: r, header: h}, nil
 }
 
@@ -319,20 +328,28 @@ func (r *runner) worldAllows(cmd string) error {
 func (r *runner) connect() error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{})
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members()})
 		if err != nil {
 			return err
 		}
 		r.etcd = e
 		endpoints = e.Endpoints()
 	} else {
+		if r.opts.EtcdMembers > 1 {
+			return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", r.opts.EtcdMembers)
+		}
 		// Never touch a real cluster's pods: an external run keeps to
 		// its own prefix, and starts and ends with it empty.
 		r.res.Resource = fmt.Sprintf("cachelab-sim-%d-pods", time.Now().UnixNano())
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
-	for range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
+	for i := range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
+		if r.etcd != nil && r.etcd.Members() > 1 {
+			// Each in its own order, each served by one member at a
+			// time (clusterlevers.go).
+			copts.Endpoints, copts.InOrder = clusterEndpoints(i, endpoints), true
+		}
 		c, err := listwatch.Connect(r.ctx, copts)
 		if err != nil {
 			return err

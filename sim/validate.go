@@ -158,6 +158,8 @@ func checkValue(name, k string, vs []string) error {
 	v := strings.Join(vs, ",")
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", k, v, want) }
 	switch k {
+	case "members":
+		return checkMembers(v)
 	case "resync":
 		// 0 means no resync; client-go raises a handler's period below
 		// 1s to 1s, and cachelab does the same, so small ones are fine.
@@ -231,6 +233,8 @@ func checkPositional(name, p string) error {
 		return checkHandlerName(p)
 	case "etcd-snapshot", "etcd-restore":
 		return checkSnapshotName(name, p)
+	case "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
+		return checkMemberName(name, p)
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ type runOptions struct {
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
 	rewrite       bool
+	members       int // --etcd-members: 0 keeps the scenario's etcd
 }
 
 func (m *Main) runCommand() *cobra.Command {
@@ -58,9 +59,14 @@ print. When any step has expected output, run checks every step against it
 and stops at the first that printed something else (exit 1), showing the
 difference; a file whose blocks are all empty runs unchecked. --rewrite
 writes what each step printed into the file instead, so a scenario can be
-written as commands first and its expectations filled in by a run. --stack
-and --etcd-endpoints turn the check off: a file is written for its own
-stack and a fresh etcd.
+written as commands first and its expectations filled in by a run. --stack,
+--etcd-endpoints and --etcd-members turn the check off: a file is written
+for its own stack and a fresh etcd of its own size.
+
+--etcd-members 3 (or 5) runs on an embedded etcd cluster on loopback; a
+scenario that starts with etcd-cluster asks for one itself, and stops,
+starts and moves the leadership of its members (cachelab scenarios
+--commands).
 
 With --etcd-endpoints (or $ETCDCTL_ENDPOINTS) the run uses an etcd of your
 own: it checks the endpoints in turn, each within --dial-timeout, until one
@@ -104,6 +110,8 @@ file:line.`,
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
+	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
+		"instead of the scenario's own (a scenario that starts with etcd-cluster asks for a cluster)")
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
 		"(a new trace line or a relist backoff in progress is progress): longer for cachelab fails the run (exit 3), "+
 		"longer for client-go is a divergence")
@@ -121,6 +129,12 @@ func (m *Main) check(o *runOptions) error {
 		return errors.New("--rewrite writes the output of the scenario's own stack: drop --stack")
 	case o.rewrite && o.server.value != "":
 		return errors.New("--rewrite writes the output of the scenario's own server (its \"# Server:\" line): drop --server")
+	case o.members != 0 && o.members != 1 && o.members != 3 && o.members != 5:
+		return fmt.Errorf("--etcd-members %d: want 1, 3 or 5", o.members)
+	case o.members > 1 && len(o.etcd.Endpoints) > 0:
+		return errors.New("--etcd-members starts an embedded etcd cluster, and --etcd-endpoints names an external etcd: use one of them")
+	case o.rewrite && o.members != 0:
+		return errors.New("--rewrite writes the output of the scenario's own etcd: drop --etcd-members")
 	case o.rewrite && len(o.etcd.Endpoints) > 0:
 		return errors.New("--rewrite writes the output of a fresh etcd (resourceVersions from 2): drop --etcd-endpoints")
 	}
@@ -149,7 +163,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		open = openSession
 	}
 	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
-		Etcd: o.etcd, SettleTimeout: o.settleTimeout})
+		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members})
 	if err != nil || ctx.Err() != nil {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
@@ -162,6 +176,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	case check && o.server.value != "" && o.server.value != sc.WrittenFor():
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
+	case check && o.members != 0 && o.members != sc.Members():
+		check = false
+		fmt.Fprintf(m.Stderr, "%s: expected output not checked: --etcd-members %d replaces the etcd it was written for\n", sc.Name, o.members)
 	case check && len(o.etcd.Endpoints) > 0:
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)

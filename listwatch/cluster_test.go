@@ -1,0 +1,240 @@
+package listwatch_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// startCluster starts a 3-member embedded etcd, closed when the test
+// ends.
+func startCluster(ctx context.Context, t testing.TB) *listwatch.Embedded {
+	t.Helper()
+	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		dir := e.Dir()
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Close left %s behind (%v)", dir, err)
+		}
+	})
+	return e
+}
+
+// connectInOrder is a client of e that uses the endpoints in the order
+// given (ClientOptions.InOrder), closed when the test ends.
+func connectInOrder(ctx context.Context, t testing.TB, endpoints []string) *clientv3.Client {
+	t.Helper()
+	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: endpoints, InOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// A cluster of three members on loopback: each on ports of its own that
+// the kernel chose, the first one leading, all three endpoints given
+// out.
+func TestClusterStarts(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := startCluster(ctx, t)
+	eps := e.Endpoints()
+	if len(eps) != 3 || e.Members() != 3 {
+		t.Fatalf("Endpoints = %v, Members = %d; want 3", eps, e.Members())
+	}
+	seen := map[string]bool{}
+	for i, ep := range eps {
+		u, err := url.Parse(ep)
+		if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "0" || seen[u.Host] {
+			t.Errorf("endpoint %d = %q: want a loopback address of its own with a port the kernel chose", i, ep)
+		}
+		seen[u.Host] = true
+		if name := e.MemberName(i); name != []string{"m1", "m2", "m3"}[i] || !e.MemberRunning(i) {
+			t.Errorf("member %d: name %q, running %v", i, name, e.MemberRunning(i))
+		}
+	}
+	if lead, err := e.Leader(ctx); err != nil || lead != 0 {
+		t.Errorf("Leader = %d, %v; want member 0 (m1)", lead, err)
+	}
+	// Revisions are a single member's: the first write is rv 2.
+	if rev := putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a"); rev != 2 {
+		t.Errorf("first write at rv %d, want 2", rev)
+	}
+	for _, lever := range []func() error{
+		func() error { return e.Snapshot(ctx, "s1") },
+		func() error { return e.Restore(ctx, "s1") },
+		func() error { return e.Wipe(ctx) },
+	} {
+		if err := lever(); !errors.Is(err, listwatch.ErrCluster) {
+			t.Errorf("a single-member lever on a cluster: %v, want ErrCluster", err)
+		}
+	}
+}
+
+// A client that uses its endpoints in order is served by the first
+// member that answers, and moves to the next when it stops: its watch
+// is resumed there from the revision it had reached, missing nothing.
+// The stopped member comes back behind, catches up, and serves again.
+func TestClusterMemberStopStart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e := startCluster(ctx, t)
+	eps := e.Endpoints()
+	c := connectInOrder(ctx, t, []string{eps[1], eps[2], eps[0]})
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 1 {
+		t.Fatalf("MemberServing = %d, %v; want 1 (m2, the first of the client's endpoints)", got, err)
+	}
+	first := putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
+	w := c.Watch(ctx, "/registry/pods/", clientv3.WithPrefix(), clientv3.WithRev(first))
+	expect := func(rev int64) {
+		t.Helper()
+		resp, ok := <-w
+		if !ok || resp.Err() != nil || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != rev {
+			t.Fatalf("watch: %+v (open %v, error %v); want the write at rv %d", resp, ok, resp.Err(), rev)
+		}
+	}
+	expect(first)
+
+	// The member serving the watch goes down.
+	if err := e.StopMember(1); err != nil {
+		t.Fatal(err)
+	}
+	if e.MemberRunning(1) {
+		t.Fatal("member 1 still runs after StopMember")
+	}
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 2 {
+		t.Fatalf("MemberServing after m2 stopped = %d, %v; want 2 (m3, the next endpoint)", got, err)
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/b"))
+
+	// Writes while m2 is down; it comes back behind and catches up.
+	var last int64
+	for _, k := range []string{"c", "d", "e"} {
+		last = putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/"+k)
+		expect(last)
+	}
+	if err := e.StartMember(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rev, err := e.MemberRevision(ctx, 1); err != nil || rev != last {
+		t.Fatalf("m2 after it rejoined: revision %d, %v; want %d", rev, err, last)
+	}
+	// The client stays where it is (pick_first moves only on failure),
+	// until m3 stops: then it goes back to m2, which has every write.
+	if got, _ := e.MemberServing(ctx, c); got != 2 {
+		t.Errorf("MemberServing after m2 came back = %d, want 2 (m3)", got)
+	}
+	if err := e.StopMember(2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 1 {
+		t.Fatalf("MemberServing after m3 stopped = %d, %v; want 1 (m2)", got, err)
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/f"))
+	if err := e.StartMember(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Leadership moves on request (etcd's MoveLeader), and when the leader
+// stops the others carry on under a new one: a watch served by a
+// follower does not notice, and writes go on.
+func TestClusterLeader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e := startCluster(ctx, t)
+	eps := e.Endpoints()
+	c := connectInOrder(ctx, t, []string{eps[1], eps[2], eps[0]})
+	w := c.Watch(ctx, "/registry/pods/", clientv3.WithPrefix(), clientv3.WithRev(2))
+	expect := func(rev int64) {
+		t.Helper()
+		resp, ok := <-w
+		if !ok || resp.Err() != nil || len(resp.Events) != 1 || resp.Events[0].Kv.ModRevision != rev {
+			t.Fatalf("watch: %+v (open %v, error %v); want the write at rv %d", resp, ok, resp.Err(), rev)
+		}
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a"))
+	if err := e.MoveLeader(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if lead, err := e.Leader(ctx); err != nil || lead != 2 {
+		t.Fatalf("Leader after MoveLeader(2) = %d, %v", lead, err)
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/b"))
+	if err := e.StopMember(2); err != nil {
+		t.Fatal(err)
+	}
+	lead, err := e.Leader(ctx)
+	if err != nil || lead == 2 {
+		t.Fatalf("Leader after the leader stopped = %d, %v", lead, err)
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/c"))
+	if err := e.MoveLeader(ctx, 2); err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("MoveLeader to a stopped member: %v", err)
+	}
+	// A whole-cluster restart brings every member back, m1 leading.
+	if err := e.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lead, err := e.Leader(ctx); err != nil || lead != 0 || !e.MemberRunning(2) {
+		t.Fatalf("after Restart: leader %d, %v, m3 running %v", lead, err, e.MemberRunning(2))
+	}
+	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/d"))
+}
+
+// A single-member etcd has no member levers.
+func TestClusterLeversOnOneMember(t *testing.T) {
+	e := startEtcd(t)
+	if err := e.StopMember(0); !errors.Is(err, listwatch.ErrNotCluster) {
+		t.Errorf("StopMember on one member: %v", err)
+	}
+	if lead, err := e.Leader(context.Background()); lead != 0 || err != nil || e.Members() != 1 {
+		t.Errorf("Leader = %d, %v; Members = %d", lead, err, e.Members())
+	}
+}
+
+// A cluster with TLS: its members' client URLs are https, each with the
+// same certificate; peers speak plain http on loopback.
+func TestClusterTLS(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	files := testcerts.Write(t, t.TempDir())
+	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3, TLS: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	for _, ep := range e.Endpoints() {
+		if !strings.HasPrefix(ep, "https://127.0.0.1:") {
+			t.Errorf("endpoint %s: want https on loopback", ep)
+		}
+	}
+	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()[2:], TLS: files, InOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rev := putEmpty(ctx, t, c, "/registry/pods/ns0/a")
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 2 {
+		t.Errorf("MemberServing = %d, %v; want 2", got, err)
+	}
+	if r, err := e.Revision(ctx); err != nil || r != rev {
+		t.Errorf("Revision = %d, %v; want %d", r, err, rev)
+	}
+}

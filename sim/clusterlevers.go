@@ -1,0 +1,454 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// An etcd cluster: a scenario that starts with etcd-cluster runs on an
+// embedded cluster of members (m1, m2, m3) on loopback, and its levers
+// stop a member, start it again, and move the leadership.
+//
+// Which member serves a connection decides what a lever does to it, so it
+// must be the same on every run. etcd's client balances its requests over
+// every endpoint (round_robin), which would serve each watch stream from
+// whichever member came next; here each connection lists every member's
+// endpoint and uses them in order (listwatch.ClientOptions.InOrder): the
+// first that answers serves all its requests, watches included, until it
+// fails, and then the next one that answers does. The world's connection
+// (writes, compaction, revision) lists them m1, m2, m3; both informers'
+// list them m2, m3, ..., m1, so that the leader (m1 at the start) and the
+// member serving the informers are different members, and a lever can hit
+// either. Each lever asks etcd which member answers each connection
+// (listwatch.Embedded.MemberServing) and says so in the trace.
+//
+// The leader is the scenario's too: m1 at the start; when the leader is
+// stopped, etcd's shutdown hands leadership to the member connected to
+// it longest, and the simulator hands it first to the first member up,
+// so every run has the same leader; etcd-move-leader moves it. A busy
+// machine can delay heartbeats past the election timeout and let a
+// follower take over on its own; each lever first moves the leadership
+// back to the scenario's leader if that happened.
+
+// Commands' lines for the cluster levers (commands.go holds the table).
+var (
+	cmdEtcdCluster = &command{usage: "etcd-cluster [members=3|5]",
+		help:   "run on an embedded etcd cluster of 3 (or 5) members on loopback, m1 leading; the scenario's first command (embedded etcd only)",
+		values: map[string]string{"members": "how many members: 3 (the default) or 5"},
+		run:    etcdCluster}
+	cmdEtcdStopMember = &command{usage: "etcd-stop-member <m1|m2|...>",
+		help:   "stop one member of the etcd cluster (its data and ports kept); a leader hands its leadership on first, connections it served move to their next member",
+		minPos: 1, maxPos: 1, run: etcdStopMember}
+	cmdEtcdStartMember = &command{usage: "etcd-start-member <m1|m2|...>",
+		help:   "start a stopped member again: it rejoins the cluster and catches up from the leader before it serves",
+		minPos: 1, maxPos: 1, run: etcdStartMember}
+	cmdEtcdMoveLeader = &command{usage: "etcd-move-leader <m1|m2|...>",
+		help:   "hand the cluster's leadership to a running member (etcd's MoveLeader, as etcdctl move-leader)",
+		minPos: 1, maxPos: 1, run: etcdMoveLeader}
+)
+
+// The cluster sizes etcd-cluster takes: odd, so a majority is clear.
+var clusterSizes = []int{3, 5}
+
+var memberPattern = regexp.MustCompile(`^m[1-9]$`)
+
+// checkMemberName checks a member lever's argument on its own.
+func checkMemberName(cmd, p string) error {
+	if !memberPattern.MatchString(p) {
+		return fmt.Errorf("%s %s: want a member's name, m1, m2, ...", cmd, p)
+	}
+	return nil
+}
+
+// checkMembers checks etcd-cluster's members=.
+func checkMembers(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || !slices.Contains(clusterSizes, n) {
+		return fmt.Errorf("members=%s: want 3 or 5", v)
+	}
+	return nil
+}
+
+// membersOf is the size etcd-cluster asks for: 3 unless members= says.
+func membersOf(a args) int {
+	if v, ok := a.value("members"); ok {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	return 3
+}
+
+// Members is the size of the etcd the scenario asks for: its
+// etcd-cluster's, else 1.
+func (sc *Scenario) Members() int {
+	for _, st := range sc.Steps {
+		if st.Cmd == "etcd-cluster" {
+			if v, ok := argValue(st.Args, "members"); ok {
+				n, _ := strconv.Atoi(v)
+				return n
+			}
+			return 3
+		}
+	}
+	return 1
+}
+
+// members is how many members the run's embedded etcd has: the
+// override, or the scenario's.
+func (r *runner) members() int {
+	if r.opts.EtcdMembers > 0 {
+		return r.opts.EtcdMembers
+	}
+	return r.sc.Members()
+}
+
+// clusterEndpoints is the order in which connection i (0 the world's, 1
+// cachelab's, 2 client-go's) lists a cluster's endpoints: the world's
+// from m1, the informers' from m2, each going round to the others.
+func clusterEndpoints(i int, eps []string) []string {
+	if i == 0 {
+		return eps
+	}
+	return append(slices.Clone(eps[1:]), eps[0])
+}
+
+// clusterState is what the runner keeps of the cluster between levers.
+type clusterState struct {
+	leader    int           // the scenario's leader
+	stoppedAt map[int]int64 // a stopped member -> etcd's revision when it stopped
+}
+
+// clustered checks that the run is on an embedded cluster, and returns
+// its state.
+func (r *runner) clustered(cmd string) (*clusterState, error) {
+	if err := r.embeddedOnly(); err != nil {
+		return nil, err
+	}
+	if r.etcd.Members() < 2 {
+		return nil, fmt.Errorf("%s needs an etcd cluster, and this run's embedded etcd has one member", cmd)
+	}
+	if r.cluster == nil {
+		r.cluster = &clusterState{stoppedAt: map[int]int64{}}
+	}
+	return r.cluster, nil
+}
+
+// memberIndex is the index of the member named p (m1 is 0).
+func (r *runner) memberIndex(p string) (int, error) {
+	i, _ := strconv.Atoi(strings.TrimPrefix(p, "m"))
+	if i < 1 || i > r.etcd.Members() {
+		return 0, fmt.Errorf("no member %s: the cluster has m1 to m%d", p, r.etcd.Members())
+	}
+	return i - 1, nil
+}
+
+func (r *runner) memberName(i int) string { return r.etcd.MemberName(i) }
+
+// clusterCtx bounds a cluster lever's waits on etcd.
+func (r *runner) clusterCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.ctx, time.Minute)
+}
+
+// holdLeader moves the leadership back to the scenario's leader if a
+// follower took it on its own (a busy machine, heartbeats late).
+func (r *runner) holdLeader(ctx context.Context, cl *clusterState) error {
+	lead, err := r.etcd.Leader(ctx)
+	if err != nil || lead == cl.leader {
+		return err
+	}
+	return r.etcd.MoveLeader(ctx, cl.leader)
+}
+
+// serving is the member that answers each connection: the world's, then
+// each side's.
+func (r *runner) serving(ctx context.Context) ([]int, error) {
+	out := make([]int, len(r.clients))
+	for i, c := range r.clients {
+		m, err := r.etcd.MemberServing(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// informersOn says which member serves the informers' connections.
+func (r *runner) informersOn(s []int) string {
+	if s[1] == s[2] {
+		return fmt.Sprintf("the informers' connections are served by %s", r.memberName(s[1]))
+	}
+	return fmt.Sprintf("%s's connection is served by %s, %s's by %s", trace.Cachelab, r.memberName(s[1]), trace.ClientGo, r.memberName(s[2]))
+}
+
+func etcdCluster(r *runner, a args) error {
+	if _, err := r.clustered("etcd-cluster"); err != nil {
+		return err
+	}
+	ctx, cancel := r.clusterCtx()
+	defer cancel()
+	n := r.etcd.Members()
+	names := make([]string, n)
+	for i := range n {
+		names[i] = r.memberName(i)
+	}
+	s, err := r.serving(ctx)
+	if err != nil {
+		return err
+	}
+	// The embedded cluster starts with m1 leading.
+	r.cluster.leader = 0
+	if err := r.holdLeader(ctx, r.cluster); err != nil {
+		return err
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), r.memberName(0)))
+	inf := clusterEndpoints(1, names)
+	r.note(trace.LayerSim, "", fmt.Sprintf("each connection lists every member and uses the first that answers until it fails: the world's (writes) in the order %s, served by %s; "+
+		"both informers' in the order %s: %s",
+		strings.Join(names, ","), r.memberName(s[0]), strings.Join(inf, ","), r.informersOn(s)))
+	return nil
+}
+
+func etcdStopMember(r *runner, a args) error {
+	cl, err := r.clustered("etcd-stop-member")
+	if err != nil {
+		return err
+	}
+	i, err := r.memberIndex(a.pos[0])
+	if err != nil {
+		return err
+	}
+	if !r.etcd.MemberRunning(i) {
+		return fmt.Errorf("member %s is stopped already", a.pos[0])
+	}
+	ctx, cancel := r.clusterCtx()
+	defer cancel()
+	if err := r.holdLeader(ctx, cl); err != nil {
+		return err
+	}
+	before, err := r.serving(ctx)
+	if err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	name := r.memberName(i)
+	if cl.leader == i {
+		to := -1
+		for j := range r.etcd.Members() {
+			if j != i && r.etcd.MemberRunning(j) {
+				to = j
+				break
+			}
+		}
+		if to < 0 {
+			return fmt.Errorf("member %s leads and no other member runs", name)
+		}
+		if err := r.etcd.MoveLeader(ctx, to); err != nil {
+			return err
+		}
+		cl.leader = to
+		r.note(trace.LayerEtcd, "", fmt.Sprintf("%s leads: on its way down it hands the leadership to %s (etcd's shutdown picks the member connected to it longest; "+
+			"the simulator picks the first member up, so every run has the same leader)", name, r.memberName(to)))
+	}
+	if err := r.etcd.StopMember(i); err != nil {
+		return err
+	}
+	cl.stoppedAt[i] = rev
+	up := 0
+	for j := range r.etcd.Members() {
+		if r.etcd.MemberRunning(j) {
+			up++
+		}
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd member %s stopped at rv %d (%d of %d members up, a majority: the cluster goes on, %s leading)",
+		name, rev, up, r.etcd.Members(), r.memberName(cl.leader)))
+	after, err := r.serving(ctx)
+	if err != nil {
+		return err
+	}
+	if before[0] == i {
+		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, r.memberName(after[0])))
+	}
+	hit := false
+	for k, s := range r.sides {
+		if before[k+1] == i {
+			// etcd's client resumes the watch on the next member from
+			// the revision it had reached, as after a restart.
+			s.conn.Resumed(rev)
+			hit = true
+		}
+	}
+	if !hit {
+		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve the informers: %s, untouched", name, r.informersOn(after)))
+		return nil
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s served the informers: their streams drop, and etcd's client resumes each watch on the next member that answers, "+
+		"from the revision after the last one it had, without telling the informer; %s now", name, r.informersOn(after)))
+	return nil
+}
+
+func etcdStartMember(r *runner, a args) error {
+	cl, err := r.clustered("etcd-start-member")
+	if err != nil {
+		return err
+	}
+	i, err := r.memberIndex(a.pos[0])
+	if err != nil {
+		return err
+	}
+	if r.etcd.MemberRunning(i) {
+		return fmt.Errorf("member %s runs already", a.pos[0])
+	}
+	ctx, cancel := r.clusterCtx()
+	defer cancel()
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if err := r.etcd.StartMember(ctx, i); err != nil {
+		return err
+	}
+	// etcd lets a member serve once it has applied what the cluster had
+	// committed when it came back: its revision is the cluster's.
+	got, err := r.etcd.MemberRevision(ctx, i)
+	if err != nil {
+		return err
+	}
+	if got != rev {
+		return fmt.Errorf("member %s rejoined at rv %d, and the cluster is at rv %d", a.pos[0], got, rev)
+	}
+	if err := r.holdLeader(ctx, cl); err != nil {
+		return err
+	}
+	s, err := r.serving(ctx)
+	if err != nil {
+		return err
+	}
+	name := r.memberName(i)
+	at := cl.stoppedAt[i]
+	delete(cl.stoppedAt, i)
+	how := "nothing was written while it was down"
+	if at < rev {
+		how = fmt.Sprintf("it stopped at rv %d, and caught up from the leader's log to rv %d before it served", at, rev)
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd member %s started again on its data and ports and rejoined the cluster: %s", name, how))
+	r.note(trace.LayerSim, "", fmt.Sprintf("a connection moves only when its member fails: %s", r.informersOn(s)))
+	return nil
+}
+
+func etcdMoveLeader(r *runner, a args) error {
+	cl, err := r.clustered("etcd-move-leader")
+	if err != nil {
+		return err
+	}
+	i, err := r.memberIndex(a.pos[0])
+	if err != nil {
+		return err
+	}
+	if !r.etcd.MemberRunning(i) {
+		return fmt.Errorf("member %s is stopped: it cannot lead", a.pos[0])
+	}
+	ctx, cancel := r.clusterCtx()
+	defer cancel()
+	if err := r.holdLeader(ctx, cl); err != nil {
+		return err
+	}
+	from := cl.leader
+	if err := r.etcd.MoveLeader(ctx, i); err != nil {
+		return err
+	}
+	cl.leader = i
+	s, err := r.serving(ctx)
+	if err != nil {
+		return err
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("leadership moves %s -> %s (etcd's MoveLeader, as etcdctl move-leader)", r.memberName(from), r.memberName(i)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", r.informersOn(s)))
+	return nil
+}
+
+// clusterReplay is Parse's model of the cluster: which members run, and
+// which leads.
+type clusterReplay struct {
+	members int
+	running []bool
+	leader  int
+}
+
+// clusterStep checks a cluster command against the steps before it.
+func (p *replay) clusterStep(st Step, a args) error {
+	if st.Cmd == "etcd-cluster" {
+		if st.Line != p.firstLine {
+			return fmt.Errorf("etcd-cluster decides the etcd the run starts on, so it must be the scenario's first command")
+		}
+		n := membersOf(a)
+		p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
+		return nil
+	}
+	cl := p.cluster
+	if cl == nil {
+		return fmt.Errorf("%s needs an etcd cluster: start the scenario with etcd-cluster", st.Cmd)
+	}
+	i, _ := strconv.Atoi(strings.TrimPrefix(a.pos[0], "m"))
+	i--
+	if i >= cl.members {
+		return fmt.Errorf("%s %s: the cluster has m1 to m%d", st.Cmd, a.pos[0], cl.members)
+	}
+	up := 0
+	for _, r := range cl.running {
+		if r {
+			up++
+		}
+	}
+	switch st.Cmd {
+	case "etcd-stop-member":
+		if !cl.running[i] {
+			return fmt.Errorf("etcd-stop-member %s: %s is stopped already", a.pos[0], a.pos[0])
+		}
+		if up-1 <= cl.members/2 {
+			return fmt.Errorf("etcd-stop-member %s would leave %d of %d members up, not a majority: the cluster would lose quorum "+
+				"and every request wait; start a member first", a.pos[0], up-1, cl.members)
+		}
+		cl.running[i] = false
+		if cl.leader == i {
+			cl.leader = slices.Index(cl.running, true)
+		}
+	case "etcd-start-member":
+		if cl.running[i] {
+			return fmt.Errorf("etcd-start-member %s: %s runs already", a.pos[0], a.pos[0])
+		}
+		cl.running[i] = true
+	case "etcd-move-leader":
+		if !cl.running[i] {
+			return fmt.Errorf("etcd-move-leader %s: %s is stopped and cannot lead", a.pos[0], a.pos[0])
+		}
+		if cl.leader == i {
+			return fmt.Errorf("etcd-move-leader %s: %s leads already", a.pos[0], a.pos[0])
+		}
+		cl.leader = i
+	}
+	return nil
+}
+
+// singleMember refuses, in a cluster scenario, a lever that works on one
+// member's etcd.
+func (p *replay) singleMember(cmd string) error {
+	if p.cluster == nil {
+		return nil
+	}
+	why := "it copies one member's data, which would disagree with the other members' raft logs"
+	if cmd == "restart-etcd" {
+		why = "each connection would come back on whichever member answered first, which differs from run to run; stop and start members instead"
+	}
+	return fmt.Errorf("%s works on a single-member etcd, and this scenario runs on a cluster (etcd-cluster): %s", cmd, why)
+}
