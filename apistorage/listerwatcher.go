@@ -193,8 +193,12 @@ type Watch struct {
 	done      chan struct{}
 	stopOnce  sync.Once
 
-	handing atomic.Bool // relay is handing an event to the client
+	handing atomic.Bool  // relay is handing an event to the client
+	handed  atomic.Int64 // events the client has taken
 }
+
+// Handed is how many events the client has taken from the watch.
+func (w *Watch) Handed() int64 { return w.handed.Load() }
 
 func (w *Watch) ResultChan() <-chan watch.Event { return w.result }
 
@@ -223,6 +227,7 @@ func (w *Watch) relay(ctx context.Context) {
 				w.handing.Store(false)
 				return
 			}
+			w.handed.Add(1)
 			w.handing.Store(false)
 		case <-ctx.Done():
 			return

@@ -135,7 +135,7 @@ func (r *runner) reached(s *side, rev int64) bool {
 	if r.api == nil {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
-	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && r.api.Quiescent()
+	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && r.api.Quiescent() && s.conn.Delivered()
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {

@@ -148,3 +148,20 @@ func (p *Conn) Unpark(until time.Time) {
 		p.parked = false
 	}
 }
+
+// Delivered reports whether every event the server has handed to an open
+// watch has gone through the connection (recorded, and handed to the
+// reflector). Only a server that counts what it hands over can say
+// (apistorage's Watch.Handed); for others it is true. An event the
+// connection has just taken is between the two counts, where neither a
+// parked server nor an idle connection shows it.
+func (p *Conn) Delivered() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.open {
+		if h, ok := w.inner.(interface{ Handed() int64 }); ok && h.Handed() != w.through {
+			return false
+		}
+	}
+	return true
+}

@@ -26,6 +26,7 @@ type connWatch struct {
 	// initial is true while a watch-list's initial events come: from
 	// the request until its end bookmark (relay's goroutine only).
 	initial bool
+	through int64 // events taken from inner and done with (guarded by p.mu)
 	p       *Conn
 	ctx     context.Context // the request's: when it ends, the client ended the watch
 	inner   watch.Interface
@@ -95,28 +96,32 @@ func (w *connWatch) relay() {
 		sawError = sawError || ev.Type == watch.Error
 		// From here until the event is recorded, it is in flight: a settle
 		// must not finish between the hand-over and the trace line.
-		w.p.relaying(+1)
+		w.p.relaying(w, +1)
 		select {
 		case <-w.stop: // ended already: the event is not handed over
-			w.p.relaying(-1)
+			w.p.relaying(w, -1)
 			return
 		default:
 		}
 		select {
 		case w.out <- ev:
 		case <-w.stop:
-			w.p.relaying(-1)
+			w.p.relaying(w, -1)
 			return
 		}
 		w.p.recordEvent(w, ev)
-		w.p.relaying(-1)
+		w.p.relaying(w, -1)
 	}
 }
 
-func (p *Conn) relaying(delta int) {
+// relaying counts an event of w in flight (+1) and through (-1).
+func (p *Conn) relaying(w *connWatch, delta int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inRelay += delta
+	if delta < 0 {
+		w.through++
+	}
 }
 
 // recordEvent records an event the reflector has taken. A bookmark that
