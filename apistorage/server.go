@@ -194,10 +194,22 @@ func getAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	return labels.Set(m.GetLabels()), f, nil
 }
 
-// RequestProgress asks etcd for progress on the server's own watches. In
-// front of the cache, only the cache hears it: the cacher does not pass
-// etcd's bookmarks on to its watchers; it sends its own, on its clock.
-func (s *Server) RequestProgress(ctx context.Context) error { return s.client.RequestProgress(ctx) }
+// RequestProgress asks etcd for progress on the server's own watches.
+// Without the cache it asks as the etcd3 store does
+// (RequestWatchProgress): on the gRPC stream its watches share, which
+// etcd's client keys by the context's metadata (the store opens every
+// watch WithRequireLeader, so a request made on a plain context would
+// go to a stream with no watches and nobody would hear it); each watch,
+// whether or not it allowed bookmarks, then gets a BOOKMARK.
+// In front of the cache it is still asked on the plain stream, which
+// carries none of the cacher's watches: the cacher does not pass etcd's
+// bookmarks on to its watchers anyway; it sends its own, on its clock.
+func (s *Server) RequestProgress(ctx context.Context) error {
+	if s.cacher == nil {
+		return s.etcd.RequestWatchProgress(ctx)
+	}
+	return s.client.RequestProgress(ctx)
+}
 
 // SetWatchListFeature plays kube-apiserver's WatchList feature gate: off,
 // a WATCH that asks for initial events is refused with 422.

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -31,7 +32,7 @@ type watchRequest struct {
 // object. It ends with an Error event when etcd compacts past it (E7), and
 // after TimeoutSeconds.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	req, err := parseWatch(opts, lw.WatchListFeature())
+	req, err := parseWatch(opts, lw.res, lw.WatchListFeature())
 	if err != nil {
 		return nil, err
 	}
@@ -64,24 +65,26 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	return w, nil
 }
 
-func parseWatch(opts metav1.ListOptions, watchList bool) (watchRequest, error) {
+func parseWatch(opts metav1.ListOptions, res Resource, watchList bool) (watchRequest, error) {
 	var req watchRequest
-	var err error
-	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
+	in, f, err := parseOptions(opts, true, watchList)
+	if err != nil {
 		return req, err
 	}
-	if err := validate(opts, true, watchList); err != nil {
-		return req, err
+	req.filter = f
+	rv, errs := parseResourceVersion(in.ResourceVersion)
+	if errs != nil {
+		// The etcd3 store's Invalid error, which the registry reports
+		// on the resource (storage/errors InterpretWatchError).
+		return req, apierrors.NewInvalid(schema.GroupKind{Group: res.Group, Kind: res.Resource}, "", errs)
 	}
-	send := opts.SendInitialEvents
-	if req.rv, err = parseResourceVersion(opts.ResourceVersion); err != nil {
-		return req, err
-	}
+	req.rv = rv
+	send := in.SendInitialEvents
 	req.initialEvents = (send == nil && req.rv == 0) || (send != nil && *send)
-	req.bookmarks = opts.AllowWatchBookmarks
-	req.endBookmark = send != nil && *send && opts.AllowWatchBookmarks
-	if opts.TimeoutSeconds != nil {
-		req.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	req.bookmarks = in.AllowWatchBookmarks
+	req.endBookmark = send != nil && *send && in.AllowWatchBookmarks
+	if in.TimeoutSeconds != nil {
+		req.timeout = time.Duration(*in.TimeoutSeconds) * time.Second
 	}
 	return req, nil
 }
