@@ -183,10 +183,11 @@ func describeOpts(o metav1.ListOptions) string {
 
 // pair is one WATCH made on both sides, and what each delivered.
 type pair struct {
-	name  string
-	opts  metav1.ListOptions
-	sides [2]*stream // listwatch, apiserver
-	start int64      // the first revision a watch from a resourceVersion can see
+	name    string
+	opts    metav1.ListOptions
+	sides   [2]*stream // listwatch, apiserver
+	start   int64      // the first revision a watch from a resourceVersion can see
+	initial bool       // the watch sends initial events
 
 	differed bool // a difference was reported
 }
@@ -227,7 +228,8 @@ func (s *sides) watchBoth(t testing.TB, ns string, opts metav1.ListOptions) *pai
 	p := &pair{opts: opts}
 	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks}
 	p.sides[1] = &stream{w: wb, lw: theirs, allowed: opts.AllowWatchBookmarks}
-	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil {
+	p.initial = initialEvents(opts)
+	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && !p.initial {
 		p.start = rv + 1
 	}
 	t.Cleanup(p.stop)
@@ -239,24 +241,38 @@ func (s *sides) watchBoth(t testing.TB, ns string, opts metav1.ListOptions) *pai
 // settleStart waits until kube-apiserver's storage has read the snapshot
 // of a watch's initial events. listwatch fixes that revision when Watch
 // is called; the etcd3 watcher a moment later, on its own goroutine
-// (doc.go), and a fence written (settle) before that moment would move
-// its initial-events-end bookmark. Its first event says the snapshot is
-// read; a watch that will send none (no object matches, no bookmark) has
-// nothing a later revision could change.
+// (doc.go). A write in that moment would be an event on one side and
+// part of the snapshot on the other, and a fence (settle) would move the
+// initial-events-end bookmark. The watch's first event says the snapshot
+// is read. A watch that will send none (no object matches, no bookmark)
+// is settled with a fence instead: kube-apiserver's storage answers a
+// progress request on it only once its etcd watch is open, after the
+// snapshot, and a fence in its snapshot changes nothing it sends.
 func (s *sides) settleStart(t testing.TB, p *pair, theirs lister) {
 	t.Helper()
-	o := p.opts
-	legacy := o.SendInitialEvents == nil && o.ResourceVersionMatch == "" && (o.ResourceVersion == "" || o.ResourceVersion == "0")
-	if !legacy && (o.SendInitialEvents == nil || !*o.SendInitialEvents) {
+	if !p.initial {
 		return
 	}
+	o := p.opts
 	n := 0
 	if l, err := theirs.ListWithContext(context.Background(), metav1.ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}); err == nil {
 		n = len(l.(*unstructured.UnstructuredList).Items)
 	}
 	if n > 0 || o.AllowWatchBookmarks {
 		p.sides[1].readTo(t, math.MaxInt64, 1)
+		return
 	}
+	p.sides[1].readTo(t, s.fence(t), -1)
+}
+
+// initialEvents reports whether a WATCH with opts sends initial events:
+// asked for, or the legacy form (resourceVersion "" or "0", nothing said
+// about initial events), which kube-apiserver makes a watch-list.
+func initialEvents(o metav1.ListOptions) bool {
+	if o.SendInitialEvents != nil {
+		return *o.SendInitialEvents
+	}
+	return o.ResourceVersion == "" || o.ResourceVersion == "0"
 }
 
 // settle makes every open watch on both sides deliver everything written
@@ -281,7 +297,9 @@ func (s *sides) fence(t testing.TB) int64 {
 	t.Helper()
 	need := int64(0)
 	for _, p := range s.open {
-		need = max(need, p.start)
+		if !p.sides[0].ended || !p.sides[1].ended {
+			need = max(need, p.start)
+		}
 	}
 	for {
 		resp, err := s.etcd.Client().Put(context.Background(), "/cachelab-fence", "")
