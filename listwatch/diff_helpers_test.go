@@ -200,6 +200,7 @@ type stream struct {
 	allowed bool // the request allowed bookmarks
 	events  []watch.Event
 	ended   bool  // an Error event, or the channel closed
+	fence   func(testing.TB) int64
 	synced  int64 // the last revision a bookmark confirmed
 }
 
@@ -226,8 +227,8 @@ func (s *sides) watchBoth(t testing.TB, ns string, opts metav1.ListOptions) *pai
 		return nil
 	}
 	p := &pair{opts: opts}
-	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks}
-	p.sides[1] = &stream{w: wb, lw: theirs, allowed: opts.AllowWatchBookmarks}
+	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks, fence: s.fence}
+	p.sides[1] = &stream{w: wb, lw: theirs, allowed: opts.AllowWatchBookmarks, fence: s.fence}
 	p.initial = initialEvents(opts)
 	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && !p.initial {
 		p.start = rv + 1
@@ -320,7 +321,7 @@ func (p *pair) stop() {
 
 // syncWait bounds how long a watch may take to confirm a revision; it is
 // a guard against hangs, not a timing assumption.
-const syncWait = 20 * time.Second
+const syncWait = 10 * time.Second
 
 // sync reads each side's events until that side has delivered
 // everything up to rev: a bookmark at rev or later (asked for with
@@ -390,8 +391,15 @@ func (s *stream) readTo(t testing.TB, rev int64, count int) {
 	t.Helper()
 	deadline := time.NewTimer(syncWait)
 	defer deadline.Stop()
+	unanswered := false
 	for !s.ended && s.synced < rev && (count < 0 || len(s.events) < count) {
 		if count < 0 {
+			if unanswered {
+				// A watch whose etcd start is past etcd's revision (its
+				// snapshot took in the last fence) holds up every answer
+				// on the stream: one more fence lets it through.
+				s.fence(t)
+			}
 			if err := s.lw.RequestProgress(context.Background()); err != nil {
 				t.Fatalf("RequestProgress: %v", err)
 			}
@@ -402,7 +410,9 @@ func (s *stream) readTo(t testing.TB, rev int64, count int) {
 		select {
 		case e, ok := <-s.w.ResultChan():
 			s.take(e, ok)
+			unanswered = false
 		case <-retry.C:
+			unanswered = true
 		case <-deadline.C:
 			t.Fatalf("watch did not confirm revision %d within %v; got %d events: %s", rev, syncWait, len(s.events), describeAll(s.events))
 		}
