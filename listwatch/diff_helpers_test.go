@@ -199,7 +199,7 @@ type stream struct {
 	lw      lister
 	allowed bool // the request allowed bookmarks
 	events  []watch.Event
-	ended   bool  // an Error event, or the channel closed
+	ended   bool // an Error event, or the channel closed
 	fence   func(testing.TB) int64
 	synced  int64 // the last revision a bookmark confirmed
 }

@@ -98,6 +98,15 @@ func TestDiffE3E4E5E11List(t *testing.T) {
 		{"continue with rv", "", metav1.ListOptions{Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiJucyJ9", ResourceVersion: "3"}},
 		{"continue with match", "", metav1.ListOptions{Continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiJucyJ9", ResourceVersionMatch: exact}},
 		{"empty namespace", "ns9", metav1.ListOptions{}},
+		// Regressions: each of these differed before listwatch read its
+		// options in kube-apiserver's order and scope.
+		{"unsupported field and a bad match: 422 first", "", metav1.ListOptions{FieldSelector: "spec.nodeName=n1", ResourceVersionMatch: exact}},
+		{"bad token and an rv: the token first", "", metav1.ListOptions{Continue: "not-a-token", ResourceVersion: "3"}},
+		{"namespace narrowed by the field selector: tokens relative to it", "", metav1.ListOptions{FieldSelector: "metadata.namespace=ns1", Limit: 1}},
+		{"one key: legacy rv with a limit is not exact", "", metav1.ListOptions{FieldSelector: "metadata.namespace=ns1,metadata.name=b", Limit: 1, ResourceVersion: itoa(old)}},
+		{"one key in the path's namespace", "ns1", metav1.ListOptions{FieldSelector: "metadata.name=b", Limit: 1, ResourceVersion: itoa(old)}},
+		{"one key, too large", "ns1", metav1.ListOptions{FieldSelector: "metadata.name=b", ResourceVersion: itoa(now + 2)}},
+		{"one key that does not exist", "ns2", metav1.ListOptions{FieldSelector: "metadata.name=zz", ResourceVersion: itoa(old), ResourceVersionMatch: exact}},
 		{"watch-only options", "", metav1.ListOptions{AllowWatchBookmarks: true, TimeoutSeconds: int64p(3)}},
 		{"send initial events on a list", "", metav1.ListOptions{SendInitialEvents: boolp(true), ResourceVersionMatch: notOlder}},
 	}
@@ -119,14 +128,22 @@ func TestDiffE4Pages(t *testing.T) {
 	for _, c := range []struct {
 		ns, label string
 		limit     int64
-	}{{"", "", 1}, {"", "", 2}, {"ns1", "", 1}, {"", "app=web", 1}, {"", "app=db", 1}} {
+		field     string
+	}{{"", "", 1, ""}, {"", "", 2, ""}, {"ns1", "", 1, ""}, {"", "app=web", 1, ""}, {"", "app=db", 1, ""},
+		// The first page is read under ns1's prefix, the next ones (a
+		// continuation is never narrowed) under the resource's, with a
+		// token relative to ns1's: kube-apiserver's own inconsistency,
+		// which listwatch reproduces.
+		{"", "", 1, "metadata.namespace=ns1"}} {
 		ours, theirs := s.in(c.ns)
-		a := listBoth(t, ours, theirs, metav1.ListOptions{Limit: c.limit, LabelSelector: c.label})
+		opts := metav1.ListOptions{Limit: c.limit, LabelSelector: c.label, FieldSelector: c.field}
+		a := listBoth(t, ours, theirs, opts)
 		for i := 0; a.List != nil && a.List.GetContinue() != ""; i++ {
 			if i > 10 {
 				t.Fatal("more pages than objects")
 			}
-			a = listBoth(t, ours, theirs, metav1.ListOptions{Limit: c.limit, LabelSelector: c.label, Continue: a.List.GetContinue()})
+			opts.Continue = a.List.GetContinue()
+			a = listBoth(t, ours, theirs, opts)
 		}
 	}
 }
