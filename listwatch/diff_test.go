@@ -291,3 +291,27 @@ func TestDiffE8Bookmarks(t *testing.T) {
 		t.Errorf("progress: %s, want BOOKMARK at %d", describe(got[0]), s.rev(t))
 	}
 }
+
+// With the WatchList feature off, a WATCH that asks for initial events is
+// refused with the same 422, and a legacy watch is not made a watch-list:
+// no initial-events-end bookmark, even with bookmarks allowed. (E6, E11)
+func TestDiffE11WatchListOff(t *testing.T) {
+	s := newSides(t)
+	s.populate(t)
+	s.ours.SetWatchListFeature(false)
+	s.theirs.SetWatchListFeature(false)
+	notOlder := metav1.ResourceVersionMatchNotOlderThan
+	for _, opts := range []metav1.ListOptions{
+		{SendInitialEvents: boolp(true), ResourceVersionMatch: notOlder, AllowWatchBookmarks: true},
+		{SendInitialEvents: boolp(false), ResourceVersionMatch: notOlder},
+		{AllowWatchBookmarks: true},
+		{ResourceVersion: "0", AllowWatchBookmarks: true, LabelSelector: "app=web"},
+		{AllowWatchBookmarks: true, LabelSelector: "app=none"},
+	} {
+		s.watchBoth(t, "", opts)
+	}
+	listBoth(t, s.ours, s.theirs, metav1.ListOptions{SendInitialEvents: boolp(true), ResourceVersionMatch: notOlder})
+	s.settle(t)
+	s.churn(t)
+	s.settle(t)
+}
