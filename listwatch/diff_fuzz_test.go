@@ -3,7 +3,9 @@ package listwatch_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -46,6 +48,11 @@ var fuzzSeeds = [][]byte{
 	{0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 2, 1, 0, 1, 0, 2, 0, 3, 3, 0, 7, 6, 1, 3, 2, 1, 1, 1, 2, 7},
 	{0, 0, 0, 0, 0, 1, 1, 1, 6, 2, 1, 0, 0, 0, 0, 1, 1, 3, 1, 2, 2, 0, 2, 0, 1, 7, 4, 2, 6, 3, 0, 0, 0, 0, 1, 2, 2},
 	{0, 1, 1, 2, 6, 4, 0, 0, 0, 0, 0, 1, 2, 8, 0, 1, 0, 1, 0, 3, 1, 6, 0, 3, 0, 5, 0, 0, 2, 0, 1, 0, 1, 7},
+	// Timeouts and the WatchList feature: creates, a watch with a 1 s
+	// timeout, the clock past it, WatchList off, a legacy watch, an
+	// update, settle, WatchList on, a refused watch-list, 30 s more.
+	{0, 0, 0, 1, 0, 1, 0, 2, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 2, 0, 3, 0, 0, 10, 0, 0, 0, 9,
+		0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 7, 0, 0, 9, 0, 0, 6, 1, 0, 0, 2, 0, 0, 1, 3, 1, 0, 0, 10, 2},
 }
 
 // fuzzChoices reads an input as a sequence of small choices; an
@@ -89,12 +96,13 @@ func (r *fuzzRun) run(t *testing.T) {
 //	0 create   1 update labels   2 delete   3 compact
 //	4 LIST     5 LIST continuing a token    6 WATCH
 //	7 settle (every open watch delivers what was written; compare)
-//	8 stop a watch
+//	8 stop a watch   9 turn the WatchList feature on or off (both sides)
+//	10 advance the servers' clock (watches reach their TimeoutSeconds)
 func (r *fuzzRun) step(t *testing.T) {
 	ctx := context.Background()
 	w := r.s.w
 	ns, name := pick(&r.c, "ns1", "ns2"), pick(&r.c, "a", "b", "c", "d")
-	switch r.c.pick(9) {
+	switch r.c.pick(11) {
 	case 0:
 		_, _ = w.Create(ctx, pod(ns+"/"+name, r.labels()...))
 	case 1:
@@ -102,6 +110,11 @@ func (r *fuzzRun) step(t *testing.T) {
 	case 2:
 		_, _ = w.Delete(ctx, ns, name, listwatch.Preconditions{})
 	case 3:
+		// Settled first: a watch still catching up when etcd compacts
+		// may or may not be cancelled, depending on how far etcd had
+		// got with it, on each side independently. Which of the two
+		// happens is etcd's timing, not kube-apiserver's rules.
+		r.s.settle(t)
 		_ = r.s.etcd.Compact(ctx, r.s.rev(t)-int64(r.c.pick(4)))
 	case 4:
 		r.list(t, r.listOptions(t))
@@ -118,6 +131,7 @@ func (r *fuzzRun) step(t *testing.T) {
 		opts.Limit, opts.Continue = 0, ""
 		opts.AllowWatchBookmarks = r.c.pick(2) == 0
 		opts.SendInitialEvents = pick(&r.c, nil, boolp(true), boolp(false))
+		opts.TimeoutSeconds = pick(&r.c, nil, nil, int64p(1), int64p(5), int64p(30))
 		if p := r.s.watchBoth(t, pick(&r.c, "", "ns1", "ns2"), opts); p != nil {
 			p.name = fmt.Sprintf("#%d", len(r.s.open))
 		}
@@ -129,6 +143,33 @@ func (r *fuzzRun) step(t *testing.T) {
 			r.s.open[i].stop()
 			r.s.open = append(r.s.open[:i], r.s.open[i+1:]...)
 		}
+	case 9:
+		on := !r.s.ours.WatchListFeature()
+		r.s.ours.SetWatchListFeature(on)
+		r.s.theirs.SetWatchListFeature(on)
+	case 10:
+		r.advance(t, pick(&r.c, time.Second, 5*time.Second, 30*time.Second))
+	}
+}
+
+// advance moves the servers' clock by d, after settling (so no event is
+// in flight when a watch's timeout cuts it off), and reads each watch
+// whose TimeoutSeconds has passed to its end. It stays well short of the
+// half hour kube-apiserver's storage gives a watch without one.
+func (r *fuzzRun) advance(t *testing.T, d time.Duration) {
+	if r.s.clock.Since(diffEpoch)+d > 20*time.Minute {
+		return
+	}
+	r.s.settle(t)
+	r.s.clock.Step(d)
+	for _, p := range r.s.open {
+		if p.opts.TimeoutSeconds == nil || *p.opts.TimeoutSeconds <= 0 || r.s.clock.Since(p.opened) < time.Duration(*p.opts.TimeoutSeconds)*time.Second {
+			continue
+		}
+		for _, side := range p.sides {
+			side.readTo(t, math.MaxInt64, math.MaxInt)
+		}
+		p.compare(t)
 	}
 }
 

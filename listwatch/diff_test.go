@@ -315,3 +315,33 @@ func TestDiffE11WatchListOff(t *testing.T) {
 	s.churn(t)
 	s.settle(t)
 }
+
+// A watch with initial events watches etcd from its snapshot before the
+// client has taken them: a compaction while the client is slow to read
+// them does not break it. The fuzzer found listwatch opening its etcd
+// watch only after the last initial event was taken, so such a watch
+// ended with 410 where kube-apiserver's went on. (E6, E7, E9)
+func TestDiffE7SlowInitialEventsOutliveCompaction(t *testing.T) {
+	ctx := context.Background()
+	s := newSides(t)
+	s.populate(t)
+	slow := s.watchBoth(t, "", metav1.ListOptions{AllowWatchBookmarks: true})
+	slow.sides[0].readTo(t, math.MaxInt64, 1) // one initial event each, no more
+	if _, err := s.w.Create(ctx, pod("ns3/x")); err != nil {
+		t.Fatal(err)
+	}
+	// etcd answers the probe's progress request only once it has created
+	// every watch the client asked for before it, the slow one's included.
+	now := s.rev(t)
+	probe := s.watchBoth(t, "", metav1.ListOptions{ResourceVersion: itoa(now - 1), AllowWatchBookmarks: true})
+	for _, side := range probe.sides {
+		side.readTo(t, now, -1)
+	}
+	if err := s.etcd.Compact(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	s.settle(t)
+	if n := len(slow.sides[0].events); n != 6 {
+		t.Errorf("slow watch: %s; want 4 initial events, the end bookmark and the create", describeAll(slow.sides[0].events))
+	}
+}

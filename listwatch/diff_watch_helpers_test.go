@@ -26,6 +26,7 @@ type pair struct {
 	sides   [2]*stream // listwatch, apiserver
 	start   int64      // the first revision a watch from a resourceVersion can see
 	initial bool       // the watch sends initial events
+	opened  time.Time  // on the servers' clock
 
 	differed bool // a difference was reported
 }
@@ -64,7 +65,7 @@ func (s *sides) watchBoth(t testing.TB, ns string, opts metav1.ListOptions) *pai
 		}
 		return nil
 	}
-	p := &pair{opts: opts}
+	p := &pair{opts: opts, opened: s.clock.Now()}
 	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks, fence: s.fence}
 	p.sides[1] = &stream{w: wb, lw: theirs, allowed: opts.AllowWatchBookmarks, fence: s.fence}
 	p.initial = initialEvents(opts)
