@@ -37,6 +37,7 @@ type stream struct {
 	w       watch.Interface
 	lw      lister
 	allowed bool // the request allowed bookmarks
+	strict  bool // listwatch's side: a bookmark not allowed is an event
 	events  []watch.Event
 	ended   bool // an Error event, or the channel closed
 	fence   func(testing.TB) int64
@@ -66,7 +67,7 @@ func (s *sides) watchBoth(t testing.TB, ns string, opts metav1.ListOptions) *pai
 		return nil
 	}
 	p := &pair{opts: opts, opened: s.clock.Now()}
-	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks, fence: s.fence}
+	p.sides[0] = &stream{w: wa, lw: ours, allowed: opts.AllowWatchBookmarks, strict: true, fence: s.fence}
 	p.sides[1] = &stream{w: wb, lw: theirs, allowed: opts.AllowWatchBookmarks, fence: s.fence}
 	p.initial = initialEvents(opts)
 	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && !p.initial {
@@ -270,6 +271,12 @@ func (s *stream) take(e watch.Event, open bool) {
 	case e.Type == watch.Error:
 		s.events = append(s.events, e)
 		s.ended = true
+	case e.Type == watch.Bookmark && !isInitialEventsEnd(e.Object) && !s.allowed && s.strict:
+		// listwatch sends no progress bookmark to a watch that did not
+		// allow them (doc.go): keep it, so that it shows as a
+		// difference. kube-apiserver's storage does send them; those
+		// are dropped below.
+		s.events = append(s.events, e)
 	case e.Type == watch.Bookmark && !isInitialEventsEnd(e.Object):
 		// Which progress requests etcd answered, and so how many of
 		// these arrive, is timing; that one arrives, at which
