@@ -61,7 +61,9 @@
 //     simulator control.
 //   - E9: watch-list (SendInitialEvents) streams every object as ADDED, then
 //     a BOOKMARK annotated k8s.io/initial-events-end at the snapshot
-//     revision, then live events on the same stream.
+//     revision, then live events on the same stream. etcd is watched from
+//     the snapshot before the client has taken the initial events, so a
+//     compaction while it reads them slowly does not end the watch.
 //   - E12: a stored value that cannot be decoded (corrupt.go) fails a
 //     LIST with 500 StorageReadError naming each such key, as
 //     kube-apiserver 1.37 does with its AllowUnsafeMalformedObjectDeletion
