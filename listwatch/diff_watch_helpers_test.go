@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,8 +42,12 @@ type stream struct {
 	events  []watch.Event
 	ended   bool // an Error event, or the channel closed
 	fence   func(testing.TB) int64
-	synced  int64 // the last revision a bookmark confirmed
+	synced  int64    // the last revision a bookmark confirmed
+	log     []string // everything taken, progress bookmarks too, for messages
 }
+
+// story is everything the stream delivered, in order, for messages.
+func (s *stream) story() string { return strings.Join(s.log, "; ") }
 
 // watchBoth opens one WATCH on both sides, in namespace ns, and waits
 // until kube-apiserver's storage has fixed the revision its initial
@@ -194,7 +199,8 @@ func (p *pair) compare(t testing.TB) {
 	theirs := normalizeRetry(p.sides[1].events)
 	if d := cmp.Diff(theirs, p.sides[0].events); d != "" {
 		p.differed = true
-		t.Errorf("WATCH %s %s: listwatch's events differ from kube-apiserver's storage (-apiserver +listwatch):\n%s", p.name, describeOpts(p.opts), d)
+		t.Errorf("WATCH %s %s: listwatch's events differ from kube-apiserver's storage (-apiserver +listwatch):\n%s\nlistwatch: %s\napiserver: %s",
+			p.name, describeOpts(p.opts), d, p.sides[0].story(), p.sides[1].story())
 	}
 	if a, b := p.sides[0].ended, p.sides[1].ended; a != b {
 		p.differed = true
@@ -265,6 +271,11 @@ func (s *stream) readTo(t testing.TB, rev int64, count int) {
 // take records one event: progress bookmarks are the test's own probes
 // and only move synced; every other event is kept for comparison.
 func (s *stream) take(e watch.Event, open bool) {
+	if open {
+		s.log = append(s.log, describe(e))
+	} else {
+		s.log = append(s.log, "(closed)")
+	}
 	switch {
 	case !open:
 		s.ended = true
