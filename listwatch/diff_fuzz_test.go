@@ -104,18 +104,24 @@ func (r *fuzzRun) step(t *testing.T) {
 	ns, name := pick(&r.c, "ns1", "ns2"), pick(&r.c, "a", "b", "c", "d")
 	switch r.c.pick(11) {
 	case 0:
-		_, _ = w.Create(ctx, pod(ns+"/"+name, r.labels()...))
+		labels := r.labels()
+		_, err := w.Create(ctx, pod(ns+"/"+name, labels...))
+		t.Logf("create %s/%s %v: %v (rv %d)", ns, name, labels, err, r.s.rev(t))
 	case 1:
-		_, _ = w.Update(ctx, pod(ns+"/"+name, r.labels()...))
+		labels := r.labels()
+		_, err := w.Update(ctx, pod(ns+"/"+name, labels...))
+		t.Logf("update %s/%s %v: %v (rv %d)", ns, name, labels, err, r.s.rev(t))
 	case 2:
-		_, _ = w.Delete(ctx, ns, name, listwatch.Preconditions{})
+		_, err := w.Delete(ctx, ns, name, listwatch.Preconditions{})
+		t.Logf("delete %s/%s: %v (rv %d)", ns, name, err, r.s.rev(t))
 	case 3:
 		// Settled first: a watch still catching up when etcd compacts
 		// may or may not be cancelled, depending on how far etcd had
 		// got with it, on each side independently. Which of the two
 		// happens is etcd's timing, not kube-apiserver's rules.
 		r.s.settle(t)
-		_ = r.s.etcd.Compact(ctx, r.s.rev(t)-int64(r.c.pick(4)))
+		at := r.s.rev(t) - int64(r.c.pick(4))
+		t.Logf("compact %d: %v", at, r.s.etcd.Compact(ctx, at))
 	case 4:
 		r.list(t, r.listOptions(t))
 	case 5:
@@ -132,22 +138,28 @@ func (r *fuzzRun) step(t *testing.T) {
 		opts.AllowWatchBookmarks = r.c.pick(2) == 0
 		opts.SendInitialEvents = pick(&r.c, nil, boolp(true), boolp(false))
 		opts.TimeoutSeconds = pick(&r.c, nil, nil, int64p(1), int64p(5), int64p(30))
-		if p := r.s.watchBoth(t, pick(&r.c, "", "ns1", "ns2"), opts); p != nil {
+		ns := pick(&r.c, "", "ns1", "ns2")
+		t.Logf("watch #%d in %q: %s (rv %d)", len(r.s.open)+1, ns, describeOpts(opts), r.s.rev(t))
+		if p := r.s.watchBoth(t, ns, opts); p != nil {
 			p.name = fmt.Sprintf("#%d", len(r.s.open))
 		}
 	case 7:
+		t.Logf("settle")
 		r.s.settle(t)
 	case 8:
 		if n := len(r.s.open); n > 0 {
 			i := r.c.pick(n)
+			t.Logf("stop %s", r.s.open[i].name)
 			r.s.open[i].stop()
 			r.s.open = append(r.s.open[:i], r.s.open[i+1:]...)
 		}
 	case 9:
 		on := !r.s.ours.WatchListFeature()
+		t.Logf("WatchList feature on: %v", on)
 		r.s.ours.SetWatchListFeature(on)
 		r.s.theirs.SetWatchListFeature(on)
 	case 10:
+		t.Logf("advance")
 		r.advance(t, pick(&r.c, time.Second, 5*time.Second, 30*time.Second))
 	}
 }
@@ -175,7 +187,9 @@ func (r *fuzzRun) advance(t *testing.T, d time.Duration) {
 
 // list sends one LIST to both sides and keeps its continue token.
 func (r *fuzzRun) list(t *testing.T, opts metav1.ListOptions) {
-	ours, theirs := r.s.in(pick(&r.c, "", "ns1", "ns2"))
+	ns := pick(&r.c, "", "ns1", "ns2")
+	t.Logf("list in %q: %s", ns, describeOpts(opts))
+	ours, theirs := r.s.in(ns)
 	a := listBoth(t, ours, theirs, opts)
 	switch {
 	case a.List != nil && a.List.GetContinue() != "":

@@ -52,6 +52,7 @@ type sides struct {
 	clock  *clocktesting.FakeClock
 	ours   *listwatch.ListerWatcher
 	theirs *apistorage.ListerWatcher
+	tap    *tap    // what etcd sent listwatch's watches
 	open   []*pair // watches settle reads
 }
 
@@ -80,7 +81,9 @@ func serveBoth(t testing.TB, e *listwatch.Embedded, res listwatch.Resource, ours
 		NewUID: func() types.UID { n++; return types.UID(fmt.Sprintf("uid-%d", n)) },
 		Now:    func() time.Time { return diffEpoch },
 	})
-	return &sides{etcd: e, res: res, w: w, clock: clk,
+	tp := &tap{Watcher: ours.Watcher}
+	ours.Watcher = tp
+	return &sides{etcd: e, res: res, w: w, clock: clk, tap: tp,
 		ours:   listwatch.NewListerWatcher(ours, res, listwatch.Options{Clock: clk}),
 		theirs: srv.ListerWatcher("")}
 }
