@@ -128,9 +128,9 @@
 // One thing the fuzzer meets is not a difference in rules and is not
 // understood. Under the fuzzer, etcd's client (v3.7.3) now and then hands
 // one of listwatch's etcd watches a progress notification without the
-// events before it. Each time (21 times in a 30-minute run of 51,388 inputs) it was the
-// same shape: two watches of one client with the same prefix and start
-// revision, the second created after the first had received the event at
+// events before it. Each time (21 times in a 30-minute run of 51,388
+// inputs) it was the same shape: two watches of one client with the same
+// prefix and start revision, the second created after the first had received the event at
 // that revision; the second never got that event. It did not reproduce
 // outside the fuzzer (3,000 random inputs; etcd-only tests of that
 // shape). The tests prove it from what the client received
