@@ -130,8 +130,8 @@
 // one of listwatch's etcd watches a progress notification without the
 // events before it. Each time (21 times in a 30-minute run of 51,388
 // inputs) it was the same shape: two watches of one client with the same
-// prefix and start revision, the second created after the first had received the event at
-// that revision; the second never got that event. It did not reproduce
+// prefix and start revision, the second created after the first had
+// received the event at that revision; the second never got that event. It did not reproduce
 // outside the fuzzer (3,000 random inputs; etcd-only tests of that
 // shape). The tests prove it from what the client received
 // (diff_watch_helpers_test.go, tap) and skip such an input instead of
