@@ -283,10 +283,21 @@ func getAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	return labels.Set(m.GetLabels()), f, nil
 }
 
-// RequestProgress asks etcd for progress on the server's own watches. In
-// front of the cache, only the cache hears it: the cacher does not pass
-// etcd's bookmarks on to its watchers; it sends its own, on its clock.
-func (s *Server) RequestProgress(ctx context.Context) error { return s.client.RequestProgress(ctx) }
+// RequestProgress asks etcd for progress on the server's own watches, as
+// the etcd3 store does (RequestWatchProgress): on the gRPC stream its
+// watches share, which etcd's client keys by the context's metadata (the
+// store opens every watch WithRequireLeader, so a request made on a plain
+// context would go to a stream with no watches and nobody would hear it).
+// Without the cache each watch, whether or not it allowed bookmarks, then
+// gets a BOOKMARK. In front of the cache only the cacher's own watch of
+// etcd hears it: the cacher does not pass etcd's bookmarks on to its
+// watchers; it sends its own, on its clock (C3).
+func (s *Server) RequestProgress(ctx context.Context) error {
+	if c := s.current(); c != nil {
+		return c.store.RequestWatchProgress(ctx)
+	}
+	return s.etcd.RequestWatchProgress(ctx)
+}
 
 // SetWatchListFeature plays kube-apiserver's WatchList feature gate: off,
 // a WATCH that asks for initial events is refused with 422.

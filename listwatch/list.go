@@ -8,9 +8,11 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // maxChunk is the most keys read from etcd at once when a selector makes a
@@ -26,6 +28,7 @@ type listRequest struct {
 	minRV     int64  // the read revision must be at least this (NotOlderThan)
 	limit     int64  // items per page; 0 means all
 	continued bool   // start and rev came from a continue token
+	single    bool   // read the one key start names, not a range (scope)
 }
 
 // ListWithContext lists the resource's objects at one etcd revision (E3),
@@ -48,29 +51,27 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOp
 //	N, no match (legacy)            exactly N with a limit, else like NotOlderThan
 //	continue token                  the token's revision (or the latest if -1)
 func (lw *ListerWatcher) parseList(opts metav1.ListOptions) (listRequest, error) {
-	req := listRequest{prefix: lw.prefix(), limit: opts.Limit}
-	var err error
-	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
-		return req, err
-	}
-	if err := validate(opts, false, lw.WatchListFeature()); err != nil {
-		return req, err
-	}
-	req.start = req.prefix
-	if opts.Continue != "" {
-		return lw.parseContinue(req, opts)
-	}
-	rv, err := parseResourceVersion(opts.ResourceVersion)
+	req := listRequest{limit: opts.Limit}
+	in, f, err := parseOptions(opts, false, lw.WatchListFeature())
 	if err != nil {
 		return req, err
 	}
-	switch opts.ResourceVersionMatch {
+	req.filter = f
+	req.prefix, req.start, req.single = lw.scope(f, in.Continue != "")
+	if in.Continue != "" {
+		return lw.parseContinue(req, in)
+	}
+	rv, errs := parseResourceVersion(in.ResourceVersion)
+	if errs != nil {
+		return req, badRequest("invalid resource version: %v", errs.ToAggregate())
+	}
+	switch in.ResourceVersionMatch {
 	case metav1.ResourceVersionMatchNotOlderThan:
 		req.minRV = rv
 	case metav1.ResourceVersionMatchExact:
 		req.rev = rv
 	case "":
-		if opts.Limit > 0 && rv > 0 {
+		if in.Limit > 0 && rv > 0 && !req.single {
 			req.rev = rv
 		} else {
 			req.minRV = rv
@@ -79,13 +80,44 @@ func (lw *ListerWatcher) parseList(opts metav1.ListOptions) (listRequest, error)
 	return req, nil
 }
 
-func (lw *ListerWatcher) parseContinue(req listRequest, opts metav1.ListOptions) (listRequest, error) {
-	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-		return req, badRequest("specifying resource version is not allowed when using continue")
+// scope is where a LIST reads, narrowed as kube-apiserver's generic
+// registry narrows it before storage (registry/generic/registry/store.go
+// ListPredicate, storage.SelectionPredicate.MatchesSingle*), unless the
+// request continues a list:
+//
+//   - a list of all namespaces whose field selector requires one
+//     (metadata.namespace=ns) reads that namespace's prefix, and its
+//     continue tokens are relative to that prefix;
+//   - one whose field selector also requires a name (metadata.name=x),
+//     in a known namespace, reads that one key: no continue token is
+//     read (one given is ignored) or made, and a legacy resourceVersion
+//     with a limit is not an exact read.
+//
+// (A continuation is never narrowed, so a token made under a narrowed
+// prefix is read against the wide one, as in kube-apiserver.)
+func (lw *ListerWatcher) scope(f filter, continued bool) (prefix, start string, single bool) {
+	ns := lw.opts.Namespace
+	if ns == "" && !continued {
+		if sel, ok := f.fields.RequiresExactMatch("metadata.namespace"); ok {
+			ns = sel
+		}
 	}
-	start, rev, err := decodeContinue(opts.Continue, req.prefix)
+	prefix = lw.res.namespacePrefix(ns)
+	if name, ok := f.fields.RequiresExactMatch("metadata.name"); ok && !continued && (ns != "" || !lw.res.Namespaced) {
+		return prefix, lw.res.key(ns, name), true
+	}
+	return prefix, prefix, false
+}
+
+// parseContinue reads a continue token, then refuses a resourceVersion
+// beside it, in kube-apiserver's order (storage.ValidateListOptions).
+func (lw *ListerWatcher) parseContinue(req listRequest, in metainternalversion.ListOptions) (listRequest, error) {
+	start, rev, err := decodeContinue(in.Continue, req.prefix)
 	if err != nil {
 		return req, badRequest("invalid continue token: %v", err)
+	}
+	if in.ResourceVersion != "" && in.ResourceVersion != "0" {
+		return req, badRequest("specifying resource version is not allowed when using continue")
 	}
 	req.start, req.continued = start, true
 	if rev > 0 {
@@ -94,14 +126,16 @@ func (lw *ListerWatcher) parseContinue(req listRequest, opts metav1.ListOptions)
 	return req, nil
 }
 
-// parseResourceVersion parses a resourceVersion: "" and "0" are 0.
-func parseResourceVersion(rv string) (int64, error) {
+// parseResourceVersion parses a resourceVersion: "" and "0" are 0. A
+// value that is not a number is invalid in kube-apiserver's words
+// (storage.APIObjectVersioner): a LIST makes that a 400, a WATCH a 422.
+func parseResourceVersion(rv string) (int64, field.ErrorList) {
 	if rv == "" || rv == "0" {
 		return 0, nil
 	}
 	n, err := strconv.ParseUint(rv, 10, 63)
 	if err != nil {
-		return 0, badRequest("invalid resource version: %v", err)
+		return 0, field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())}
 	}
 	return int64(n), nil
 }
@@ -137,6 +171,9 @@ func (lw *ListerWatcher) readPage(ctx context.Context, req listRequest) (page, e
 	key, chunk := req.start, req.limit
 	for {
 		ops := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(chunk)}
+		if req.single {
+			ops = nil // the one key
+		}
 		if p.rev > 0 {
 			ops = append(ops, clientv3.WithRev(p.rev)) // every chunk at the first one's revision
 		}

@@ -7,26 +7,52 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// validate checks a LIST's or WATCH's options as kube-apiserver does
-// before it reads anything (E11): with apimachinery's ValidateListOptions,
-// and a failure is 422 Invalid on the kind ListOptions.meta.k8s.io. The
-// server's WatchList feature decides whether a watch may ask for initial
-// events (sendInitialEvents).
-func validate(opts metav1.ListOptions, isWatch, watchList bool) error {
-	in := metainternalversion.ListOptions{
-		ResourceVersion:      opts.ResourceVersion,
-		ResourceVersionMatch: opts.ResourceVersionMatch,
-		Continue:             opts.Continue,
-		SendInitialEvents:    opts.SendInitialEvents,
-		Watch:                isWatch,
+// parseOptions reads a LIST's or WATCH's options as kube-apiserver's
+// handler does before anything reaches storage (endpoints/handlers/get.go
+// listOpts), in its order, so that a request with several faults gets
+// the same first error:
+//
+//  1. decode: a selector that does not parse is 400 BadRequest in the
+//     parser's own words;
+//  2. default: with the WatchList feature on, a WATCH at resourceVersion
+//     "" or "0" that says nothing about initial events or matching is
+//     made a watch-list (SendInitialEvents, NotOlderThan), so with
+//     bookmarks allowed it ends its initial events with the
+//     initial-events-end bookmark (E6, E9);
+//  3. validate with apimachinery's ValidateListOptions: 422 Invalid on
+//     the kind ListOptions.meta.k8s.io (E11); the server's WatchList
+//     feature decides whether a watch may ask for initial events;
+//  4. field labels: every resource supports metadata.name and
+//     metadata.namespace, in apimachinery's words for any other (400),
+//     as for a custom resource.
+func parseOptions(opts metav1.ListOptions, isWatch, watchList bool) (metainternalversion.ListOptions, filter, error) {
+	var in metainternalversion.ListOptions
+	opts.Watch = isWatch
+	if err := metainternalversion.Convert_v1_ListOptions_To_internalversion_ListOptions(&opts, &in, nil); err != nil {
+		return in, filter{}, apierrors.NewBadRequest(err.Error())
 	}
+	metainternalversion.SetListOptionsDefaults(&in, watchList)
 	if errs := validation.ValidateListOptions(&in, watchList); len(errs) > 0 {
-		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+		return in, filter{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
-	return nil
+	f := filter{labels: labels.Everything(), fields: fields.Everything()}
+	if in.LabelSelector != nil {
+		f.labels = in.LabelSelector
+	}
+	if in.FieldSelector != nil {
+		fs, err := in.FieldSelector.Transform(runtime.DefaultMetaV1FieldSelectorConversion)
+		if err != nil {
+			return in, filter{}, apierrors.NewBadRequest(err.Error())
+		}
+		f.fields = fs
+	}
+	return in, f, nil
 }
 
 // serverFeatures are the kube-apiserver feature gates a ListerWatcher

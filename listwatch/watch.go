@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -31,7 +32,7 @@ type watchRequest struct {
 // object. It ends with an Error event when etcd compacts past it (E7), and
 // after TimeoutSeconds.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	req, err := parseWatch(opts, lw.WatchListFeature())
+	req, err := parseWatch(opts, lw.res, lw.WatchListFeature())
 	if err != nil {
 		return nil, err
 	}
@@ -64,24 +65,26 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	return w, nil
 }
 
-func parseWatch(opts metav1.ListOptions, watchList bool) (watchRequest, error) {
+func parseWatch(opts metav1.ListOptions, res Resource, watchList bool) (watchRequest, error) {
 	var req watchRequest
-	var err error
-	if req.filter, err = newFilter(opts.LabelSelector, opts.FieldSelector); err != nil {
+	in, f, err := parseOptions(opts, true, watchList)
+	if err != nil {
 		return req, err
 	}
-	if err := validate(opts, true, watchList); err != nil {
-		return req, err
+	req.filter = f
+	rv, errs := parseResourceVersion(in.ResourceVersion)
+	if errs != nil {
+		// The etcd3 store's Invalid error, which the registry reports
+		// on the resource (storage/errors InterpretWatchError).
+		return req, apierrors.NewInvalid(schema.GroupKind{Group: res.Group, Kind: res.Resource}, "", errs)
 	}
-	send := opts.SendInitialEvents
-	if req.rv, err = parseResourceVersion(opts.ResourceVersion); err != nil {
-		return req, err
-	}
+	req.rv = rv
+	send := in.SendInitialEvents
 	req.initialEvents = (send == nil && req.rv == 0) || (send != nil && *send)
-	req.bookmarks = opts.AllowWatchBookmarks
-	req.endBookmark = send != nil && *send && opts.AllowWatchBookmarks
-	if opts.TimeoutSeconds != nil {
-		req.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	req.bookmarks = in.AllowWatchBookmarks
+	req.endBookmark = send != nil && *send && in.AllowWatchBookmarks
+	if in.TimeoutSeconds != nil {
+		req.timeout = time.Duration(*in.TimeoutSeconds) * time.Second
 	}
 	return req, nil
 }
@@ -108,11 +111,18 @@ func (w *watcher) Stop() {
 func (w *watcher) run(ctx context.Context) {
 	defer close(w.done)
 	defer close(w.result)
-	start, ok := w.startRevision(ctx)
+	initial, rev, ok := w.initialEvents(ctx)
 	if !ok {
+		w.flush(ctx, initial)
 		return
 	}
-	w.follow(ctx, start)
+	// etcd is watched from after the snapshot before the initial events
+	// are delivered, as kube-apiserver's etcd3 watcher does: a client that
+	// is slow to take them does not hold the watch back, so a compaction
+	// meanwhile does not break it.
+	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1),
+		clientv3.WithPrevKV(), clientv3.WithProgressNotify())
+	w.follow(ctx, ch, initial)
 }
 
 // watchContext is a watch's context: cancelled by Stop and, if timeout is
@@ -136,49 +146,44 @@ func (lw *ListerWatcher) watchContext(ctx context.Context, timeout time.Duration
 	return ctx, cancel
 }
 
-// startRevision sends the initial events if the request wants them and
-// returns the revision to watch after.
-func (w *watcher) startRevision(ctx context.Context) (int64, bool) {
+// initialEvents reads the initial events, if the request wants them,
+// and returns them with the revision to watch after; ok is false when
+// the watch ends after them (with the Error event they end with).
+func (w *watcher) initialEvents(ctx context.Context) (events []watch.Event, rev int64, ok bool) {
 	if !w.req.initialEvents {
-		return w.req.rv, true
+		return nil, w.req.rv, true
 	}
 	if w.req.rv > w.req.snapshot {
-		return 0, w.sendError(ctx, tooLargeResourceVersion(w.req.rv, w.req.snapshot, 1))
+		return []watch.Event{errorEvent(tooLargeResourceVersion(w.req.rv, w.req.snapshot, 1))}, 0, false
 	}
 	p, err := w.lw.readPage(ctx, listRequest{filter: w.req.filter, prefix: w.lw.prefix(),
 		start: w.lw.prefix(), rev: w.req.snapshot})
 	if err != nil {
-		return 0, w.sendError(ctx, w.lw.listError(ctx, err, listRequest{}))
+		return []watch.Event{errorEvent(w.lw.listError(ctx, err, listRequest{}))}, 0, false
 	}
 	items := p.items
 	if len(p.corrupt) > 0 {
 		items = items[:p.clean] // sent before the value that fails (E12)
 	}
 	for _, obj := range items {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: obj}) {
-			return 0, false
-		}
+		events = append(events, watch.Event{Type: watch.Added, Object: obj})
 	}
 	if len(p.corrupt) > 0 {
-		return 0, w.sendError(ctx, apierrors.NewInternalError(p.corrupt[0].err))
+		return append(events, errorEvent(apierrors.NewInternalError(p.corrupt[0].err))), 0, false
 	}
 	if w.req.endBookmark {
 		b := w.bookmark(p.rev)
 		b.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-		if !w.send(ctx, watch.Event{Type: watch.Bookmark, Object: b}) {
-			return 0, false
-		}
+		events = append(events, watch.Event{Type: watch.Bookmark, Object: b})
 	}
-	return p.rev, true
+	return events, p.rev, true
 }
 
-// follow relays etcd's watch from after rev until it ends. Events wait in
-// a per-watch buffer, so that a consumer who is slow to read this watch
-// does not hold up etcd's stream, which the client's other watches share.
-func (w *watcher) follow(ctx context.Context, rev int64) {
-	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1),
-		clientv3.WithPrevKV(), clientv3.WithProgressNotify())
-	var pending []watch.Event
+// follow relays etcd's watch after the pending (initial) events until it
+// ends. Events wait in a per-watch buffer, so that a consumer who is slow
+// to read this watch does not hold up etcd's stream, which the client's
+// other watches share.
+func (w *watcher) follow(ctx context.Context, ch clientv3.WatchChan, pending []watch.Event) {
 	for {
 		var out chan<- watch.Event // nil (never ready) while nothing is pending
 		var head watch.Event
@@ -299,13 +304,6 @@ func (w *watcher) send(ctx context.Context, e watch.Event) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// sendError delivers an Error event carrying err's Status, and returns
-// false: the watch ends.
-func (w *watcher) sendError(ctx context.Context, err error) bool {
-	w.send(ctx, errorEvent(err))
-	return false
 }
 
 // errorEvent is an Error event carrying err's Status (a 500 for an error
