@@ -21,7 +21,7 @@ func Example_whoAnswers() {
 	for _, name := range []string{"a", "b", "c"} {
 		s.create(ctx, "shop/"+name) // resourceVersions 2, 3, 4
 	}
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 
 	page1, _ := s.api.ListerWatcher("").ListWithContext(ctx, metav1.ListOptions{Limit: 2})
 	token := page1.(*unstructured.UnstructuredList).GetContinue()
@@ -35,16 +35,16 @@ func Example_whoAnswers() {
 		{ResourceVersion: "3", ResourceVersionMatch: metav1.ResourceVersionMatchExact},
 		{ResourceVersion: "3", Limit: 1},
 	} {
-		fmt.Printf("LIST %-40s -> %s\n", request(opts), s.list(ctx, s.api, opts))
+		fmt.Printf("LIST %-40s -> %s\n", request(opts), list(ctx, s, s.api, opts))
 	}
 
 	_ = s.api.RestartCache() // a kube-apiserver restart: a new cache lists etcd at 4
 	s.create(ctx, "shop/d")  // 5
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	fmt.Println("kube-apiserver restarted; created shop/d")
 	for _, rv := range []string{"3", "4"} {
 		opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
-		fmt.Printf("LIST %-40s -> %s\n", request(opts), s.list(ctx, s.api, opts))
+		fmt.Printf("LIST %-40s -> %s\n", request(opts), list(ctx, s, s.api, opts))
 	}
 	// Output:
 	// LIST rv="0"                                   -> cache: rv 4, 3 items
@@ -66,25 +66,25 @@ func Example_backInTime() {
 	ctx := context.Background()
 	s := newServer(ctx)
 	defer s.Close()
-	second := s.apiserver(ctx) // a second kube-apiserver over the same etcd
+	second := apiserver(ctx, s) // a second kube-apiserver over the same etcd
 	defer second.Close()
 	s.create(ctx, "shop/a") // 2
 	s.create(ctx, "shop/b") // 3
-	s.caughtUp(ctx, s.api, false)
-	s.caughtUp(ctx, second, false)
+	caughtUp(ctx, s, s.api, false)
+	caughtUp(ctx, s, second, false)
 
 	second.HoldCache() // busy: its cache takes in nothing for a moment
 	s.delete(ctx, "shop/a")
-	s.caughtUp(ctx, s.api, false)
-	s.caughtUp(ctx, second, true)
+	caughtUp(ctx, s, s.api, false)
+	caughtUp(ctx, s, second, true)
 	fmt.Println("deleted shop/a at rv 4")
 
 	seen, _ := s.api.ListerWatcher("").ListWithContext(ctx, metav1.ListOptions{})
 	fmt.Println("kube-apiserver 1, LIST rv=\"\": ", names(seen), "at rv", seen.(*unstructured.UnstructuredList).GetResourceVersion())
 	back, _ := second.ListerWatcher("").ListWithContext(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	fmt.Println("kube-apiserver 2, LIST rv=\"0\":", names(back), "at rv", back.(*unstructured.UnstructuredList).GetResourceVersion())
-	fmt.Println("kube-apiserver 2, LIST rv=\"4\":", s.list(ctx, second, metav1.ListOptions{ResourceVersion: "4"}))
-	fmt.Println("kube-apiserver 2, LIST rv=\"\": ", s.list(ctx, second, metav1.ListOptions{}))
+	fmt.Println("kube-apiserver 2, LIST rv=\"4\":", list(ctx, s, second, metav1.ListOptions{ResourceVersion: "4"}))
+	fmt.Println("kube-apiserver 2, LIST rv=\"\": ", list(ctx, s, second, metav1.ListOptions{}))
 	// Output:
 	// deleted shop/a at rv 4
 	// kube-apiserver 1, LIST rv="":  [shop/b] at rv 4
@@ -100,7 +100,7 @@ func Example_bookmarks() {
 	s := newServer(ctx)
 	defer s.Close()
 	s.create(ctx, "ns0/a") // 2
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	w, _ := s.watch(ctx, s.api, metav1.ListOptions{ResourceVersion: "2", AllowWatchBookmarks: true})
 	defer w.Stop()
 	start := s.clock.Now()
@@ -108,7 +108,7 @@ func Example_bookmarks() {
 	_ = s.api.RequestProgress(ctx) // etcd tells the cacher it is at 2
 	fmt.Println("asked etcd for progress; events until 1m1s:", s.ticksUntil(w, start, 61*time.Second))
 	s.create(ctx, "ns1/b") // 3
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	fmt.Println("created ns1/b:", next(w))
 	fmt.Println("events until 2m5s:", s.ticksUntil(w, start, 125*time.Second))
 	// Output:
@@ -127,19 +127,19 @@ func Example_historyWindow() {
 	for i := range 100 {
 		s.create(ctx, fmt.Sprintf("ns1/obj-%04d", i+1)) // 3 to 102
 	}
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	s.clock.Step(80 * time.Second)
 	for i := range 110 {
 		s.create(ctx, fmt.Sprintf("ns2/obj-%04d", i+1)) // 103 to 212
 	}
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 
 	for _, rv := range []string{"2", "12"} {
 		w, _ := s.watch(ctx, s.api, metav1.ListOptions{ResourceVersion: rv})
 		fmt.Printf("cache, WATCH rv=%s: %s\n", rv, next(w))
 		w.Stop()
 	}
-	fmt.Println("cache, LIST rv=\"2\" match=Exact:", s.list(ctx, s.api, metav1.ListOptions{
+	fmt.Println("cache, LIST rv=\"2\" match=Exact:", list(ctx, s, s.api, metav1.ListOptions{
 		ResourceVersion: "2", ResourceVersionMatch: metav1.ResourceVersionMatchExact}))
 	direct := listwatch.NewListerWatcher(s.etcd.Client(), listwatch.Pods, listwatch.Options{})
 	w, _ := direct.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "2"})
@@ -159,22 +159,22 @@ func Example_notReady() {
 	s := newServer(ctx)
 	defer s.Close()
 	s.create(ctx, "shop/a") // 2
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	s.api.HoldCache() // the new cache's list of etcd waits until ReleaseCache
 	_ = s.api.RestartCache()
-	s.caughtUp(ctx, s.api, true)
+	caughtUp(ctx, s, s.api, true)
 	s.create(ctx, "shop/b") // 3: etcd has it, the cache does not
 	fmt.Println("restarted, created shop/b; ready:", s.api.Ready())
 
 	_, err := s.api.ListerWatcher("").WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "2"})
 	fmt.Println("WATCH rv=2:            ", status(err))
 	for _, opts := range []metav1.ListOptions{{ResourceVersion: "0"}, {ResourceVersion: "0", Limit: 500}} {
-		fmt.Printf("LIST %-18s -> %s\n", request(opts), s.list(ctx, s.api, opts))
+		fmt.Printf("LIST %-18s -> %s\n", request(opts), list(ctx, s, s.api, opts))
 	}
 	s.api.ReleaseCache()
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	fmt.Println("released; ready:", s.api.Ready())
-	fmt.Printf("LIST %-18s -> %s\n", `rv="0" limit=500`, s.list(ctx, s.api, metav1.ListOptions{ResourceVersion: "0", Limit: 500}))
+	fmt.Printf("LIST %-18s -> %s\n", `rv="0" limit=500`, list(ctx, s, s.api, metav1.ListOptions{ResourceVersion: "0", Limit: 500}))
 	// Output:
 	// restarted, created shop/b; ready: false
 	// WATCH rv=2:             429 TooManyRequests: storage is (re)initializing
@@ -191,12 +191,12 @@ func Example_consistentRead() {
 	s := newServer(ctx)
 	defer s.Close()
 	s.create(ctx, "shop/a") // 2
-	s.caughtUp(ctx, s.api, false)
+	caughtUp(ctx, s, s.api, false)
 	s.api.HoldCache()
 	s.create(ctx, "shop/b") // 3
-	s.caughtUp(ctx, s.api, true)
+	caughtUp(ctx, s, s.api, true)
 
-	fmt.Println(`LIST rv="":`, s.list(ctx, s.api, metav1.ListOptions{}))
+	fmt.Println(`LIST rv="":`, list(ctx, s, s.api, metav1.ListOptions{}))
 	start := s.clock.Now()
 	w, _ := s.watch(ctx, s.api, metav1.ListOptions{
 		SendInitialEvents: ptr.To(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
@@ -204,8 +204,8 @@ func Example_consistentRead() {
 	w.Stop()
 
 	s.api.ReleaseCache()
-	s.caughtUp(ctx, s.api, false)
-	fmt.Println(`released; LIST rv="":`, s.list(ctx, s.api, metav1.ListOptions{}))
+	caughtUp(ctx, s, s.api, false)
+	fmt.Println(`released; LIST rv="":`, list(ctx, s, s.api, metav1.ListOptions{}))
 	// Output:
 	// LIST rv="": etcd: rv 3, 2 items (after 3s of the server's clock)
 	// watch-list rv="" (opened after 3s): ERROR 504 Timeout: Timeout: Too large resource version: 3, current: 2

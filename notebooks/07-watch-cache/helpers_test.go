@@ -39,14 +39,15 @@ func newServer(ctx context.Context) *server {
 	}
 	s := &server{etcd: e, pods: listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{}),
 		clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
-	s.api = s.apiserver(ctx)
+	s.api = apiserver(ctx, s)
 	return s
 }
 
-// apiserver starts a kube-apiserver's storage over s's etcd: a second
-// one is a second kube-apiserver of the same cluster, with a cache of
-// its own.
-func (s *server) apiserver(ctx context.Context) *apistorage.Server {
+// apiserver starts kube-apiserver's storage for pods over s's etcd, with
+// the watch cache in front, its timers on s's clock; it returns once the
+// cache has listed etcd. A second one is a second kube-apiserver of the
+// same cluster, with a cache of its own.
+func apiserver(ctx context.Context, s *server) *apistorage.Server {
 	api, err := apistorage.New(ctx, s.etcd.Client(), listwatch.Pods, apistorage.Options{Cache: true, Clock: s.clock})
 	if err != nil {
 		panic(err)
@@ -79,9 +80,9 @@ func (s *server) delete(ctx context.Context, key string) {
 	}
 }
 
-// caughtUp waits until api's cache has taken in etcd's revision (or all
-// it will, if held) and is ready, or held before it could be.
-func (s *server) caughtUp(ctx context.Context, api *apistorage.Server, held bool) {
+// caughtUp waits until api's cache has taken in etcd's current revision
+// and is ready; a held cache, only until it has taken in all it will.
+func caughtUp(ctx context.Context, s *server, api *apistorage.Server, held bool) {
 	rev, err := s.etcd.Revision(ctx)
 	if err != nil {
 		panic(err)
@@ -106,8 +107,8 @@ func waitFor(cond func() bool) {
 // rv 4, 3 items". While the cache makes the LIST wait (it is behind
 // etcd), the server's clock moves a second at a time, and the answer
 // says how long it waited.
-func (s *server) list(ctx context.Context, api *apistorage.Server, opts metav1.ListOptions) string {
-	obj, source, waited, err := s.send(ctx, api, opts)
+func list(ctx context.Context, s *server, api *apistorage.Server, opts metav1.ListOptions) string {
+	obj, source, waited, err := send(ctx, s, api, opts)
 	out := source + ": "
 	if err != nil {
 		out += status(err)
@@ -124,7 +125,7 @@ func (s *server) list(ctx context.Context, api *apistorage.Server, opts metav1.L
 // send sends a LIST to api, moving the clock on while the cache makes it
 // wait, and returns the answer, where it came from and how long it
 // waited.
-func (s *server) send(ctx context.Context, api *apistorage.Server, opts metav1.ListOptions) (runtime.Object, string, time.Duration, error) {
+func send(ctx context.Context, s *server, api *apistorage.Server, opts metav1.ListOptions) (runtime.Object, string, time.Duration, error) {
 	ctx, src := apistorage.WithSource(ctx)
 	type result struct {
 		obj runtime.Object
@@ -248,7 +249,7 @@ func next(w watch.Interface) string {
 // has done all it does for that second (apistorage's Quiescent), and
 // returns the events w got meanwhile, each stamped with the clock's time
 // since start.
-func (s *server) tick(w watch.Interface, start time.Time) []string {
+func tick(s *server, w watch.Interface, start time.Time) []string {
 	s.clock.Step(time.Second)
 	var got []string
 	deadline := time.Now().Add(10 * time.Second)
@@ -272,7 +273,7 @@ func (s *server) tick(w watch.Interface, start time.Time) []string {
 func (s *server) ticksUntil(w watch.Interface, start time.Time, d time.Duration) []string {
 	got := []string{}
 	for s.clock.Since(start) < d {
-		got = append(got, s.tick(w, start)...)
+		got = append(got, tick(s, w, start)...)
 	}
 	return got
 }
