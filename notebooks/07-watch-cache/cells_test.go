@@ -39,7 +39,8 @@ func Example_whoAnswers() {
 	}
 
 	_ = s.api.RestartCache() // a kube-apiserver restart: a new cache lists etcd at 4
-	s.create(ctx, "shop/d")  // 5
+	caughtUp(ctx, s, s.api, false)
+	s.create(ctx, "shop/d") // 5
 	caughtUp(ctx, s, s.api, false)
 	fmt.Println("kube-apiserver restarted; created shop/d")
 	for _, rv := range []string{"3", "4"} {
