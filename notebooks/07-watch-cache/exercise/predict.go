@@ -23,29 +23,31 @@ type Answer = model.Answer
 
 // Predict returns, for each "list" step of steps in order, the answer
 // kube-apiserver gives it. It starts from a fresh etcd (revision 1, no
-// pods) and a watch cache that is ready and has taken in all of it.
-// The rules to reproduce (REFERENCE.md):
+// pods) and a watch cache that has listed it there and is ready. The
+// rules to reproduce (REFERENCE.md, and the chapter's README):
 //
-//   - C1: the cache delegator sends a LIST to etcd when it has
-//     ResourceVersionMatch Exact, or a Limit and a resourceVersion other
-//     than "" and "0" (etcd then reads at exactly that revision); every
-//     other LIST goes to the cache. At "0" the cache answers with what it
-//     holds, whatever the Limit (it ignores it at "0"); at "" (a
-//     consistent read) with etcd's current revision, the Limit applied;
-//     at N (NotOlderThan, or no match and no limit) with what it holds
-//     once that is at least N;
-//   - C2: while held, the cache holds the state etcd had when it was
-//     held; on release it has all of etcd again;
-//   - C6: a LIST the cache must wait for (at "", or at N past what it
+//   - C1: a LIST at "0" is the cache's: what it holds, whatever the
+//     Limit (it ignores it at "0"). At "" (a consistent read) it is the
+//     cache's too, at etcd's current revision, the Limit applied. At N
+//     with NotOlderThan, or with no match and no Limit, it is what the
+//     cache holds, once that is at least N. At N with Exact, or with a
+//     Limit, it is an exact read: the state at revision N, from the
+//     cache's snapshot at N when it has one (N is not older than the
+//     revision the cache listed etcd at, when it started or restarted),
+//     from etcd when N is older;
+//   - C2: while held, the cache holds what etcd had when it was held; on
+//     release it has all of etcd again;
+//   - C6: a LIST the cache must wait for (at "", or at an N past what it
 //     holds) waits 3 s (the lab moves the server's clock on); then a
 //     consistent read is answered by etcd instead, at its current
-//     revision, and any other one fails with 504;
+//     revision, and any other one is refused with 504;
 //   - C5: after a restart while held, the cache is not ready until
-//     released: a LIST with a Limit goes to etcd, any other gets 429
-//     from the cache.
+//     released: a LIST with a Limit goes to etcd (at N for an exact
+//     read, else at its current revision), any other is refused with 429
+//     by the cache.
 //
-// etcd answers at the revision asked for, or its current one for "",
-// "0" and NotOlderThan, with at most Limit pods (if Limit > 0).
+// Whoever answers applies the Limit (except the cache at "0"): at most
+// Limit pods.
 func Predict(steps []Step) []Answer {
 	// TODO: keep etcd's history (which pods exist at each revision) and
 	// the cache's state, and answer each "list".
