@@ -10,8 +10,8 @@
 // LIST and WATCH reads etcd. A real cluster answers from the cache:
 //
 //	informer ──LIST/WATCH──▶ ListerWatcher ──▶ cache delegator ──▶ cacher (watch cache) ──▶ etcd3 store ──▶ etcd
-//	                          (REST handler      │   LIST rv="" / limit / exact rv: etcd    ▲
-//	                           and registry)     └─▶ etcd3 store ──────────────────────────┘
+//	                          (REST handler      │   an exact read older than the cache ▲
+//	                           and registry)     └─▶ etcd3 store ───────────────────────┘
 //
 // and that changes what an informer sees:
 //

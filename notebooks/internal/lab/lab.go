@@ -54,7 +54,11 @@ func Passed(rs []Result) bool {
 }
 
 // Report prints one line per check, and the reason under a failed one.
-func Report(w io.Writer, title string, rs []Result) {
+func Report(w io.Writer, title string, rs []Result) { ReportAgainst(w, title, "client-go", rs) }
+
+// ReportAgainst is Report for a lab checked against something other than
+// client-go: ref names it ("kube-apiserver").
+func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
 	fmt.Fprintf(w, "%s\n", title)
 	n := 0
 	for _, r := range rs {
@@ -71,5 +75,5 @@ func Report(w io.Writer, title string, rs []Result) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d of %d behaviours match client-go.\n", n, len(rs))
+	fmt.Fprintf(w, "%d of %d behaviours match %s.\n", n, len(rs), ref)
 }

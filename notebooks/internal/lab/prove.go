@@ -28,6 +28,13 @@ func SolutionPasses(t *testing.T, checks []Check) {
 // aside.
 func SkeletonFails(t *testing.T, file, sum string, checks []Check) {
 	t.Helper()
+	SkeletonFailsAgainst(t, "client-go", file, sum, checks)
+}
+
+// SkeletonFailsAgainst is SkeletonFails for a lab checked against
+// something other than client-go: every failure must name ref.
+func SkeletonFailsAgainst(t *testing.T, ref, file, sum string, checks []Check) {
+	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -40,12 +47,12 @@ func SkeletonFails(t *testing.T, file, sum string, checks []Check) {
 		t.Fatal("the untouched skeleton passes the lab")
 	}
 	for _, r := range rs {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "client-go") {
-			t.Errorf("%s %s: the message does not say what client-go does: %v", r.ID, r.Behaviour, r.Err)
+		if r.Err != nil && !strings.Contains(r.Err.Error(), ref) {
+			t.Errorf("%s %s: the message does not say what %s does: %v", r.ID, r.Behaviour, ref, r.Err)
 		}
 	}
 	var b strings.Builder
-	Report(&b, "skeleton", rs)
+	ReportAgainst(&b, "skeleton", ref, rs)
 	t.Logf("the skeleton's report:\n%s", b.String())
 }
 
