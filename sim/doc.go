@@ -58,6 +58,45 @@
 // etcd-snapshot, etcd-restore, etcd-wipe) on an external etcd, which
 // depends on the run's options, can still stop a run halfway.
 //
+// # Two worlds: kube-apiserver with and without its watch cache
+//
+// A scenario's opening comment says which kube-apiserver its informers
+// talk to, on a line "# Server: <world>" (Scenario.Server; `cachelab run
+// --server` and Options.Server override it):
+//
+//	etcd        the watch cache off: every LIST and WATCH reads etcd
+//	            (listwatch, cachelab's own, E1-E15); the default
+//	watchcache  kube-apiserver's own storage layer, k8s.io/apiserver's
+//	            cacher in front of its etcd3 store (apistorage, C1-C6):
+//	            one, shared by both informers as one kube-apiserver
+//	            serves every controller
+//	any         means the same in both; its expected output is for the
+//	            default world, and go test runs it in the other too,
+//	            compared with client-go (TestScenariosInTheOtherWorld)
+//
+// In the watch-cache world LIST answers say "(from cache)" or "(from
+// etcd)", and bookmarks the cache sends on its own clock say so, with the
+// time. Its levers are hold-cache and release-cache (the cache falls
+// behind etcd, and catches up) and restart-apiserver (a new cache, not
+// ready until it has listed etcd); the levers of E12-E15 (put-raw,
+// restart-etcd, etcd-snapshot/restore/wipe, the cluster) belong to the
+// etcd world, and Parse refuses them elsewhere. progress reaches the
+// cacher, which passes nothing on.
+//
+// Settling there cannot wait for a bookmark: the cache sends a watch
+// nothing for a write its selectors filter out. A step has settled when
+// the cache has taken in etcd's revision (its reflector's resourceVersion),
+// every goroutine of the cacher and of apistorage's watches is parked
+// with nothing to hand on (apistorage's Quiescent: a stack of every
+// goroutine taken with the world stopped), and every event the cache
+// handed to a watch has gone through the connection. A request that waits
+// in the cache for it to catch up (a consistent read while it is held)
+// counts as settled: only the clock or release-cache moves it on
+// (apistorage's Stalled). The cache does work on its clock (bookmarks
+// every minute and before a watch's deadline), so advance moves time a
+// second at a time there, settling after each second, as time passes for
+// a real kube-apiserver; the bookmark timer's jitter is pinned at 1 s.
+//
 // # An etcd cluster
 //
 // A scenario whose first command is etcd-cluster [members=3|5] runs on an
