@@ -125,6 +125,14 @@ func newFuzzCase(t *testing.T, seed uint64, classic bool) *fuzzCase {
 	// -v prints this as the test goes, so a panic in one of the runner's
 	// goroutines, which ends the test binary, still shows its scenario.
 	t.Logf("scenario (stack %s, seed %d):\n%s", fc.stack, seed, fc.text)
+	if fuzzing() && strings.Contains(fc.text, "\netcd-cluster") {
+		// A cluster's run takes about 10 s (its members start in 2-3 s,
+		// and Close waits up to 6 s for their last peer connections,
+		// listwatch.waitPeerConns), and the fuzzing engine ends an input
+		// that runs 10 s as hung: clusters are fuzzed by go test, which
+		// runs every seed in the corpus (seed 27 among them).
+		t.Skip("an etcd cluster's run outlasts the fuzzing engine's 10 s per input")
+	}
 	sc, err := Parse(fmt.Sprintf("fuzz-%d-%s.txt", seed, fc.stack), []byte(fc.text))
 	if err != nil {
 		fc.failf("genScenario wrote a file Parse refuses: %v", err)
