@@ -125,10 +125,9 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOp
 	if err != nil {
 		return nil, err
 	}
-	if !lw.srv.Cached() {
-		if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
-			src.etcd = true
-		}
+	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
+		src.server = lw.srv.Name()
+		src.etcd = !lw.srv.Cached()
 	}
 	p.Limit, p.Continue = in.Limit, in.Continue
 	ctx, key, recursive := lw.scope(ctx, p)

@@ -126,15 +126,20 @@ func goroutines() []string {
 	return out
 }
 
-// Stalled reports whether every request in progress (a LIST, or a WATCH
-// not yet open) waits in the cache for it to reach a resourceVersion: a
-// consistent read, or a watch-list, while the cache is behind etcd (held).
-// The cache gives each 3 s of its clock (then a LIST falls back to etcd,
-// and a WATCH ends with "Too large resource version"): only the clock
-// moving, or the cache catching up, moves them on.
-func (s *Server) Stalled() bool {
-	n := s.inflight.Load()
-	if n == 0 || s.current() == nil {
+// Stalled reports whether every request in progress on these servers (a
+// LIST, or a WATCH not yet open) waits in a cache for it to reach a
+// resourceVersion: a consistent read, or a watch-list, while the cache is
+// behind etcd (held). The cache gives each 3 s of its clock (then a LIST
+// falls back to etcd, and a WATCH ends with "Too large resource
+// version"): only the clock moving, or the cache catching up, moves them
+// on. The servers must be every one in the process that has a cache: the
+// waiting goroutines are counted process-wide.
+func Stalled(servers ...*Server) bool {
+	var n int64
+	for _, s := range servers {
+		n += s.inflight.Load()
+	}
+	if n == 0 {
 		return false
 	}
 	var waiting int64
@@ -146,3 +151,6 @@ func (s *Server) Stalled() bool {
 	}
 	return waiting == n
 }
+
+// Stalled is Stalled(s).
+func (s *Server) Stalled() bool { return Stalled(s) }

@@ -35,6 +35,9 @@ type Options struct {
 	// how long a consistent read waits) and every watch's TimeoutSeconds;
 	// the real clock if nil. A simulation gives its fake clock.
 	Clock clock.WithTicker
+	// Name names the server in a Source ("apiserver-2"), where a client
+	// talks to more than one; "" for none.
+	Name string
 	// HistoryWindow is how long the cache keeps events (kube-apiserver's
 	// default, and the least the cacher accepts: 75 s).
 	HistoryWindow time.Duration
@@ -61,6 +64,7 @@ type Server struct {
 	mu      sync.Mutex
 	cache   *cache // the running watch cache; nil without one
 	held    bool   // HoldCache: the cache's feed holds etcd's events back
+	name    string // Options.Name, or SetName's
 	watches map[*Watch]struct{}
 }
 
@@ -99,7 +103,7 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 	if opts.HistoryWindow == 0 {
 		opts.HistoryWindow = DefaultHistoryWindow
 	}
-	s := &Server{res: res, opts: opts, client: client, watches: map[*Watch]struct{}{}}
+	s := &Server{res: res, opts: opts, client: client, watches: map[*Watch]struct{}{}, name: opts.Name}
 	s.compactor = etcd3.NewCompactor(client, 0, opts.Clock, nil)
 	if !opts.Cache {
 		store, err := s.newStore()
@@ -176,6 +180,20 @@ func (s *Server) startCache() (*cache, error) {
 	s.cache = cc
 	s.mu.Unlock()
 	return cc, nil
+}
+
+// SetName names the server in the Sources of later requests (Options.Name).
+func (s *Server) SetName(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.name = name
+}
+
+// Name is the server's name ("" if it has none).
+func (s *Server) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
 }
 
 // RestartCache plays a kube-apiserver restart: its watch cache stops,

@@ -66,16 +66,23 @@ func (s noDeadlines) GetCurrentResourceVersion(ctx context.Context) (uint64, err
 // Source is where a request's answer came from: the watch cache, or
 // etcd (a request the cache delegator passed on, or any request without
 // the cache).
-type Source struct{ etcd bool }
+type Source struct {
+	etcd   bool
+	server string // the server's name (Options.Name), if it has one
+}
 
 func (s *Source) String() string {
 	if s == nil {
 		return ""
 	}
+	where := "cache"
 	if s.etcd {
-		return "etcd"
+		where = "etcd"
 	}
-	return "cache"
+	if s.server != "" {
+		return s.server + "'s " + where
+	}
+	return where
 }
 
 type sourceKey struct{}

@@ -2,57 +2,165 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 
+	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // The levers of the watch-cache world: kube-apiserver's cache falling
-// behind etcd, and catching up. A real cache lags etcd by the moment it
-// takes to take in each event; these levers stretch that moment for as
+// behind etcd, and catching up; a kube-apiserver restarting; a second
+// kube-apiserver over the same etcd, and the informers' connections moving
+// to it (as behind a load balancer). A real cache lags etcd by the moment
+// it takes to take in each event; these levers stretch that moment for as
 // long as a scenario needs to show what a request answered from the cache
-// then gets.
+// then gets. Each lever that acts on one kube-apiserver takes its number
+// (1, the first, or 2 after add-apiserver); without one, it acts on the
+// one the informers talk to.
+
+// maxAPIServers is how many kube-apiservers a scenario may run.
+const maxAPIServers = 2
 
 var (
-	cmdHoldCache = &command{usage: "hold-cache",
-		help: "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
-		run:  holdCache}
-	cmdRestartAPIServer = &command{usage: "restart-apiserver",
-		help: "kube-apiserver restarts: its watch cache ends every watch and starts again, listing etcd; after hold-cache it stays not ready (a WATCH gets 429) until release-cache (watch-cache world only)",
-		run:  restartAPIServer}
-	cmdReleaseCache = &command{usage: "release-cache",
-		help: "the watch cache takes in every event it was held from, and catches up with etcd (watch-cache world only)",
-		run:  releaseCache}
+	cmdHoldCache = &command{usage: "hold-cache [<apiserver>]",
+		help:   "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
+		maxPos: 1, run: holdCache}
+	cmdRestartAPIServer = &command{usage: "restart-apiserver [<apiserver>]",
+		help:   "kube-apiserver restarts: its watch cache ends every watch and starts again, listing etcd; after hold-cache it stays not ready (a WATCH gets 429) until release-cache (watch-cache world only)",
+		maxPos: 1, run: restartAPIServer}
+	cmdReleaseCache = &command{usage: "release-cache [<apiserver>]",
+		help:   "the watch cache takes in every event it was held from, and catches up with etcd (watch-cache world only)",
+		maxPos: 1, run: releaseCache}
+	cmdAddAPIServer = &command{usage: "add-apiserver",
+		help: "start a second kube-apiserver (apiserver 2), with a watch cache of its own, over the same etcd; the informers keep talking to the one they talk to (watch-cache world only)",
+		run:  addAPIServer}
+	cmdUseAPIServer = &command{usage: "use-apiserver <apiserver>",
+		help:   "the informers' connections move to kube-apiserver 1 or 2, as behind a load balancer: their next requests go there; open watches stay where they are (watch-cache world only)",
+		minPos: 1, maxPos: 1, run: useAPIServer}
 )
 
+// apiserverArg parses a lever's kube-apiserver number: 1 to
+// maxAPIServers.
+func apiserverArg(a args) (int, bool, error) {
+	if len(a.pos) == 0 {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(a.pos[0])
+	if err != nil || n < 1 || n > maxAPIServers {
+		return 0, true, fmt.Errorf("%q: want a kube-apiserver's number, 1 or %d", a.pos[0], maxAPIServers)
+	}
+	return n, true, nil
+}
+
+// apiserver is the kube-apiserver a lever acts on, and its name in the
+// trace ("" when the run has one).
+func (r *runner) apiserver(a args) (*apistorage.Server, string, error) {
+	n, given, err := apiserverArg(a)
+	if err != nil {
+		return nil, "", err
+	}
+	if !given {
+		n = r.using + 1
+	}
+	if n > len(r.apis) {
+		return nil, "", fmt.Errorf("there is no kube-apiserver %d: add-apiserver starts the second", n)
+	}
+	name := ""
+	if len(r.apis) > 1 {
+		name = fmt.Sprintf("apiserver-%d's ", n)
+	}
+	return r.apis[n-1], name, nil
+}
+
 func holdCache(r *runner, a args) error {
+	api, name, err := r.apiserver(a)
+	if err != nil {
+		return err
+	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	r.api.HoldCache()
-	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache held at rv %d: etcd's events wait until release-cache", rev))
+	api.HoldCache()
+	r.note(trace.LayerCache, "", fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", name, rev))
 	return nil
 }
 
 func releaseCache(r *runner, a args) error {
+	api, name, err := r.apiserver(a)
+	if err != nil {
+		return err
+	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	r.api.ReleaseCache()
+	api.ReleaseCache()
 	r.etcdChanged() // a LIST held at an unready cache goes again
-	r.note(trace.LayerCache, "", fmt.Sprintf("watch cache released: it catches up with etcd at rv %d", rev))
+	r.note(trace.LayerCache, "", fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", name, rev))
 	return nil
 }
 
 func restartAPIServer(r *runner, a args) error {
-	if err := r.api.RestartCache(); err != nil {
+	api, name, err := r.apiserver(a)
+	if err != nil {
 		return err
 	}
-	if r.api.Ready() {
-		r.note(trace.LayerCache, "", "kube-apiserver restarted: its watch cache ended every watch and listed etcd again")
-	} else {
-		r.note(trace.LayerCache, "", "kube-apiserver restarted: its watch cache ended every watch; it is not ready until it has listed etcd")
+	if err := api.RestartCache(); err != nil {
+		return err
 	}
+	who := "kube-apiserver"
+	if name != "" {
+		who = name[:len(name)-3] // "apiserver-2"
+	}
+	if api.Ready() {
+		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch and listed etcd again")
+	} else {
+		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch; it is not ready until it has listed etcd")
+	}
+	return nil
+}
+
+func addAPIServer(r *runner, a args) error {
+	if len(r.apis) >= maxAPIServers {
+		return fmt.Errorf("this run has %d kube-apiservers already, the most a scenario may have", len(r.apis))
+	}
+	// Its own connection to etcd, as a kube-apiserver of its own has.
+	copts := r.opts.Etcd
+	copts.Endpoints = r.clients[0].Endpoints()
+	c, err := listwatch.Connect(r.ctx, copts)
+	if err != nil {
+		return err
+	}
+	r.clients = append(r.clients, c)
+	n := len(r.apis) + 1
+	api, err := apistorage.New(r.ctx, c, r.res, apistorage.Options{Cache: true, Clock: r.clock, Name: fmt.Sprintf("apiserver-%d", n)})
+	if err != nil {
+		return err
+	}
+	r.apis = append(r.apis, api)
+	r.api.SetName("apiserver-1")
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.note(trace.LayerCache, "", fmt.Sprintf("apiserver-%d started over the same etcd: its watch cache listed etcd at rv %d; the informers still talk to apiserver-%d", n, rev, r.using+1))
+	return nil
+}
+
+func useAPIServer(r *runner, a args) error {
+	n, _, err := apiserverArg(a)
+	if err != nil {
+		return err
+	}
+	if n > len(r.apis) {
+		return fmt.Errorf("there is no kube-apiserver %d: add-apiserver starts the second", n)
+	}
+	r.using = n - 1
+	for _, s := range r.sides {
+		s.conn.UseServer()
+	}
+	r.note(trace.LayerCache, "", fmt.Sprintf("the informers' connections now go to apiserver-%d: their next requests are served there (open watches stay where they are)", n))
 	return nil
 }

@@ -219,6 +219,8 @@ func init() {
 		"hold-cache":        cmdHoldCache,
 		"release-cache":     cmdReleaseCache,
 		"restart-apiserver": cmdRestartAPIServer,
+		"add-apiserver":     cmdAddAPIServer,
+		"use-apiserver":     cmdUseAPIServer,
 		"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
 			minPos: 1, maxPos: 1, run: func(r *runner, a args) error {
 				d, _ := time.ParseDuration(a.pos[0])

@@ -138,6 +138,8 @@ var genSteps = map[string]genStep{
 	"hold-cache":        {always(2), func(*gen) string { return "hold-cache" }},
 	"release-cache":     {always(2), func(*gen) string { return "release-cache" }},
 	"restart-apiserver": {always(1), func(*gen) string { return "restart-apiserver" }},
+	"add-apiserver":     {always(1), func(*gen) string { return "add-apiserver" }},
+	"use-apiserver":     {always(1), func(g *gen) string { return "use-apiserver " + g.pick([]string{"1", "2"}) }},
 	// An etcd cluster: rarely (each run starts three members), and only
 	// as the first step.
 	"etcd-cluster":      {func(g *gen) int { return g.unless(g.steps == 0, 5, 0) }, (*gen).etcdCluster},

@@ -18,7 +18,9 @@ import (
 // halfway, after seconds or minutes, with an error about the file rather
 // than about informers.
 type replay struct {
-	server  string         // the scenario's "# Server:" line
+	server     string // the scenario's "# Server:" line
+	apiservers int    // kube-apiservers added by add-apiserver
+
 	objects map[string]int // live object key -> line that created it
 	raw     map[string]int // key holding put-raw's bytes -> the line that put them
 	// snapshots are the live objects each etcd-snapshot saw, by the
@@ -49,7 +51,8 @@ var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true, "restart-etc
 	"etcd-cluster": true, "etcd-stop-member": true, "etcd-start-member": true, "etcd-move-leader": true}
 
 // cacheOnly are the levers only the watch cache has.
-var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true}
+var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true,
+	"add-apiserver": true, "use-apiserver": true}
 
 // worldFor says why cmd cannot run in a scenario whose "# Server:" line
 // says server, or nil.
@@ -78,6 +81,9 @@ func (p *replay) step(st Step, a args) error {
 	}
 	if p.firstLine == 0 {
 		p.firstLine = st.Line
+	}
+	if cacheOnly[st.Cmd] {
+		return p.apiserverStep(st.Cmd, a)
 	}
 	switch st.Cmd {
 	case "etcd-cluster", "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
@@ -344,5 +350,25 @@ func (p *replay) advance(what string, d time.Duration) error {
 			"(the trace prints it as a Go duration, which stops at 292 years)", what, p.clock+d, maxClock)
 	}
 	p.clock += d
+	return nil
+}
+
+// apiserverStep checks a watch-cache lever against the kube-apiservers
+// the scenario has started: one, and a second after add-apiserver.
+func (p *replay) apiserverStep(cmd string, a args) error {
+	if cmd == "add-apiserver" {
+		if p.apiservers+1 >= maxAPIServers {
+			return fmt.Errorf("add-apiserver: the scenario runs %d kube-apiservers already, the most it may", maxAPIServers)
+		}
+		p.apiservers++
+		return nil
+	}
+	n, given, err := apiserverArg(a)
+	if err != nil {
+		return fmt.Errorf("%s %v", cmd, err)
+	}
+	if given && n > p.apiservers+1 {
+		return fmt.Errorf("%s %d: there is no kube-apiserver %d yet (add-apiserver starts the second)", cmd, n, n)
+	}
 	return nil
 }

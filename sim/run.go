@@ -73,9 +73,11 @@ type runner struct {
 	sc      *Scenario
 	opts    Options
 	ctx     context.Context
-	etcd    *listwatch.Embedded // nil with an external etcd
-	api     *apistorage.Server  // kube-apiserver's storage, in the watch-cache world; else nil
-	client  *clientv3.Client    // the world's own connection: writes, compaction
+	etcd    *listwatch.Embedded  // nil with an external etcd
+	api     *apistorage.Server   // kube-apiserver's storage, in the watch-cache world; else nil
+	apis    []*apistorage.Server // every kube-apiserver (add-apiserver): apis[0] is api
+	using   int                  // the index in apis of the one the informers talk to
+	client  *clientv3.Client     // the world's own connection: writes, compaction
 	res     listwatch.Resource
 	writer  *listwatch.Writer
 	clock   *clocktesting.FakeClock
@@ -371,7 +373,7 @@ func (r *runner) connect() error {
 		if err != nil {
 			return err
 		}
-		r.api = api
+		r.api, r.apis = api, []*apistorage.Server{api}
 	}
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{}
@@ -382,7 +384,7 @@ func (r *runner) connect() error {
 		// lever pulled before start (fail-next, disconnect) waits for the
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
-		server := func(ns string) world.Server { return r.api.ListerWatcher(ns) }
+		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
 		if r.api == nil {
 			lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
@@ -400,7 +402,9 @@ func (r *runner) close() {
 		// A request waiting in the watch cache for it to catch up (a
 		// consistent read while it is held) ends only when the cache's
 		// clock passes its 3 s: the run is over, so let time pass.
-		r.api.ReleaseCache()
+		for _, a := range r.apis {
+			a.ReleaseCache()
+		}
 		r.clock.Step(time.Minute)
 	}
 	for _, s := range r.sides {
@@ -417,8 +421,8 @@ func (r *runner) close() {
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
 	}
-	if r.api != nil {
-		r.api.Close()
+	for _, a := range r.apis {
+		a.Close()
 	}
 	for _, c := range r.clients {
 		_ = c.Close()

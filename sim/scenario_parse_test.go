@@ -18,7 +18,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"no comment", "create ns0/a\n----\n", "x.txt:1: a scenario starts with a # paragraph"},
 		{"no separator", "# s\n\ncreate ns0/a\nstart\n", `x.txt:3: expected a line "----" after the command "create"`},
-		{"unknown command", "# s\n\ncreat ns0/a\n----\n", `x.txt:3: unknown command "creat"; want one of: add-handler,`},
+		{"unknown command", "# s\n\ncreat ns0/a\n----\n", `x.txt:3: unknown command "creat"; want one of: add-apiserver, add-handler,`},
 		{"unknown argument", "# s\n\nstart stak=classic\n----\n", `x.txt:3: unknown argument "stak"; usage: start`},
 		{"bad stack", "# s\n\nstart stack=modern\n----\n", "x.txt:3: stack=modern: want default or classic"},
 		{"bad key", "# s\n\ncreate a\n----\n", `x.txt:3: object "a": want namespace/name`},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -95,7 +96,38 @@ func (r *runner) settleSecond() error {
 // watch cache for it to catch up, which only the clock or the cache
 // catching up ends (apistorage's Stalled).
 func (r *runner) stalled(c world.State) bool {
-	return r.api != nil && c.Calls > 0 && r.api.Stalled()
+	return r.api != nil && c.Calls > 0 && apistorage.Stalled(r.apis...)
+}
+
+// cachesCaughtUp reports whether every kube-apiserver's cache has taken
+// in etcd's revision rev (or is held back from it).
+func (r *runner) cachesCaughtUp(rev int64) bool {
+	for _, a := range r.apis {
+		if !a.CacheCaughtUp(uint64(max(rev, 0))) {
+			return false
+		}
+	}
+	return true
+}
+
+// cacheStates says how far each cache has got, for messages.
+func (r *runner) cacheStates() string {
+	var out []string
+	for i, a := range r.apis {
+		out = append(out, fmt.Sprintf("of apiserver-%d %s", i+1, a.CacheState()))
+	}
+	return strings.Join(out, "; ")
+}
+
+// cachesQuiescent reports whether no kube-apiserver's cache has anything
+// in flight.
+func (r *runner) cachesQuiescent() bool {
+	for _, a := range r.apis {
+		if !a.Quiescent() {
+			return false
+		}
+	}
+	return true
 }
 
 // settleCache waits, in the watch-cache world, until the cache has taken
@@ -111,9 +143,9 @@ func (r *runner) settleCache() error {
 		return err
 	}
 	deadline := time.Now().Add(r.opts.SettleTimeout)
-	for !r.api.CacheCaughtUp(uint64(max(rev, 0))) {
+	for !r.cachesCaughtUp(rev) {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("kube-apiserver's watch cache did not catch up with etcd's rv %d in %v: the feed %s", rev, r.opts.SettleTimeout, r.api.CacheState())
+			return fmt.Errorf("kube-apiserver's watch cache did not catch up with etcd's rv %d in %v: the feed %s", rev, r.opts.SettleTimeout, r.cacheStates())
 		}
 		select {
 		case <-time.After(time.Millisecond):
@@ -135,7 +167,7 @@ func (r *runner) reached(s *side, rev int64) bool {
 	if r.api == nil {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
-	return r.api.CacheCaughtUp(uint64(max(rev, 0))) && r.api.Quiescent() && s.conn.Delivered()
+	return r.cachesCaughtUp(rev) && r.cachesQuiescent() && s.conn.Delivered()
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {

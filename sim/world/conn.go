@@ -146,6 +146,15 @@ func (p *Conn) StartInformer(labels, fields, namespace string) {
 	p.handed, p.handled = 0, 0
 }
 
+// UseServer moves the connection to the server its server function now
+// gives (a second kube-apiserver, behind a load balancer): the next
+// requests go there; open watches stay where they are.
+func (p *Conn) UseServer() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.base, p.lw = p.ns(""), p.ns(p.namespace)
+}
+
 // IsWatchListSemanticsUnSupported passes the ListerWatcher's answer on, so
 // both reflectors decide about watch-list streaming the same way.
 func (p *Conn) IsWatchListSemanticsUnSupported() bool {
