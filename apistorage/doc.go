@@ -32,17 +32,23 @@
 // k8s.io/apiserver's code. What this package adds is what kube-apiserver's
 // HTTP layer does around it (options decoded, defaulted and validated;
 // the registry's predicate and key; watch deadlines on an injectable
-// clock; a copy of each object, as a client gets over the wire), and two
-// things a simulator needs and a server does not:
+// clock; a copy of each object, as a client gets over the wire), and what
+// a simulator needs and a server does not:
 //
-//   - the feed between etcd and the cacher keeps what the cacher was told,
-//     so CacheCaughtUp and Watch.CaughtUp can say when the cache, and each
-//     watch of it, has done all it will do for a revision (a watch whose
-//     selectors filter a write out gets nothing for it, not even a
-//     bookmark, so an informer alone cannot tell);
+//   - CacheCaughtUp says when the cache has taken in a revision (the feed
+//     between etcd and the cacher notes what it handed over), and
+//     Quiescent when it has nothing in flight: every goroutine running the
+//     cacher's code parked, no event on its way to a client. A watch
+//     whose selectors filter a write out gets nothing for it, not even a
+//     bookmark, so an informer alone cannot tell; Watch.Handed counts
+//     what a client has taken. Stalled says when every request in
+//     progress waits in a cache for it to catch up (only its clock, or
+//     the cache catching up, moves it on).
 //   - HoldCache and ReleaseCache make the cache fall behind etcd for as
 //     long as a scenario needs, as a busy kube-apiserver's does for a
-//     moment.
+//     moment; RestartCache plays a kube-apiserver restart. Events are
+//     stamped with the server's clock, so the cache's history window is
+//     in the scenario's time.
 //
 // WithSource tells a caller whether a LIST was answered from the cache or
 // from etcd.

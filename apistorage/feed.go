@@ -15,7 +15,7 @@ import (
 )
 
 // feed is the cacher's storage: the etcd3 store, seen from the cacher's
-// side. It does two things a real kube-apiserver does not need:
+// side. It does three things a real kube-apiserver does not need:
 //
 //   - it notes the revision of the last thing it handed the cacher (a
 //     list, an event, a bookmark), so CacheCaughtUp can tell when the
