@@ -2,6 +2,7 @@ package apistorage
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
 	"time"
@@ -132,12 +133,18 @@ func goroutines() []string {
 // behind etcd (held). The cache gives each 3 s of its clock (then a LIST
 // falls back to etcd, and a WATCH ends with "Too large resource
 // version"): only the clock moving, or the cache catching up, moves them
-// on. The servers must be every one in the process that has a cache: the
-// waiting goroutines are counted process-wide.
+// on. A waiting request is a goroutine parked in the watch cache's wait
+// with this server's cache delegator (its address, the receiver of a
+// frame) below it: other servers in the process (a test's, a fuzzer's
+// other run) have their own.
 func Stalled(servers ...*Server) bool {
 	var n int64
+	var delegators []string
 	for _, s := range servers {
 		n += s.inflight.Load()
+		if c := s.current(); c != nil {
+			delegators = append(delegators, fmt.Sprintf("(%p", c.delegator))
+		}
 	}
 	if n == 0 {
 		return false
@@ -145,8 +152,14 @@ func Stalled(servers ...*Server) bool {
 	var waiting int64
 	for _, g := range goroutines() {
 		header, frames, _ := strings.Cut(g, "\n")
-		if strings.Contains(header, "[sync.Cond.Wait") && strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
-			waiting++
+		if !strings.Contains(header, "[sync.Cond.Wait") || !strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
+			continue
+		}
+		for _, d := range delegators {
+			if strings.Contains(frames, d) {
+				waiting++
+				break
+			}
 		}
 	}
 	return waiting == n

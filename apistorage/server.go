@@ -18,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
+	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	"k8s.io/utils/clock"
 
@@ -123,7 +124,28 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 		s.Close()
 		return nil, fmt.Errorf("kube-apiserver's watch cache for %s did not become ready: %w", res.Resource, err)
 	}
+	if err := progressSupported(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// progressSupported waits until k8s.io/apiserver knows that etcd supports
+// progress requests. The etcd3 store asks each etcd endpoint for its
+// version on a goroutine of its own (etcdfeature.DefaultFeatureSupportChecker,
+// process-wide); until one answers, the cacher refuses a watch-list and
+// serves no consistent read from the cache, as a kube-apiserver does for
+// a moment after it starts. The server is ready once it knows.
+func progressSupported(ctx context.Context) error {
+	for !etcdfeature.DefaultFeatureSupportChecker.Supports(storage.RequestWatchProgress) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-apiserver did not learn whether etcd supports progress requests: %w", ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // etcd3Store is what etcd3.New returns.
