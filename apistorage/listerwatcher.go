@@ -119,8 +119,52 @@ func (lw *ListerWatcher) scope(ctx context.Context, p storage.SelectionPredicate
 // ListWithContext lists the resource. Where the answer came from (the
 // cache or etcd) is noted in the context's Source (WithSource).
 func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	lw.srv.inflight.Add(1)
-	defer lw.srv.inflight.Add(-1)
+	obj, err := serve(ctx, lw.srv, func() (runtime.Object, error) { return lw.list(ctx, opts) }, nil)
+	return obj, err
+}
+
+// serve runs a request the way kube-apiserver's handler does for a client
+// that may hang up: the server goes on with it until storage returns, but
+// a client whose context ends gets its context's error at once. (The
+// watch cache waits for freshness without looking at the context, up to
+// 3 s of its clock; a stopping informer must not wait for that.) What the
+// server produces for a client that has gone is dropped (a watch is
+// stopped).
+func serve[T any](ctx context.Context, srv *Server, do func() (T, error), drop func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	srv.inflight.Add(1)
+	done := make(chan result, 1)
+	gone := make(chan struct{})
+	go func() {
+		defer srv.inflight.Add(-1)
+		v, err := do()
+		select {
+		case done <- result{v, err}:
+		case <-gone:
+			if err == nil && drop != nil {
+				drop(v)
+			}
+		}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		close(gone)
+		select {
+		case r := <-done: // it had finished: the answer stands
+			return r.v, r.err
+		default:
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+func (lw *ListerWatcher) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	in, p, err := lw.options(opts, false)
 	if err != nil {
 		return nil, err
@@ -149,8 +193,10 @@ func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOp
 // between kube-apiserver's minimum request timeout and twice it), and the
 // cache sees that deadline, as it does in kube-apiserver.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	lw.srv.inflight.Add(1)
-	defer lw.srv.inflight.Add(-1)
+	return serve(ctx, lw.srv, func() (watch.Interface, error) { return lw.watch(ctx, opts) }, func(w watch.Interface) { w.Stop() })
+}
+
+func (lw *ListerWatcher) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	in, p, err := lw.options(opts, true)
 	if err != nil {
 		return nil, err

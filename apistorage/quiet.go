@@ -2,7 +2,6 @@ package apistorage
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"strings"
 	"time"
@@ -134,17 +133,17 @@ func goroutines() []string {
 // falls back to etcd, and a WATCH ends with "Too large resource
 // version"): only the clock moving, or the cache catching up, moves them
 // on. A waiting request is a goroutine parked in the watch cache's wait
-// with this server's cache delegator (its address, the receiver of a
-// frame) below it: other servers in the process (a test's, a fuzzer's
-// other run) have their own.
+// with one of this server's cache delegators (its address, the receiver
+// of a frame; a restart's old one too) below it: other servers in the
+// process (a test's, a fuzzer's other run) have their own.
 func Stalled(servers ...*Server) bool {
 	var n int64
 	var delegators []string
 	for _, s := range servers {
 		n += s.inflight.Load()
-		if c := s.current(); c != nil {
-			delegators = append(delegators, fmt.Sprintf("(%p", c.delegator))
-		}
+		s.mu.Lock()
+		delegators = append(delegators, s.delegators...)
+		s.mu.Unlock()
 	}
 	if n == 0 {
 		return false

@@ -62,11 +62,15 @@ type Server struct {
 	watchListOff atomic.Bool
 	inflight     atomic.Int64 // LIST and WATCH calls not yet returned
 
-	mu      sync.Mutex
-	cache   *cache // the running watch cache; nil without one
-	held    bool   // HoldCache: the cache's feed holds etcd's events back
-	name    string // Options.Name, or SetName's
-	watches map[*Watch]struct{}
+	mu    sync.Mutex
+	cache *cache // the running watch cache; nil without one
+	held  bool   // HoldCache: the cache's feed holds etcd's events back
+	name  string // Options.Name, or SetName's
+	// delegators are the addresses of every cache delegator the server has
+	// had, as goroutine stacks print them: a request can still wait in a
+	// cache that a restart stopped (Stalled).
+	delegators []string
+	watches    map[*Watch]struct{}
 }
 
 // etcd3Compactor is what etcd3.NewCompactor returns: kube-apiserver
@@ -200,6 +204,7 @@ func (s *Server) startCache() (*cache, error) {
 		delegator: cacher.NewCacheDelegator(c, servedByEtcd{noDeadlines{store}})}
 	s.mu.Lock()
 	s.cache = cc
+	s.delegators = append(s.delegators, fmt.Sprintf("(%p", cc.delegator))
 	s.mu.Unlock()
 	return cc, nil
 }
