@@ -136,7 +136,7 @@ func serve[T any](ctx context.Context, srv *Server, do func() (T, error), drop f
 		err error
 	}
 	srv.inflight.Add(1)
-	done := make(chan result, 1)
+	done := make(chan result) // unbuffered: an answer nobody takes is dropped
 	gone := make(chan struct{})
 	go func() {
 		defer srv.inflight.Add(-1)
