@@ -2,10 +2,13 @@ package apistorage
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/utils/clock"
 )
 
@@ -82,7 +85,56 @@ func quietGoroutine(g string) bool {
 			return false
 		}
 	}
+	// Parked in one of apimachinery's wait loops, it waits for the wall
+	// clock, which will wake it whatever the scenario does. The cacher's
+	// dispatcher polls every 10 ms of real time for the cache's first
+	// LIST before it looks at its bookmark timer: a clock step taken
+	// meanwhile is seen when the poll ends, before or after the next
+	// step's watch registers (fuzz seed 299). Only a cache that has not
+	// listed yet (held back from starting) keeps it polling for good.
+	if strings.HasPrefix(frames, realTimeWait) {
+		return firstListHeld(frames)
+	}
 	return true
+}
+
+// realTimeWait begins the innermost frame of a goroutine parked in one of
+// apimachinery's poll or backoff loops, which tick on the wall clock.
+const realTimeWait = "k8s.io/apimachinery/pkg/util/wait."
+
+// dispatchers are the running cachers of the process, by the frame their
+// dispatcher's goroutine runs: "(*Cacher).dispatchEvents(0x...)".
+var dispatchers sync.Map // string -> *cacher.Cacher
+
+func dispatcherFrame(c *cacher.Cacher) string {
+	return fmt.Sprintf("(*Cacher).dispatchEvents(%p)", c)
+}
+
+// firstListHeld reports whether the goroutine whose frames these are is
+// the dispatcher of a cache that has not listed etcd yet.
+func firstListHeld(frames string) bool {
+	held := false
+	dispatchers.Range(func(frame, c any) bool {
+		if strings.Contains(frames, frame.(string)) {
+			held = !c.(*cacher.Cacher).Ready()
+			return false
+		}
+		return true
+	})
+	return held
+}
+
+// dispatching reports whether c's dispatcher has begun its loop: from
+// then on, a move of the clock reaches its bookmark timer, and only that.
+func dispatching(c *cacher.Cacher) bool {
+	frame := dispatcherFrame(c)
+	for _, g := range goroutines() {
+		_, frames, _ := strings.Cut(g, "\n")
+		if strings.Contains(frames, frame) {
+			return !strings.HasPrefix(frames, realTimeWait)
+		}
+	}
+	return false
 }
 
 // cacherClock is the clock the cacher gets: the server's, with one

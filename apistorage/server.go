@@ -96,6 +96,7 @@ func (c *cache) stop() {
 	c.delegator.Stop()
 	c.cacher.Stop()
 	c.closeStore()
+	dispatchers.Delete(dispatcherFrame(c.cacher))
 }
 
 // New builds the storage for res over client. With the cache, it returns
@@ -132,7 +133,27 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 		s.Close()
 		return nil, err
 	}
+	if err := dispatcherStarted(ctx, c.cacher); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// dispatcherStarted waits until the cacher's dispatcher has begun its
+// loop. Ready as it is, the cacher hands nothing on until then: its
+// dispatcher polls for the cache's first LIST every 10 ms of real time,
+// so a clock moved in the meantime would reach its bookmark timer some
+// time later, on the wall clock's say.
+func dispatcherStarted(ctx context.Context, c *cacher.Cacher) error {
+	for !dispatching(c) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-apiserver's watch cache did not begin dispatching events: %w", ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // progressSupported waits until k8s.io/apiserver knows that etcd supports
@@ -206,6 +227,7 @@ func (s *Server) startCache() (*cache, error) {
 	s.cache = cc
 	s.delegators = append(s.delegators, fmt.Sprintf("(%p", cc.delegator))
 	s.mu.Unlock()
+	dispatchers.Store(dispatcherFrame(c), c)
 	return cc, nil
 }
 
