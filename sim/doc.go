@@ -64,15 +64,19 @@
 // talk to, on a line "# Server: <world>" (Scenario.Server; `cachelab run
 // --server` and Options.Server override it):
 //
-//	etcd        the watch cache off: every LIST and WATCH reads etcd
-//	            (listwatch, cachelab's own, E1-E15); the default
 //	watchcache  kube-apiserver's own storage layer, k8s.io/apiserver's
 //	            cacher in front of its etcd3 store (apistorage, C1-C6):
 //	            one, shared by both informers as one kube-apiserver
-//	            serves every controller
+//	            serves every controller; the default, as in a cluster
+//	etcd        the watch cache off: every LIST and WATCH reads etcd
+//	            (listwatch, cachelab's own, E1-E15)
 //	any         means the same in both; its expected output is for the
 //	            default world, and go test runs it in the other too,
 //	            compared with client-go (TestScenariosInTheOtherWorld)
+//
+// A scenario with no such line runs in the etcd world if it pulls one of
+// that world's own levers (put-raw, restart-etcd, etcd-cluster, ...), and
+// behind the watch cache otherwise (Scenario.WrittenFor).
 //
 // In the watch-cache world LIST answers say "(from cache)" or "(from
 // etcd)", and bookmarks the cache sends on its own clock say so, with the

@@ -30,6 +30,8 @@ func genScenario(rng *rand.Rand) string {
 		"# or a hang, and the same way twice.\n"
 	if g.cache {
 		text += "# Server: watchcache\n"
+	} else {
+		text += "# Server: etcd\n"
 	}
 	for range 3 + rng.IntN(13) {
 		text += g.acceptedStep(text)

@@ -298,8 +298,9 @@ const (
 	ServerAny = "any"
 )
 
-// DefaultServer is the world of a scenario that runs in either.
-const DefaultServer = ServerEtcd
+// DefaultServer is the world of a scenario that runs in either: what a
+// cluster runs, kube-apiserver with its watch cache.
+const DefaultServer = ServerWatchCache
 
 // server is the world the run uses: the override, the scenario's, or
 // the default.
@@ -307,10 +308,7 @@ func (r *runner) server() string {
 	if r.opts.Server != "" {
 		return r.opts.Server
 	}
-	if r.sc.Server != "" && r.sc.Server != ServerAny {
-		return r.sc.Server
-	}
-	return DefaultServer
+	return r.sc.WrittenFor()
 }
 
 // worldAllows says why a lever cannot be pulled in the run's world (a

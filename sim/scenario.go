@@ -29,7 +29,7 @@ type Scenario struct {
 	IDs   []string
 	// Server is the world the scenario needs, from its "# Server:" line:
 	// ServerEtcd, ServerWatchCache, ServerAny, or "" (not said: the
-	// default world).
+	// world its levers need, WrittenFor).
 	Server string
 	Steps  []Step
 	// Builtin marks a scenario of the catalog (embedded in the program);
@@ -51,10 +51,19 @@ type Step struct {
 }
 
 // WrittenFor is the world the scenario's expected output is for: the one
-// its "# Server:" line names, or the default world.
+// its "# Server:" line names; without one, the etcd world if it pulls a
+// lever only that world has (put-raw, restart-etcd, etcd-cluster, ...),
+// else the default world, as for "any".
 func (s Scenario) WrittenFor() string {
-	if s.Server == ServerEtcd || s.Server == ServerWatchCache {
+	switch s.Server {
+	case ServerEtcd, ServerWatchCache:
 		return s.Server
+	case "":
+		for _, st := range s.Steps {
+			if etcdOnly[st.Cmd] {
+				return ServerEtcd
+			}
+		}
 	}
 	return DefaultServer
 }
@@ -85,6 +94,9 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	}
 	world := newReplay()
 	world.server = sc.Server
+	if sc.Server == "" {
+		world.server = sc.WrittenFor()
+	}
 	for _, st := range sc.Steps {
 		a, _ := commands[st.Cmd].parse(st.Args) // parseForm checked them
 		if err := world.step(st, a); err != nil {

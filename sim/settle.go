@@ -150,10 +150,11 @@ func (r *runner) settleCache() error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for !r.cachesCaughtUp(rev) || !r.cachesQuiescent() {
 		if time.Now().After(deadline) {
+			waiting := fmt.Sprintf("the cache to take in etcd's rv %d (the feed %s)", rev, r.cacheStates())
 			if r.cachesCaughtUp(rev) {
-				return fmt.Errorf("kube-apiserver's watch cache caught up with etcd's rv %d but still had work in flight after %v", rev, r.opts.SettleTimeout)
+				waiting = fmt.Sprintf("the cacher to hand on what it has (it has taken in etcd's rv %d; one of its goroutines is not parked yet)", rev)
 			}
-			return fmt.Errorf("kube-apiserver's watch cache did not catch up with etcd's rv %d in %v: the feed %s", rev, r.opts.SettleTimeout, r.cacheStates())
+			return fmt.Errorf("kube-apiserver's watch cache did not settle in %v; if the machine is busy, try a longer --settle-timeout.\nIt was waiting for: %s", r.opts.SettleTimeout, waiting)
 		}
 		select {
 		case <-time.After(time.Millisecond):

@@ -102,7 +102,8 @@ file:line.`,
 		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
 	f.Var(&o.server, "server", "the kube-apiserver the informers talk to, instead of the scenario's own (its \"# Server:\" line): "+
 		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd) or etcd (the watch cache off: "+
-		"every request read from etcd)")
+		"every request read from etcd). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
+		"the watch cache, as in a cluster")
 	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict; schema 1, see sim/trace/json.go)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
