@@ -246,11 +246,13 @@ func cmdProgress(r *runner, a args) error {
 		return err
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
-	if r.api != nil {
-		// kube-apiserver's own watch of etcd hears it; its cache sends
-		// its watchers no bookmark for it (C3).
-		if err := r.api.RequestProgress(r.ctx); err != nil {
-			return err
+	if r.cached() {
+		// Each kube-apiserver's own watch of etcd hears it; its cache
+		// sends its watchers no bookmark for it (C3).
+		for _, a := range r.apis {
+			if err := a.RequestProgress(r.ctx); err != nil {
+				return err
+			}
 		}
 		r.note(trace.LayerCache, "", "the watch cache hears etcd's progress notification and passes nothing on: its watchers get bookmarks on its own clock")
 		return nil
@@ -293,7 +295,7 @@ func (r *runner) advance(d time.Duration) error {
 	// time, as it does for a real kube-apiserver, and everything settles
 	// after each second.
 	step := d
-	if r.api != nil && r.cfg != nil && !r.stopped {
+	if r.cached() && r.cfg != nil && !r.stopped {
 		step = time.Second
 	}
 	for left := d; left > 0; left -= step {

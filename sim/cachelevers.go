@@ -68,12 +68,15 @@ func (r *runner) apiserver(a args) (*apistorage.Server, string, error) {
 	}
 	name := ""
 	if len(r.apis) > 1 {
-		name = fmt.Sprintf("apiserver-%d's ", n)
+		name = fmt.Sprintf("apiserver-%d", n)
 	}
 	return r.apis[n-1], name, nil
 }
 
-func holdCache(r *runner, a args) error {
+// onCache pulls a lever on a kube-apiserver's watch cache, and notes what
+// it did with etcd's revision: do says it, given the cache's owner (""
+// when the run has one kube-apiserver, else "apiserver-N's ").
+func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, rev int64) string) error {
 	api, name, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -82,37 +85,39 @@ func holdCache(r *runner, a args) error {
 	if err != nil {
 		return err
 	}
-	api.HoldCache()
-	r.note(trace.LayerCache, "", fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", name, rev))
+	owner := ""
+	if name != "" {
+		owner = name + "'s "
+	}
+	r.note(trace.LayerCache, "", do(api, owner, rev))
 	return nil
+}
+
+func holdCache(r *runner, a args) error {
+	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) string {
+		api.HoldCache()
+		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev)
+	})
 }
 
 func releaseCache(r *runner, a args) error {
-	api, name, err := r.apiserver(a)
-	if err != nil {
-		return err
-	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	api.ReleaseCache()
-	r.etcdChanged() // a LIST held at an unready cache goes again
-	r.note(trace.LayerCache, "", fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", name, rev))
-	return nil
+	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) string {
+		api.ReleaseCache()
+		r.etcdChanged() // a LIST held at an unready cache goes again
+		return fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", owner, rev)
+	})
 }
 
 func restartAPIServer(r *runner, a args) error {
-	api, name, err := r.apiserver(a)
+	api, who, err := r.apiserver(a)
 	if err != nil {
 		return err
 	}
 	if err := api.RestartCache(); err != nil {
 		return err
 	}
-	who := "kube-apiserver"
-	if name != "" {
-		who = name[:len(name)-3] // "apiserver-2"
+	if who == "" {
+		who = "kube-apiserver"
 	}
 	if api.Ready() {
 		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch and listed etcd again")
@@ -140,7 +145,7 @@ func addAPIServer(r *runner, a args) error {
 		return err
 	}
 	r.apis = append(r.apis, api)
-	r.api.SetName("apiserver-1")
+	r.apis[0].SetName("apiserver-1")
 	rev, err := r.revision()
 	if err != nil {
 		return err

@@ -74,8 +74,7 @@ type runner struct {
 	opts    Options
 	ctx     context.Context
 	etcd    *listwatch.Embedded  // nil with an external etcd
-	api     *apistorage.Server   // kube-apiserver's storage, in the watch-cache world; else nil
-	apis    []*apistorage.Server // every kube-apiserver (add-apiserver): apis[0] is api
+	apis    []*apistorage.Server // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
 	using   int                  // the index in apis of the one the informers talk to
 	client  *clientv3.Client     // the world's own connection: writes, compaction
 	res     listwatch.Resource
@@ -371,7 +370,7 @@ func (r *runner) connect() error {
 		if err != nil {
 			return err
 		}
-		r.api, r.apis = api, []*apistorage.Server{api}
+		r.apis = []*apistorage.Server{api}
 	}
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{}
@@ -383,7 +382,7 @@ func (r *runner) connect() error {
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
-		if r.api == nil {
+		if !r.cached() {
 			lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
@@ -395,8 +394,11 @@ func (r *runner) connect() error {
 	return nil
 }
 
+// cached reports whether the run is in the watch-cache world.
+func (r *runner) cached() bool { return len(r.apis) > 0 }
+
 func (r *runner) close() {
-	if r.api != nil {
+	if r.cached() {
 		// A request waiting in the watch cache for it to catch up (a
 		// consistent read while it is held) ends only when the cache's
 		// clock passes its 3 s: the run is over, so let time pass.

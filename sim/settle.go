@@ -96,7 +96,7 @@ func (r *runner) settleSecond() error {
 // watch cache for it to catch up, which only the clock or the cache
 // catching up ends (apistorage's Stalled).
 func (r *runner) stalled(c world.State) bool {
-	return r.api != nil && c.Calls > 0 && apistorage.Stalled(r.apis...)
+	return r.cached() && c.Calls > 0 && apistorage.Stalled(r.apis...)
 }
 
 // cachesCaughtUp reports whether every kube-apiserver's cache has taken
@@ -140,7 +140,7 @@ func (r *runner) cachesQuiescent() bool {
 // whether the cacher's dispatcher handled that tick before the watch
 // registered (fuzz seed 299: "advance 45s", then "start").
 func (r *runner) settleCache() error {
-	if r.api == nil {
+	if !r.cached() {
 		return nil
 	}
 	rev, err := r.revision()
@@ -173,7 +173,7 @@ func (r *runner) settleCache() error {
 // clock moves: it has had all once the cache has taken in rev and has
 // nothing in flight (apistorage's Quiescent).
 func (r *runner) reached(s *side, rev int64) bool {
-	if r.api == nil {
+	if !r.cached() {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
 	return r.cachesCaughtUp(rev) && r.cachesQuiescent() && s.conn.Delivered()
@@ -204,7 +204,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			} else if got := s.snapshot(); r.settledLike(got, *want) && r.linesLike() {
 				return nil
 			}
-		} else if r.api == nil && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) {
+		} else if !r.cached() && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A
 			// progress step's request that etcd dropped, because a
