@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cachelab/cachelab/internal/clockctx"
 	"github.com/cachelab/cachelab/listwatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -285,17 +286,8 @@ func (w *Watch) relay(ctx context.Context) {
 // deadline is a watch's context: it ends after timeout on the server's
 // clock, and says so (Deadline) to whoever reads it.
 func (s *Server) deadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
 	at := s.opts.Clock.Now().Add(timeout)
-	t := s.opts.Clock.NewTimer(timeout)
-	go func() {
-		defer t.Stop()
-		select {
-		case <-t.C():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, cancel := clockctx.WithTimeout(ctx, s.opts.Clock, timeout)
 	return clockDeadline{Context: ctx, at: at}, cancel
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cachelab/cachelab/internal/clockctx"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -127,23 +128,9 @@ func (w *watcher) run(ctx context.Context) {
 
 // watchContext is a watch's context: cancelled by Stop and, if timeout is
 // set, when the ListerWatcher's clock passes it, the way kube-apiserver
-// ends a watch at its TimeoutSeconds. (context.WithTimeout would measure
-// wall-clock time, whatever clock the caller runs on.)
+// ends a watch at its TimeoutSeconds.
 func (lw *ListerWatcher) watchContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	if timeout <= 0 {
-		return ctx, cancel
-	}
-	t := lw.opts.Clock.NewTimer(timeout)
-	go func() {
-		defer t.Stop()
-		select {
-		case <-t.C():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
+	return clockctx.WithTimeout(ctx, lw.opts.Clock, timeout)
 }
 
 // initialEvents reads the initial events, if the request wants them,
