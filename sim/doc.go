@@ -75,17 +75,18 @@
 //	            compared with client-go (TestScenariosInTheOtherWorld)
 //
 // A scenario with no such line runs in the etcd world if it pulls one of
-// that world's own levers (put-raw, restart-etcd, etcd-cluster, ...), and
+// that world's own levers (put-raw, etcd-restore, etcd-cluster, ...), and
 // behind the watch cache otherwise (Scenario.WrittenFor).
 //
 // In the watch-cache world LIST answers say "(from cache)" or "(from
 // etcd)", and bookmarks the cache sends on its own clock say so, with the
 // time. Its levers are hold-cache and release-cache (the cache falls
 // behind etcd, and catches up) and restart-apiserver (a new cache, not
-// ready until it has listed etcd); the levers of E12-E15 (put-raw,
-// restart-etcd, etcd-snapshot/restore/wipe, the cluster) belong to the
-// etcd world, and Parse refuses them elsewhere. progress reaches the
-// cacher, which passes nothing on.
+// ready until it has listed etcd); the levers of E12, E13 and E14
+// (put-raw, etcd-snapshot/restore/wipe, the cluster) belong to the etcd
+// world, and Parse refuses them elsewhere. restart-etcd works in both:
+// the cache's own watch of etcd resumes, and nobody sees it. progress
+// reaches the cacher, which passes nothing on.
 //
 // Settling there cannot wait for a bookmark: the cache sends a watch
 // nothing for a write its selectors filter out. A step has settled when
