@@ -188,6 +188,13 @@ func (s *Server) HoldCache() { s.hold(true) }
 // ReleaseCache lets the cacher take in what waited.
 func (s *Server) ReleaseCache() { s.hold(false) }
 
+// Held reports whether the cache is held (HoldCache).
+func (s *Server) Held() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
 func (s *Server) hold(on bool) {
 	s.mu.Lock()
 	s.held = on

@@ -120,24 +120,33 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 		s.etcd, s.closeEtcd = noDeadlines{store}, store.Close
 		return s, nil
 	}
-	c, err := s.startCache()
-	if err != nil {
+	if _, err := s.startCache(); err != nil {
 		s.compactor.Stop()
 		return nil, err
 	}
-	if err := c.cacher.Wait(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("kube-apiserver's watch cache for %s did not become ready: %w", res.Resource, err)
-	}
-	if err := progressSupported(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := dispatcherStarted(ctx, c.cacher); err != nil {
+	if err := s.WaitReady(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// WaitReady waits until the watch cache has listed etcd and is ready to
+// serve, kube-apiserver knows whether etcd supports progress requests,
+// and the cacher's dispatcher runs (a restarted cache held from starting
+// is not ready until ReleaseCache). It returns at once without the cache.
+func (s *Server) WaitReady(ctx context.Context) error {
+	c := s.current()
+	if c == nil {
+		return nil
+	}
+	if err := c.cacher.Wait(ctx); err != nil {
+		return fmt.Errorf("kube-apiserver's watch cache for %s did not become ready: %w", s.res.Resource, err)
+	}
+	if err := progressSupported(ctx); err != nil {
+		return err
+	}
+	return dispatcherStarted(ctx, c.cacher)
 }
 
 // dispatcherStarted waits until the cacher's dispatcher has begun its
@@ -249,7 +258,7 @@ func (s *Server) Name() string {
 // ending every watch it serves, and a new one starts and lists etcd. Until
 // that list is done (HoldCache keeps it from starting) the new cache is
 // not ready: a WATCH gets 429, and a LIST that may be answered from etcd
-// is (C5).
+// is (C5). It returns as the list starts: WaitReady waits for it.
 func (s *Server) RestartCache() error {
 	old := s.current()
 	if old == nil {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -118,6 +119,15 @@ func restartAPIServer(r *runner, a args) error {
 	}
 	if who == "" {
 		who = "kube-apiserver"
+	}
+	// The new cache lists etcd at once, unless it is held: the trace says
+	// which, not how far the list got when the lever returned.
+	if !api.Held() {
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
+		defer cancel()
+		if err := api.WaitReady(ctx); err != nil {
+			return err
+		}
 	}
 	if api.Ready() {
 		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch and listed etcd again")
