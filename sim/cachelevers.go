@@ -141,9 +141,13 @@ func addAPIServer(r *runner, a args) error {
 	if len(r.apis) >= maxAPIServers {
 		return fmt.Errorf("this run has %d kube-apiservers already, the most a scenario may have", len(r.apis))
 	}
-	// Its own connection to etcd, as a kube-apiserver of its own has.
+	// Its own connection to etcd, as a kube-apiserver of its own has: on
+	// a cluster, in the order kube-apiserver's first takes them.
 	copts := r.opts.Etcd
 	copts.Endpoints = r.clients[0].Endpoints()
+	if r.etcd != nil && r.etcd.Members() > 1 {
+		copts.Endpoints, copts.InOrder = clusterEndpoints(len(r.clients), r.etcd.Endpoints()), true
+	}
 	c, err := listwatch.Connect(r.ctx, copts)
 	if err != nil {
 		return err

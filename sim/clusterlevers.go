@@ -110,8 +110,9 @@ func (r *runner) members() int {
 }
 
 // clusterEndpoints is the order in which connection i (0 the world's, 1
-// cachelab's, 2 client-go's) lists a cluster's endpoints: the world's
-// from m1, the informers' from m2, each going round to the others.
+// cachelab's, 2 client-go's, 3 and on each kube-apiserver's) lists a
+// cluster's endpoints: the world's from m1, the others from m2, each
+// going round to the others.
 func clusterEndpoints(i int, eps []string) []string {
 	if i == 0 {
 		return eps
@@ -180,12 +181,56 @@ func (r *runner) serving(ctx context.Context) ([]int, error) {
 	return out, nil
 }
 
-// informersOn says which member serves the informers' connections.
-func (r *runner) informersOn(s []int) string {
-	if s[1] == s[2] {
-		return fmt.Sprintf("the informers' connections are served by %s", r.memberName(s[1]))
+// watchersOf are the connections that watch etcd, by their index in
+// r.clients: the informers', or behind the watch cache each
+// kube-apiserver's (the informers talk to kube-apiserver, not to etcd).
+func (r *runner) watchersOf() []int {
+	if !r.cached() {
+		return []int{1, 2}
 	}
-	return fmt.Sprintf("%s's connection is served by %s, %s's by %s", trace.Cachelab, r.memberName(s[1]), trace.ClientGo, r.memberName(s[2]))
+	out := make([]int, len(r.apis))
+	for k := range r.apis {
+		out[k] = 3 + k
+	}
+	return out
+}
+
+// watchers names the connections that watch etcd, for the trace.
+func (r *runner) watchers() string {
+	switch {
+	case !r.cached():
+		return "the informers"
+	case len(r.apis) == 1:
+		return "kube-apiserver"
+	}
+	return "the kube-apiservers"
+}
+
+// watchersOn says which member serves the connections that watch etcd.
+func (r *runner) watchersOn(s []int) string {
+	conns := r.watchersOf()
+	name := func(k int) string {
+		if !r.cached() {
+			return []string{trace.Cachelab, trace.ClientGo}[k]
+		}
+		return fmt.Sprintf("apiserver-%d", k+1)
+	}
+	same := true
+	for _, c := range conns {
+		same = same && s[c] == s[conns[0]]
+	}
+	switch {
+	case same && len(conns) == 1:
+		return fmt.Sprintf("%s's connection is served by %s", r.watchers(), r.memberName(s[conns[0]]))
+	case same:
+		return fmt.Sprintf("%s' connections are served by %s", r.watchers(), r.memberName(s[conns[0]]))
+	}
+	var parts []string
+	for k, c := range conns {
+		parts = append(parts, fmt.Sprintf("%s's by %s", name(k), r.memberName(s[c])))
+	}
+	parts[0] = fmt.Sprintf("%s's connection is served by %s", name(0), r.memberName(s[conns[0]]))
+	return strings.Join(parts, ", ")
 }
 
 func etcdCluster(r *runner, a args) error {
@@ -210,9 +255,13 @@ func etcdCluster(r *runner, a args) error {
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), r.memberName(0)))
 	inf := clusterEndpoints(1, names)
+	whose := "both informers'"
+	if r.cached() {
+		whose = "kube-apiserver's (the informers talk to kube-apiserver, not to etcd)"
+	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("each connection lists every member and uses the first that answers until it fails: the world's (writes) in the order %s, served by %s; "+
-		"both informers' in the order %s: %s",
-		strings.Join(names, ","), r.memberName(s[0]), strings.Join(inf, ","), r.informersOn(s)))
+		"%s in the order %s: %s",
+		strings.Join(names, ","), r.memberName(s[0]), whose, strings.Join(inf, ","), r.watchersOn(s)))
 	return nil
 }
 
@@ -280,20 +329,30 @@ func etcdStopMember(r *runner, a args) error {
 		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, r.memberName(after[0])))
 	}
 	hit := false
-	for k, s := range r.sides {
-		if before[k+1] == i {
-			// etcd's client resumes the watch on the next member from
-			// the revision it had reached, as after a restart.
-			s.conn.Resumed(rev)
-			hit = true
+	for _, c := range r.watchersOf() {
+		hit = hit || before[c] == i
+	}
+	if !r.cached() {
+		for k, s := range r.sides {
+			if before[k+1] == i {
+				// etcd's client resumes the watch on the next member from
+				// the revision it had reached, as after a restart.
+				s.conn.Resumed(rev)
+			}
 		}
 	}
 	if !hit {
-		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve the informers: %s, untouched", name, r.informersOn(after)))
+		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve %s: %s, untouched", name, r.watchers(), r.watchersOn(after)))
+		return nil
+	}
+	if r.cached() {
+		r.note(trace.LayerSim, "", fmt.Sprintf("%s served %s's own watch of etcd: its stream drops, and etcd's client resumes the watch on the next member that answers, "+
+			"from the revision after the last one it had; the watch cache misses nothing, and the informers' watches, which the cache serves, see nothing; %s now",
+			name, r.watchers(), r.watchersOn(after)))
 		return nil
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("%s served the informers: their streams drop, and etcd's client resumes each watch on the next member that answers, "+
-		"from the revision after the last one it had, without telling the informer; %s now", name, r.informersOn(after)))
+		"from the revision after the last one it had, without telling the informer; %s now", name, r.watchersOn(after)))
 	return nil
 }
 
@@ -342,7 +401,7 @@ func etcdStartMember(r *runner, a args) error {
 		how = fmt.Sprintf("it stopped at rv %d, and caught up from the leader's log to rv %d before it served", at, rev)
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd member %s started again on its data and ports and rejoined the cluster: %s", name, how))
-	r.note(trace.LayerSim, "", fmt.Sprintf("a connection moves only when its member fails: %s", r.informersOn(s)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("a connection moves only when its member fails: %s", r.watchersOn(s)))
 	return nil
 }
 
@@ -373,7 +432,7 @@ func etcdMoveLeader(r *runner, a args) error {
 		return err
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("leadership moves %s -> %s (etcd's MoveLeader, as etcdctl move-leader)", r.memberName(from), r.memberName(i)))
-	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", r.informersOn(s)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", r.watchersOn(s)))
 	return nil
 }
 

@@ -75,18 +75,19 @@
 //	            compared with client-go (TestScenariosInTheOtherWorld)
 //
 // A scenario with no such line runs in the etcd world if it pulls one of
-// that world's own levers (put-raw, etcd-restore, etcd-cluster, ...), and
+// that world's own levers (put-raw, etcd-snapshot, etcd-restore, ...), and
 // behind the watch cache otherwise (Scenario.WrittenFor).
 //
 // In the watch-cache world LIST answers say "(from cache)" or "(from
 // etcd)", and bookmarks the cache sends on its own clock say so, with the
 // time. Its levers are hold-cache and release-cache (the cache falls
 // behind etcd, and catches up) and restart-apiserver (a new cache, not
-// ready until it has listed etcd); the levers of E12, E13 and E14
-// (put-raw, etcd-snapshot/restore/wipe, the cluster) belong to the etcd
-// world, and Parse refuses them elsewhere. restart-etcd works in both:
-// the cache's own watch of etcd resumes, and nobody sees it. progress
-// reaches the cacher, which passes nothing on.
+// ready until it has listed etcd); the levers of E12 and E13 (put-raw,
+// etcd-snapshot/restore/wipe) belong to the etcd world, and Parse refuses
+// them elsewhere. restart-etcd and the cluster's levers work in both:
+// behind the cache it is kube-apiserver's own watch of etcd that
+// resumes, and the informers see nothing. progress reaches the cacher,
+// which passes nothing on.
 //
 // Settling there cannot wait for a bookmark: the cache sends a watch
 // nothing for a write its selectors filter out. A step has settled when
@@ -113,12 +114,15 @@
 // majority up. Every connection lists every member's endpoint but uses
 // them in order, one member at a time (listwatch.ClientOptions.InOrder),
 // where etcd's client would spread requests over all of them: the world's
-// from m1, both informers' from m2, so the leader and the member serving
-// the watches are different members at the start, and which member a
-// lever hits is the same on every run. Each lever asks etcd which member
+// from m1, both informers' (behind the watch cache, each
+// kube-apiserver's) from m2, so the leader and the member serving the
+// watches are different members at the start, and which member a lever
+// hits is the same on every run. Each lever asks etcd which member
 // answers each connection and prints it. When a stopped member served the
-// informers, etcd's client resumes their watches on the next member from
-// the revision they had reached (as after restart-etcd); a leader stopped
+// watches, etcd's client resumes them on the next member from the
+// revision they had reached (as after restart-etcd); behind the cache
+// that is kube-apiserver's own watch, and the informers see nothing
+// (watch-cache-etcd-member-down); a leader stopped
 // hands its leadership to the first member still up (etcd's own shutdown
 // would pick the member connected to it longest), so every run has the same
 // leader (clusterlevers.go).

@@ -45,12 +45,11 @@ type replay struct {
 // etcdOnly are the levers the watch-cache world does not model (yet):
 // what kube-apiserver's cache does over an undecodable value or an etcd
 // whose revision goes back is its own story, not the one E12 and E13 tell.
-// (An etcd cluster under the watch cache is not modelled yet either.) An
-// etcd restart is in both: the cache's own watch of etcd resumes as an
-// informer's does, and nobody sees it (restart-etcd.txt runs in both).
+// An etcd restart and an etcd cluster are in both: behind the cache it is
+// kube-apiserver's own watch of etcd that resumes, and the informers see
+// nothing (restart-etcd.txt, watch-cache-etcd-member-down.txt).
 var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true,
-	"etcd-snapshot": true, "etcd-restore": true, "etcd-wipe": true,
-	"etcd-cluster": true, "etcd-stop-member": true, "etcd-start-member": true, "etcd-move-leader": true}
+	"etcd-snapshot": true, "etcd-restore": true, "etcd-wipe": true}
 
 // cacheOnly are the levers only the watch cache has.
 var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true,
