@@ -143,6 +143,7 @@ type side struct {
 
 	mu       sync.Mutex
 	async    []string       // lines from worker goroutines since the last step
+	got      []int          // workers whose Get returned an item since the last step
 	held     map[int]string // worker → the item it holds
 	busy     map[int]bool   // worker → blocked in Get
 	draining bool           // a ShutDownWithDrain has not returned
@@ -224,7 +225,7 @@ func (s *side) startGet(w int) {
 			return
 		}
 		s.held[w] = x
-		s.async = append(s.async, fmt.Sprintf("w%d: got %s", w, x))
+		s.got = append(s.got, w)
 	})
 }
 
@@ -243,13 +244,45 @@ func (s *side) startDrain() {
 
 // takeAsync returns, sorted, the lines worker goroutines logged since the
 // last call.
+//
+// When one step hands items to several waiting workers (a clock step that
+// makes several delayed items due at once), which of them gets which
+// item is a race for the queue's mutex, on either side: the woken workers
+// and the items are determined, the pairing is not. So that case is one
+// line, workers and items each sorted, and the items are re-dealt to the
+// workers in that order; a worker is only a name for who holds an item,
+// so later steps are unaffected.
 func (s *side) takeAsync() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.async
 	s.async = nil
+	switch len(s.got) {
+	case 0:
+	case 1:
+		w := s.got[0]
+		out = append(out, fmt.Sprintf("w%d: got %s", w, s.held[w]))
+	default:
+		out = append(out, s.redeal())
+	}
+	s.got = nil
 	slices.Sort(out)
 	return out
+}
+
+// redeal pairs the workers in s.got with their items in sorted order.
+func (s *side) redeal() string {
+	ws := slices.Sorted(slices.Values(s.got))
+	var xs, names []string
+	for _, w := range ws {
+		xs = append(xs, s.held[w])
+		names = append(names, fmt.Sprintf("w%d", w))
+	}
+	slices.Sort(xs)
+	for i, w := range ws {
+		s.held[w] = xs[i]
+	}
+	return fmt.Sprintf("%s: got %s, one each", strings.Join(names, " "), strings.Join(xs, " "))
 }
 
 // finish ends every goroutine the side started: the held items are done
