@@ -319,13 +319,7 @@ func runScripts(t *testing.T, cases []script) {
 		}
 		for _, k := range kinds {
 			t.Run(sc.name+"/"+kindNames[k], func(t *testing.T) {
-				got := runScript(t, k, sc.lim, sc.ops, true)
-				if sc.want == nil {
-					return
-				}
-				if d := cmp.Diff(sc.want, got); d != "" {
-					t.Errorf("transcript (-want +got):\n%s\ngot:\n\t%s", d, strings.Join(got, "\n\t"))
-				}
+				checkTranscript(t, sc.want, runScript(t, k, sc.lim, sc.ops, true))
 			})
 		}
 	}
@@ -383,4 +377,17 @@ func advance(d time.Duration) {
 		return
 	}
 	<-time.NewTimer(d).C
+}
+
+// checkTranscript compares a script's common transcript with the one its
+// case states; a case without one (want nil) is proven by the
+// differential comparison alone.
+func checkTranscript(t *testing.T, want, got []string) {
+	t.Helper()
+	if want == nil {
+		return
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("transcript (-want +got):\n%s\ngot:\n\t%s", d, strings.Join(got, "\n\t"))
+	}
 }

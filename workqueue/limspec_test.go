@@ -163,13 +163,7 @@ type limCase struct {
 func runLimiters(t *testing.T, cases []limCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := runLimiter(t, c.spec, c.ops)
-			if c.want == nil {
-				return
-			}
-			if d := cmp.Diff(c.want, got); d != "" {
-				t.Errorf("transcript (-want +got):\n%s\ngot:\n\t%s", d, strings.Join(got, "\n\t"))
-			}
+			checkTranscript(t, c.want, runLimiter(t, c.spec, c.ops))
 		})
 	}
 }
