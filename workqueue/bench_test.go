@@ -18,6 +18,12 @@ type benchQueue interface {
 	ShutDown()
 }
 
+// limitedQueue is what the AddRateLimited benchmark uses.
+type limitedQueue interface {
+	AddRateLimited(int)
+	ShutDown()
+}
+
 var benchQueues = []struct {
 	impl string
 	new  func() benchQueue
@@ -42,21 +48,12 @@ func BenchmarkQueue(b *testing.B) {
 	}
 	limited := []struct {
 		impl string
-		new  func() interface {
-			AddRateLimited(int)
-			ShutDown()
-		}
+		new  func() limitedQueue
 	}{
-		{"cachelab", func() interface {
-			AddRateLimited(int)
-			ShutDown()
-		} {
+		{"cachelab", func() limitedQueue {
 			return workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[int](), workqueue.Options{})
 		}},
-		{"client-go", func() interface {
-			AddRateLimited(int)
-			ShutDown()
-		} {
+		{"client-go", func() limitedQueue {
 			return cgwq.NewTypedRateLimitingQueue(cgwq.DefaultTypedControllerRateLimiter[int]())
 		}},
 	}

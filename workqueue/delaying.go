@@ -26,8 +26,8 @@ type Options struct {
 //	AddAfter(x, 5s) ──► waiting (heap on readyAt) ──Flush at t+5s──► Queue.Add(x)
 //
 // A goroutine calls Flush whenever the earliest waiting item is due, or
-// when AddAfter gives it something new to wait for; with Options.Manual
-// the caller does.
+// when AddAfter makes an item the earliest; with Options.Manual the caller
+// does.
 //
 // client-go: util/workqueue/delaying_queue.go delayingType. There,
 // AddAfter hands the item over a channel to the loop, which owns the
@@ -81,8 +81,11 @@ func (q *DelayingQueue[T]) AddAfter(item T, d time.Duration) {
 	}
 	readyAt := q.clock.Now().Add(d)
 	q.mu.Lock()
-	q.waiting.insert(item, readyAt)
+	earliest := q.waiting.insert(item, readyAt)
 	q.mu.Unlock()
+	if !earliest {
+		return // the loop's timer is for an earlier item: it will see this one then
+	}
 	select {
 	case q.wake <- struct{}{}:
 	default: // a nudge is already pending

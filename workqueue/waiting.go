@@ -30,14 +30,16 @@ type waitEntry[T any] struct {
 
 // insert makes item wait until readyAt. An item already waiting keeps the
 // earlier of its two times: a second AddAfter can bring it forward, never
-// push it back (W9).
-func (w *waiting[T]) insert(item T, readyAt time.Time) {
+// push it back (W9). It reports whether the earliest due time changed, the
+// only case in which a loop sleeping until that time must wake.
+func (w *waiting[T]) insert(item T, readyAt time.Time) (earliest bool) {
 	if e, ok := w.byItem[item]; ok {
 		if e.readyAt.After(readyAt) {
 			e.readyAt = readyAt
 			heap.Fix(&w.heap, e.index)
+			return e.index == 0
 		}
-		return
+		return false
 	}
 	if w.byItem == nil {
 		w.byItem = map[T]*waitEntry[T]{}
@@ -45,6 +47,7 @@ func (w *waiting[T]) insert(item T, readyAt time.Time) {
 	e := &waitEntry[T]{item: item, readyAt: readyAt}
 	heap.Push(&w.heap, e)
 	w.byItem[item] = e
+	return e.index == 0
 }
 
 // popReady removes every item due at or before now, earliest first, and
