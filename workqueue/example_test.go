@@ -64,3 +64,31 @@ func ExampleRateLimitingQueue() {
 	// retry 3 of web after 20ms
 	// forgotten: 0
 }
+
+// With Options.Manual nothing happens behind the caller's back: items wait
+// until the clock has moved and Flush is called, and a second AddAfter
+// can bring an item forward but never push it back.
+func ExampleDelayingQueue_Flush() {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	q := workqueue.NewDelaying[string](workqueue.Options{Clock: clk, Manual: true})
+	defer q.ShutDown()
+	q.AddAfter("web", 3*time.Second)
+	q.AddAfter("db", time.Second)
+	q.AddAfter("web", 2*time.Second) // forward: now due at 2s
+	q.AddAfter("db", time.Hour)      // back: ignored, still due at 1s
+	next, _ := q.Flush()
+	fmt.Println("waiting:", q.Waiting(), "len:", q.Len(), "next in", next)
+	clk.Step(2 * time.Second)
+	q.Flush()
+	fmt.Println("waiting:", q.Waiting(), "len:", q.Len())
+	for q.Len() > 0 {
+		x, _ := q.Get()
+		fmt.Println("got", x)
+		q.Done(x)
+	}
+	// Output:
+	// waiting: 2 len: 0 next in 1s
+	// waiting: 0 len: 2
+	// got db
+	// got web
+}
