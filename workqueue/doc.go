@@ -79,15 +79,19 @@
 // Every rule above is checked against it by differential tests and
 // fuzzers (REFERENCE.md, W1–W18).
 //
-// Differences in shape, none in behaviour:
+// Differences in shape, none in behaviour the tests can see:
 //   - only typed queues and limiters, so "Typed" is dropped from the
 //     names; one constructor each (New, NewDelaying, NewRateLimiting),
 //     with an Options struct;
 //   - one map of state bits instead of two sets; a FIFO that reuses its
 //     consumed front;
-//   - AddAfter puts the item into the heap itself and nudges the loop,
-//     where client-go sends it to the loop over a channel; the loop has no
-//     10-second heartbeat (it only repeated what the timer does);
+//   - AddAfter puts the item into the heap itself and nudges the loop
+//     (only when the item is now the earliest), where client-go sends it
+//     to the loop over a channel of 1000, so that there AddAfter blocks
+//     while the loop is 1000 items behind, and here it never does (the
+//     one difference a caller could see, and only under that load); the
+//     loop has no 10-second heartbeat (it only repeated what the timer
+//     does);
 //     ShutDownWithDrain ends the loop at once, where client-go's lingers
 //     until its next wake-up (it can do nothing by then);
 //   - the token bucket is written out instead of wrapping
