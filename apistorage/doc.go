@@ -46,9 +46,17 @@
 //     the cache catching up, moves it on).
 //   - HoldCache and ReleaseCache make the cache fall behind etcd for as
 //     long as a scenario needs, as a busy kube-apiserver's does for a
-//     moment; RestartCache plays a kube-apiserver restart. Events are
+//     moment; RestartCache plays a kube-apiserver restart, and WaitReady
+//     waits for the new cache (New waits for the first). Events are
 //     stamped with the server's clock, so the cache's history window is
 //     in the scenario's time.
+//   - The cacher's clock drives its timers, but not all of its waits: its
+//     dispatcher polls the wall clock every 10 ms for the cache's first
+//     LIST before it looks at its bookmark timer. New and WaitReady return
+//     only once it is past that poll, and Quiescent counts a goroutine
+//     parked in one of apimachinery's wall-clock wait loops as busy, so
+//     that a clock moved right after a start reaches the bookmark timer
+//     on every run at the same point.
 //
 // WithSource tells a caller whether a LIST was answered from the cache or
 // from etcd.
