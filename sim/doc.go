@@ -65,7 +65,7 @@
 // --server` and Options.Server override it):
 //
 //	watchcache  kube-apiserver's own storage layer, k8s.io/apiserver's
-//	            cacher in front of its etcd3 store (apistorage, C1-C6):
+//	            cacher in front of its etcd3 store (apistorage, C1-C7):
 //	            one, shared by both informers as one kube-apiserver
 //	            serves every controller; the default, as in a cluster
 //	etcd        the watch cache off: every LIST and WATCH reads etcd
@@ -75,19 +75,20 @@
 //	            compared with client-go (TestScenariosInTheOtherWorld)
 //
 // A scenario with no such line runs in the etcd world if it pulls one of
-// that world's own levers (put-raw, etcd-snapshot, etcd-restore, ...), and
-// behind the watch cache otherwise (Scenario.WrittenFor).
+// that world's own levers (put-raw, delete-raw), and behind the watch
+// cache otherwise (Scenario.WrittenFor).
 //
 // In the watch-cache world LIST answers say "(from cache)" or "(from
 // etcd)", and bookmarks the cache sends on its own clock say so, with the
 // time. Its levers are hold-cache and release-cache (the cache falls
 // behind etcd, and catches up) and restart-apiserver (a new cache, not
-// ready until it has listed etcd); the levers of E12 and E13 (put-raw,
-// etcd-snapshot/restore/wipe) belong to the etcd world, and Parse refuses
-// them elsewhere. restart-etcd and the cluster's levers work in both:
-// behind the cache it is kube-apiserver's own watch of etcd that
-// resumes, and the informers see nothing. progress reaches the cacher,
-// which passes nothing on.
+// ready until it has listed etcd); E12's levers (put-raw, delete-raw)
+// belong to the etcd world, and Parse refuses them elsewhere. etcd's own
+// levers work in both: behind the cache it is kube-apiserver's own watch
+// of etcd that resumes after restart-etcd or a member's failure, and the
+// informers see nothing; after etcd-restore the cache goes on serving the
+// world from before it until restart-apiserver (C7). progress reaches
+// the cacher, which passes nothing on.
 //
 // Settling there cannot wait for a bookmark: the cache sends a watch
 // nothing for a write its selectors filter out. A step has settled when

@@ -52,7 +52,7 @@ type Step struct {
 
 // WrittenFor is the world the scenario's expected output is for: the one
 // its "# Server:" line names; without one, the etcd world if it pulls a
-// lever only that world has (put-raw, etcd-snapshot, etcd-restore, ...),
+// lever only that world has (put-raw, delete-raw),
 // else the default world, as for "any".
 func (s Scenario) WrittenFor() string {
 	switch s.Server {
