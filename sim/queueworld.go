@@ -297,7 +297,11 @@ func (r *runner) drain() error {
 			return err
 		}
 		if !ok {
-			return &trace.Divergence{Layer: trace.LayerPop, Diff: fmt.Sprintf("cachelab's queue held %d items; client-go's gave only %d within %v", n, i, r.opts.SettleTimeout)}
+			// The step's last lines say what each queue was fed: a
+			// relist, a resync or an event on one side only.
+			return &trace.Divergence{Layer: trace.LayerPop, Diff: fmt.Sprintf("cachelab's queue held %d items; client-go's gave only %d within %v.\n"+
+				"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
+				n, i, r.opts.SettleTimeout, r.sides[0].rec.Peek(20), r.sides[1].rec.Peek(20))}
 		}
 	}
 	return nil
