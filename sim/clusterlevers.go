@@ -225,11 +225,12 @@ func (r *runner) watchersOn(s []int) string {
 	case same:
 		return fmt.Sprintf("%s' connections are served by %s", r.watchers(), r.memberName(s[conns[0]]))
 	}
-	var parts []string
+	// "cachelab's connection is served by m2, client-go's by m3"
+	parts := make([]string, len(conns))
 	for k, c := range conns {
-		parts = append(parts, fmt.Sprintf("%s's by %s", name(k), r.memberName(s[c])))
+		parts[k] = fmt.Sprintf("%s's by %s", name(k), r.memberName(s[c]))
 	}
-	parts[0] = fmt.Sprintf("%s's connection is served by %s", name(0), r.memberName(s[conns[0]]))
+	parts[0] = strings.Replace(parts[0], "'s by ", "'s connection is served by ", 1)
 	return strings.Join(parts, ", ")
 }
 
