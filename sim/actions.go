@@ -162,7 +162,9 @@ func cmdStart(r *runner, a args, queue bool) error {
 		}
 		r.note(trace.LayerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
+	jitter := newBackoffJitter() // fresh informers draw fresh sequences
 	for _, s := range r.sides {
+		s.jitter = jitter
 		s.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
 		if err := s.start(cfg, r.opts.Seed); err != nil {
 			return err

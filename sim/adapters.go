@@ -48,9 +48,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		RelistClock:     clock.RealClock{}, // as client-go: relist backoff waits real time
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:           func(e informer.Event) { traceInformer(s.rec, e) },
-		ReflectorTrace: func(e reflector.Event) {
-			traceReflector(s.rec, s.conn, cfg.stack, e)
-		},
+		ReflectorTrace:  reflectorTrace(s, cfg.stack),
 	})
 	if err := inf.SetTransform(transform); err != nil {
 		return nil, err
@@ -132,6 +130,17 @@ func initialMark(initial bool) string {
 
 // traceReflector turns cachelab's reflector steps into trace lines. The
 // requests and events themselves are recorded by the connection (world.Conn).
+// reflectorTrace records cachelab's reflector's events, and hands each
+// re-watch backoff it draws to client-go's (backoffJitter).
+func reflectorTrace(s *side, stack informer.Stack) func(reflector.Event) {
+	return func(e reflector.Event) {
+		if e.Step == reflector.StepRewatchBackoff {
+			s.jitter.drawn(e.Delay)
+		}
+		traceReflector(s.rec, s.conn, stack, e)
+	}
+}
+
 func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e reflector.Event) {
 	switch e.Step {
 	case reflector.StepEvent, reflector.StepEventDropped:
@@ -188,7 +197,7 @@ func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, err
 		Identifier:              id,
 		InformerMetricsProvider: s.meter.ClientGoProvider(),
 	})
-	if err := setClock(inf, stopClock{s.ticks, s.stopped}); err != nil {
+	if err := setClock(inf, stopClock{s.ticks, s.stopped, s.jitter}); err != nil {
 		return nil, err
 	}
 	if err := inf.SetTransform(transform); err != nil {

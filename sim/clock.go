@@ -128,13 +128,20 @@ func (t *tickTimer) Stop() bool {
 // moves only when the scenario says, it would wait for ever and the run
 // could not stop. Everything client-go does after such a wait checks its
 // stop channel first, so ending it early changes nothing else.
+//
+// Its After is also where client-go waits its re-watch backoffs: each
+// gets cachelab's jitter (backoffJitter).
 type stopClock struct {
 	*tickClock
 	stopped <-chan struct{}
+	jitter  *backoffJitter
 }
 
 // After is the fake clock's After, which also fires when the side stops.
 func (c stopClock) After(d time.Duration) <-chan time.Time {
+	if c.jitter != nil {
+		d = c.jitter.forClientGo(d, c.stopped)
+	}
 	fired := c.FakeClock.After(d)
 	out := make(chan time.Time, 1)
 	go func() {

@@ -10,7 +10,9 @@ import (
 
 // A scenario from a string: an object, an informer on the classic stack,
 // an update. Each step prints what it did to etcd and cachelab's trace;
-// client-go ran beside it and agreed at every step.
+// client-go ran beside it and agreed at every step. The scenario says no
+// "# Server:", so the informers talk to kube-apiserver's watch cache, as
+// in a cluster: it answered the LIST.
 func Example() {
 	sc, err := sim.Parse("example.txt", []byte(`# An update, end to end, on the classic stack.
 
@@ -42,7 +44,7 @@ update ns0/a labels=(v=2)
 	// Output:
 	// start stack=classic
 	// request          LIST rv=0 limit=500
-	// request            -> 1 items, rv 2
+	// request            -> 1 items, rv 2 (from cache)
 	// request          w1 WATCH rv=2 bookmarks timeout=[5m,10m)
 	// reflector        replace: 1 objects, store at rv 2
 	// transform        ns0/a@2

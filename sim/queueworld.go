@@ -172,7 +172,7 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 	}
 	w.r = reflector.New(s.conn, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
 		UseWatchList: cfg.stack != informer.Classic, Clock: s.ticks, RelistClock: clock.RealClock{},
-		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: func(e reflector.Event) { traceReflector(s.rec, s.conn, cfg.stack, e) }})
+		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: reflectorTrace(s, cfg.stack)})
 	return w
 }
 
@@ -232,7 +232,7 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.ClientGoProvider()})
 	}
-	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped}})
+	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped, s.jitter}})
 	return w
 }
 

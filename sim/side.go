@@ -73,8 +73,11 @@ type side struct {
 
 	cancel  context.CancelFunc
 	stopped <-chan struct{} // closed by cancel
-	done    sync.WaitGroup
-	mu      sync.Mutex // guards enqueued
+	// jitter, shared by both sides' running informers, gives client-go's
+	// re-watch backoffs cachelab's draws.
+	jitter *backoffJitter
+	done   sync.WaitGroup
+	mu     sync.Mutex // guards enqueued
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
