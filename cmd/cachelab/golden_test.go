@@ -66,3 +66,17 @@ func TestJSONGolden(t *testing.T) {
 		})
 	}
 }
+
+// A run the user stops at a --step pause exits 0 and says so in its
+// summary: "stopped", with the steps that ran.
+func TestJSONStoppedAtAPause(t *testing.T) {
+	c := newCLI("\nq\n", true, nil)
+	c.run(t, exitOK, "run", "testdata/golden/agree.txt", "--step", "--output", "json")
+	out := c.stdout.String()
+	if err := schemacheck.Stream([]byte(out)); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"verdict":"stopped","exit":0,"stepsRun":2,"stepsTotal":6,`; !strings.Contains(out, want) {
+		t.Errorf("the summary does not say %s:\n%s", want, out)
+	}
+}
