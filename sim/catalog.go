@@ -42,6 +42,17 @@ func Catalog() ([]*Scenario, error) {
 	return out, nil
 }
 
+// BuiltinSource returns the file of the built-in scenario name as it is
+// written, for a user to copy and edit (cachelab scenarios NAME --file),
+// and whether there is one.
+func BuiltinSource(name string) ([]byte, bool) {
+	if !fs.ValidPath(name) || strings.Contains(name, "/") {
+		return nil, false
+	}
+	src, err := builtin.ReadFile(path.Join("scenarios", name+".txt"))
+	return src, err == nil
+}
+
 // MaxScenarioSize is the largest scenario file Load reads. Scenarios are
 // written by hand: the largest built-in one is under 5 KB.
 const MaxScenarioSize = 1 << 20

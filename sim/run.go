@@ -209,6 +209,10 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 // Header is the run's header.
 func (s *Session) Header() trace.Header { return s.header }
 
+// Clock is how far the run's fake clock has moved since the run began:
+// the scenario's time, as its "clock +30s (now 1m30s)" lines say it.
+func (s *Session) Clock() time.Duration { return s.r.clock.Since(epoch) }
+
 // Step carries out st, settles, and compares.
 func (s *Session) Step(st Step) (trace.StepResult, error) {
 	s.n++

@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
 
+	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cockroachdb/datadriven"
 )
@@ -14,6 +16,11 @@ import (
 // output (the world's lines and cachelab's trace) must match the file, and
 // client-go must agree with cachelab at every step. Refresh the expected
 // output with: go test ./sim -run TestScenarios -rewrite
+//
+// Each run is also written as --output json writes it, with both
+// implementations' events, and every record must validate against
+// sim/trace's schema: this is the schema test for every built-in
+// scenario, at no cost beyond the runs the walkthroughs make anyway.
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("scenarios/*.txt")
 	if err != nil || len(files) == 0 {
@@ -46,6 +53,11 @@ func runScenarioFile(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	defer ses.Close()
+	var records bytes.Buffer
+	jw := trace.NewJSONWriter(&records, "both")
+	if err := jw.Header(ses.Header()); err != nil {
+		t.Fatal(err)
+	}
 	i := 0
 	datadriven.RunTest(t, file, func(t *testing.T, d *datadriven.TestData) string {
 		if i >= len(sc.Steps) {
@@ -63,9 +75,30 @@ func runScenarioFile(t *testing.T, file string) {
 		if sr.Divergence != nil {
 			t.Errorf("%v", sr.Divergence)
 		}
+		if err := jw.Step(sr); err != nil {
+			t.Fatal(err)
+		}
 		return trace.StepOutput(sr)
 	})
 	if d := ses.Finish(); d != nil {
 		t.Error(d)
+	}
+	checkJSON(t, &records, jw, sc, ses)
+}
+
+// checkJSON ends a run's JSON records with a summary, as the CLI does for
+// a run that agreed, and validates them all (internal/schemacheck).
+func checkJSON(t *testing.T, records *bytes.Buffer, jw *trace.JSONWriter, sc *Scenario, ses *Session) {
+	t.Helper()
+	if t.Failed() {
+		return // the run's own failure says more
+	}
+	s := trace.Summary{Scenario: sc.Name, Verdict: trace.VerdictAgreed, StepsTotal: len(sc.Steps)}
+	s.SetClock(ses.Clock())
+	if err := jw.Summary(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemacheck.Stream(records.Bytes()); err != nil {
+		t.Errorf("--output json of %s: %v", sc.File, err)
 	}
 }

@@ -7,6 +7,8 @@
 //
 //	cachelab run <scenario name or file> [flags]
 //	cachelab scenarios [--commands]
+//	cachelab scenarios <name> [--file]
+//	cachelab version
 //
 // A run starts an etcd inside the process (or connects to
 // --etcd-endpoints), starts both informers over it, and carries out the
@@ -16,7 +18,10 @@
 //	scenario file ──► sim.Session.Step ──► etcd ──► cachelab's informer ──┐
 //	                                           └──► client-go's informer ─┴──► compare ──► trace
 //
-// The run stops at the first step where the two differ.
+// The run stops at the first step where the two differ. With --output
+// json it writes JSON lines instead of text (sim/trace/SCHEMA.md), which
+// always end with a summary record, after an error record when the run
+// failed (failure.go).
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a
@@ -30,5 +35,6 @@
 //
 // The command is a Main value (root.go) so that tests run the whole CLI in
 // the test process with their own streams: main.go only wires it to the
-// process. There is one file per subcommand (run.go, scenarios.go).
+// process. There is one file per subcommand (run.go, scenarios.go,
+// version.go).
 package main

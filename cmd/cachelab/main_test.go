@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +17,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	"github.com/cachelab/cachelab/internal/loopback"
+	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
@@ -293,22 +293,16 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdJSONLines checks that every line of the last command's stdout is a
-// JSON object.
+// cmdJSONLines checks the last command's stdout as --output json: every
+// line a record that validates against sim/trace's schema, in the order
+// SCHEMA.md promises, ending with the summary (internal/schemacheck).
 //
 //	jsonlines
 func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 0 {
 		ts.Fatalf("usage: jsonlines")
 	}
-	out := ts.ReadFile("stdout")
-	if out == "" {
-		ts.Fatalf("jsonlines: stdout is empty")
-	}
-	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			ts.Fatalf("stdout line %d is not a JSON object (%v): %s", i+1, err, line)
-		}
+	if err := schemacheck.Stream([]byte(ts.ReadFile("stdout"))); err != nil {
+		ts.Fatalf("stdout is not --output json as sim/trace/SCHEMA.md says: %v", err)
 	}
 }

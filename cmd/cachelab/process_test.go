@@ -342,10 +342,14 @@ func (p *proc) output() string {
 	return fmt.Sprintf("[stdout]\n%s[stderr]\n%s", p.out["stdout"], p.out["stderr"])
 }
 
-// release closes our ends once the command has exited.
+// release closes our ends once the command has exited. It reads the
+// command's output to its end first: what the command wrote just before
+// it exited (a JSON stream's summary) may not have been read yet, and
+// closing our end would drop it. The copies end by themselves, since the
+// command, which starts no processes of its own, has closed its ends.
 func (p *proc) release() {
-	p.stdoutR.Close()
 	p.copied.Wait()
+	p.stdoutR.Close() // closed already after closestdout
 	p.tty.Close()
 	p.ptm.Close()
 }

@@ -54,6 +54,8 @@ type session interface {
 	Header() trace.Header
 	Step(sim.Step) (trace.StepResult, error)
 	Finish() *trace.Divergence
+	// Clock is how far the run's fake clock has moved.
+	Clock() time.Duration
 	Close()
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).
@@ -120,12 +122,11 @@ func (m *Main) Run(ctx context.Context, args []string) (code int) {
 	}
 	fmt.Fprintf(m.Stderr, "cachelab: %v\n", err)
 	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	if !errors.As(err, &ee) {
+		// It comes from cobra reading the command line.
+		fmt.Fprintf(m.Stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
-	// Anything else comes from cobra reading the command line.
-	fmt.Fprintf(m.Stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-	return exitUsage
+	return exitStatus(err)
 }
 
 func (m *Main) rootCommand() *cobra.Command {
@@ -145,7 +146,7 @@ requests, watch events, queue deltas, indexer changes and handler calls.
 	root.SetIn(m.Stdin)
 	root.SetOut(m.Stdout)
 	root.SetErr(m.Stderr)
-	root.AddCommand(m.runCommand(), m.scenariosCommand())
+	root.AddCommand(m.runCommand(), m.scenariosCommand(), m.versionCommand())
 	return root
 }
 

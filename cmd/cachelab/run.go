@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"syscall"
 	"time"
@@ -88,10 +87,15 @@ file:line.`,
   cachelab run ./my-scenario.txt --output json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := m.etcdFromEnv(cmd, &o.etcd); err != nil {
-				return usage(err)
+			out := &outcome{began: m.Now(), scenario: args[0]}
+			p := m.newPrinter(o)
+			err := m.etcdFromEnv(cmd, &o.etcd)
+			if err != nil {
+				err = usage(err)
+			} else {
+				err = m.run(cmd.Context(), args[0], o, p, out)
 			}
-			return m.run(cmd.Context(), args[0], o)
+			return p.end(err, out, m.Now())
 		},
 	}
 	f := cmd.Flags()
@@ -105,7 +109,8 @@ file:line.`,
 		"every request read from etcd). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
 		"the watch cache, as in a cluster")
 	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
-		"fields, each step's verdict; schema 1, see sim/trace/json.go)")
+		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
+		"sim/trace/SCHEMA.md)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
@@ -142,12 +147,13 @@ func (m *Main) check(o *runOptions) error {
 	return checkEtcd(o.etcd)
 }
 
-// run loads the scenario and steps it, printing each step as it completes.
-// It drives a session itself rather than calling sim.Run, so that the
-// header is printed before the first step and --step can pause between
-// steps. However it ends, the session is closed before run returns: that
-// removes the embedded etcd's data, or the run's keys in an external one.
-func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
+// run loads the scenario and steps it, printing each step as it completes,
+// and notes in out what the JSON summary says. It drives a session itself
+// rather than calling sim.Run, so that the header is printed before the
+// first step and --step can pause between steps. However it ends, the
+// session is closed before run returns: that removes the embedded etcd's
+// data, or the run's keys in an external one.
+func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, out *outcome) error {
 	if err := m.check(o); err != nil {
 		return usage(err)
 	}
@@ -155,10 +161,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	if err != nil {
 		return usage(err)
 	}
+	out.scenario, out.total = sc.Name, len(sc.Steps)
 	if o.rewrite && sc.Builtin {
 		return usage(fmt.Errorf("--rewrite: %s is a built-in scenario; copy %s from cachelab's source and rewrite the copy", sc.Name, sc.File))
 	}
-	began := m.Now()
 	open := m.open
 	if open == nil { // a Main not made by NewMain
 		open = openSession
@@ -169,6 +175,8 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
 	defer ses.Close()
+	out.started = true
+	defer func() { out.clock = ses.Clock() }() // before Close
 	check := sc.HasExpectations() && !o.rewrite
 	switch {
 	case check && o.stack.value != "":
@@ -186,12 +194,11 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 	}
 	m.setRunning(ses)
 	defer m.setRunning(nil)
-	p := &printer{w: &errWriter{w: m.Stdout}, json: o.output.value == "json",
-		style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}}
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
 	ran, outputs, err := m.steps(ctx, ses, sc, o.step, check, o.rewrite, p)
+	out.ran = ran
 	if err != nil {
 		return err
 	}
@@ -204,7 +211,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions) error {
 		}
 		return diverged(d)
 	}
-	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(began).Round(time.Millisecond))
+	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(out.began).Round(time.Millisecond))
 	summary := fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran)
 	switch {
 	case o.rewrite:
@@ -247,9 +254,9 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing
 		sr, err := ses.Step(st)
 		switch {
 		case ctx.Err() != nil:
-			return i, outputs, stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st)))
+			return i, outputs, atStep(stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st))), trace.FailInterrupted, i+1, sc, st)
 		case err != nil:
-			return i, outputs, runError(err)
+			return i, outputs, atStep(runError(err), trace.FailRun, i+1, sc, st)
 		}
 		if err := p.step(sr); err != nil {
 			return i, outputs, writeError(err, fmt.Sprintf("at step %d of %d", i+1, total))
@@ -280,7 +287,7 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing
 // expected block: the difference on stdout (text only) and a one-line
 // summary, naming the block's first line, for stderr (exit 1).
 func (m *Main) unexpected(p *printer, sc *sim.Scenario, st sim.Step, n int, got string) error {
-	if !p.json {
+	if p.jw == nil {
 		fmt.Fprintf(p.w, "\n✗ step %d printed something other than %s expects:\n", n, sc.Pos(st))
 		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))
 		for _, l := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {
@@ -292,8 +299,8 @@ func (m *Main) unexpected(p *printer, sc *sim.Scenario, st sim.Step, n int, got 
 			return writeError(err, fmt.Sprintf("at step %d", n))
 		}
 	}
-	return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s) printed something other than the file expects after its \"----\"; "+
-		"run with --rewrite to take what it printed", sc.Pos(st), n, st.Cmd)}
+	return atStep(&exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s) printed something other than the file expects after its \"----\"; "+
+		"run with --rewrite to take what it printed", sc.Pos(st), n, st.Cmd)}, trace.FailUnexpected, n, sc, st)
 }
 
 // writeError is the error for a trace that could not be written: exit 141
@@ -312,7 +319,8 @@ func writeError(err error, where string) error {
 // diverged is the one-line summary of a divergence, for stderr: the trace
 // on stdout already shows the difference.
 func diverged(d *trace.Divergence) error {
-	return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer)}
+	err := &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: step %d (%s): client-go differs from cachelab in layer %q", d.Pos, d.Step, d.Cmd, d.Layer)}
+	return &stepFailure{at: trace.Failure{Kind: trace.FailDivergence, Step: d.Step, Pos: d.Pos, Cmd: d.Cmd, Layer: d.Layer}, err: err}
 }
 
 // color reports whether the text trace is coloured: only on a terminal,
@@ -342,64 +350,4 @@ func (m *Main) pause(ctx context.Context, stdin *bufio.Reader, next, total int) 
 		fmt.Fprintln(m.Stderr) // end the prompt's line: the error follows
 		return false
 	}
-}
-
-// printer writes a run's trace as it happens: text for people, or JSON
-// lines (a header record, then each step's lines and verdict).
-type printer struct {
-	w     *errWriter
-	json  bool
-	style trace.TextStyle
-}
-
-func (p *printer) header(h trace.Header) error {
-	if p.json {
-		return trace.WriteJSONHeader(p.w, h)
-	}
-	trace.WriteHeader(p.w, h)
-	return p.w.err
-}
-
-func (p *printer) step(sr trace.StepResult) error {
-	if p.json {
-		return trace.WriteJSONStep(p.w, sr, p.style.Impl)
-	}
-	trace.WriteStep(p.w, sr, p.style)
-	return p.w.err
-}
-
-// finish prints the divergence in the calls that came after the last
-// step: in JSON, as the record of a step one past the last.
-func (p *printer) finish(d *trace.Divergence) error {
-	if p.json {
-		return trace.WriteJSONFinish(p.w, d)
-	}
-	fmt.Fprintf(p.w, "%s\n", d.Error())
-	return p.w.err
-}
-
-// summary ends a text trace with a line saying how the run went. JSON
-// output has no summary record: every step record carries its verdict.
-func (p *printer) summary(line string) error {
-	if p.json {
-		return nil
-	}
-	fmt.Fprintf(p.w, "\n%s\n", line)
-	return p.w.err
-}
-
-// errWriter keeps the first write error: sim's text writers do not return
-// one, and a run whose output cannot be written should stop.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(b []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(b)
-	e.err = err
-	return n, err
 }

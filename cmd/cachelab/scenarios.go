@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -11,12 +14,20 @@ import (
 )
 
 func (m *Main) scenariosCommand() *cobra.Command {
-	var commands bool
+	var commands, file bool
 	cmd := &cobra.Command{
-		Use:   "scenarios",
-		Short: "List the built-in scenarios, or the commands a scenario file can use",
+		Use:   "scenarios [name]",
+		Short: "List the built-in scenarios, show one, or list the commands a scenario file can use",
 		Long: `Scenarios lists the built-in scenarios: each one's name (what 'cachelab run'
 takes), its title, and the behaviour IDs it covers (REFERENCE.md).
+
+Given a name, it shows that scenario: what it shows, the IDs it covers, the
+kube-apiserver it runs behind, and its steps (the commands, with their
+lines in the file; 'cachelab run' prints what each does). With --file it
+prints the scenario's file as it is written instead, to copy and edit:
+
+  cachelab scenarios add-update-delete --file > my.txt
+  cachelab run my.txt
 
 With --commands it lists the commands a scenario file can use instead. A
 scenario file is in cockroachdb's datadriven format: a '#' paragraph saying
@@ -38,24 +49,35 @@ followed by a blank line:
 
   delete ns0/a
   ----`,
-		Args: cobra.NoArgs,
+		Example: `  cachelab scenarios
+  cachelab scenarios relist-after-compaction
+  cachelab scenarios relist-after-compaction --file > my.txt
+  cachelab scenarios --commands`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if commands {
+			switch {
+			case commands && (len(args) > 0 || file):
+				return usage(errors.New("--commands lists the commands of every scenario file: drop the name and --file"))
+			case commands:
 				return m.listCommands()
+			case file && len(args) == 0:
+				return usage(errors.New("--file prints one scenario's file: name it, as in 'cachelab scenarios add-update-delete --file'"))
+			case len(args) == 0:
+				return m.listScenarios()
 			}
-			return m.listScenarios()
+			return m.showScenario(args[0], file)
 		},
 	}
 	cmd.Flags().BoolVar(&commands, "commands", false, "list the commands a scenario file can use, with their arguments")
+	cmd.Flags().BoolVar(&file, "file", false, "print the named scenario's file as it is written, to copy and edit")
 	return cmd
 }
 
 // listScenarios prints the catalog as aligned columns.
 func (m *Main) listScenarios() error {
-	cat, err := sim.Catalog()
+	cat, err := catalog()
 	if err != nil {
-		// The catalog is built in: a bad file in it is cachelab's bug.
-		return runError(err)
+		return err
 	}
 	w := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTITLE\tCOVERS")
@@ -63,6 +85,137 @@ func (m *Main) listScenarios() error {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", sc.Name, sc.Title, strings.Join(sc.IDs, " "))
 	}
 	return writeError(w.Flush(), "while listing the scenarios")
+}
+
+// catalog is sim.Catalog; a bad file in it is cachelab's bug (exit 3).
+func catalog() ([]*sim.Scenario, error) {
+	cat, err := sim.Catalog()
+	if err != nil {
+		return nil, runError(err)
+	}
+	return cat, nil
+}
+
+// showScenario prints the built-in scenario name: its description, or with
+// file its file as written.
+func (m *Main) showScenario(name string, file bool) error {
+	cat, err := catalog()
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(cat, func(sc *sim.Scenario) bool { return sc.Name == name })
+	if i < 0 {
+		return usage(unknownScenario(name, cat))
+	}
+	if file {
+		src, ok := sim.BuiltinSource(name)
+		if !ok {
+			return runError(fmt.Errorf("the built-in scenario %s has no file", name)) // Catalog read it: a bug
+		}
+		_, err := m.Stdout.Write(src)
+		return writeError(err, "while printing the scenario")
+	}
+	w := &errWriter{w: m.Stdout}
+	describe(w, cat[i])
+	return writeError(w.err, "while printing the scenario")
+}
+
+// describe writes what a scenario shows, the IDs it covers, its world and
+// its steps.
+func describe(w io.Writer, sc *sim.Scenario) {
+	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
+	for _, l := range strings.Split(sc.About, "\n") {
+		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	fmt.Fprintf(w, "\nCovers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
+	fmt.Fprintf(w, "Server:  %s\n", world(sc))
+	fmt.Fprintf(w, "\nSteps ('cachelab run %s' prints what each does):\n", sc.Name)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  STEP\tLINE\tCOMMAND")
+	for n, st := range sc.Steps {
+		fmt.Fprintf(tw, "  %d\t%d\t%s\n", n+1, st.Line, st.Text)
+	}
+	_ = tw.Flush() // w keeps the error
+	fmt.Fprintf(w, "\n'cachelab scenarios %s --file' prints the file, to copy and edit.\n", sc.Name)
+}
+
+// world says which kube-apiserver a scenario runs behind, and why: two
+// lines, the second indented under the first.
+func world(sc *sim.Scenario) string {
+	const (
+		cache = "watchcache: kube-apiserver's watch cache in front of etcd\n         "
+		etcd  = "etcd: kube-apiserver with its watch cache off, every request read from etcd\n         "
+	)
+	switch {
+	case sc.Server == sim.ServerWatchCache:
+		return cache + "(its \"# Server:\" line)"
+	case sc.Server == sim.ServerEtcd:
+		return etcd + "(its \"# Server:\" line)"
+	case sc.Server == sim.ServerAny:
+		return cache + "(the default; its \"# Server: any\" line says it means the same with --server etcd)"
+	case sc.WrittenFor() == sim.ServerEtcd:
+		return etcd + "(it pulls a lever only that world has)"
+	}
+	return cache + "(the default: it names no server and pulls no etcd-only lever)"
+}
+
+// unknownScenario is the error for a name the catalog does not have,
+// suggesting the closest names.
+func unknownScenario(name string, cat []*sim.Scenario) error {
+	var names []string
+	for _, sc := range cat {
+		names = append(names, sc.Name)
+	}
+	if near := closest(name, names, 3); len(near) > 0 {
+		return fmt.Errorf("no built-in scenario %q; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("no built-in scenario %q; 'cachelab scenarios' lists them all", name)
+}
+
+// closest returns up to n of names nearest to name: those within a third
+// of its length in edits, or that contain it, nearest first.
+func closest(name string, names []string, n int) []string {
+	type near struct {
+		name string
+		d    int
+	}
+	var found []near
+	for _, c := range names {
+		d := editDistance(name, c)
+		if d <= max(2, len(name)/3) || strings.Contains(c, name) {
+			found = append(found, near{c, d})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
+	var out []string
+	for _, f := range found[:min(n, len(found))] {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b: the fewest
+// insertions, deletions and substitutions of bytes that turn one into the
+// other. O(len(a)·len(b)) time, one row of memory.
+func editDistance(a, b string) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		diag := row[0] // row[i-1][j-1]
+		row[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
+		}
+	}
+	return row[len(b)]
 }
 
 // listCommands prints the scenario-file commands, one per line.

@@ -8,7 +8,7 @@
 // set is closed), and typed fields: the object's key, uid and
 // resourceVersions before and after, the watch, the handler, the
 // operation. Text is one rendering of an event; the JSON records of
-// --output json carry the fields themselves (WriteJSONStep, Schema).
+// --output json carry the fields themselves (JSONWriter).
 //
 //	etcd ─► request/watch ─► reflector ─► transform ─► pop ─► indexer ─► handler/<name> ─► synced
 //	            (both)        (cachelab)     (both)   (cachelab)  (both)      (both)          (both)
@@ -39,4 +39,15 @@
 //
 // Align prints client-go's batches in cachelab's order when the two
 // agree, so that a trace with both sides is also the same on every run.
+//
+// # JSON
+//
+// --output json writes a run as JSON lines (JSONWriter): a header record,
+// each step's event records and its step record, an error record if the
+// run failed, and always a summary record last (verdict, exit status,
+// steps run, the scenario's clock, events per implementation and layer,
+// and the wall time, the one field that changes from run to run). The
+// records are versioned (Schema, now 2) and documented in SCHEMA.md beside
+// this file; schema.json (JSONSchema) is the same as a JSON Schema that
+// the tests validate every built-in scenario's records against.
 package trace

@@ -1,0 +1,52 @@
+package schemacheck_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cachelab/cachelab/internal/schemacheck"
+)
+
+// Streams that break SCHEMA.md's promises, though each record is valid.
+func TestStreamRules(t *testing.T) {
+	sum := func(verdict string, exit, ran int) string {
+		return fmt.Sprintf(`{"record":"summary","schema":2,"scenario":"x","verdict":%q,"exit":%d,"stepsRun":%d,"stepsTotal":2,"events":{},"wallTimeMs":0}`, verdict, exit, ran)
+	}
+	step := func(n int) string {
+		return fmt.Sprintf(`{"record":"step","step":%d,"pos":"x.txt:4","cmd":"start","agree":true}`, n)
+	}
+	hdr := `{"record":"header","schema":2,"header":{"scenario":"x","title":"","ids":[],"cachelab":"0","clientGo":"v","stack":"default","featureGates":{},"seed":1,"server":"etcd","etcd":"embedded"}}`
+	errRec := `{"record":"error","schema":2,"kind":"run","message":"x"}`
+	for _, tc := range []struct {
+		why   string
+		lines []string
+	}{
+		{"no summary", []string{hdr, step(1)}},
+		{"a failed run without an error record", []string{hdr, sum("error", 3, 0)}},
+		{"an error record in a run that agreed", []string{hdr, errRec, sum("stopped", 0, 0)}},
+		{"steps out of order", []string{hdr, step(2), sum("stopped", 0, 1)}},
+		{"a summary miscounting the steps", []string{hdr, step(1), sum("stopped", 0, 2)}},
+		{"a step before the header", []string{step(1), hdr, sum("stopped", 0, 1)}},
+	} {
+		if err := schemacheck.Stream([]byte(strings.Join(tc.lines, "\n"))); err == nil {
+			t.Errorf("%s: Stream accepts it", tc.why)
+		}
+	}
+}
+
+// A divergence in the calls after the last step: a step record one past
+// the last, just before the error record.
+func TestStreamLateDivergence(t *testing.T) {
+	hdr := `{"record":"header","schema":2,"header":{"scenario":"x","title":"","ids":[],"cachelab":"0","clientGo":"v","stack":"default","featureGates":{},"seed":1,"server":"etcd","etcd":"embedded"}}`
+	step := `{"record":"step","step":1,"pos":"x.txt:4","cmd":"start","agree":true}`
+	late := `{"record":"step","step":2,"pos":"x.txt","cmd":"(after the last step)","agree":false,"diverged":"late calls","diff":"+x"}`
+	errRec := `{"record":"error","schema":2,"kind":"divergence","step":2,"pos":"x.txt","cmd":"(after the last step)","layer":"late calls","message":"x"}`
+	sum := `{"record":"summary","schema":2,"scenario":"x","verdict":"diverged","exit":1,"stepsRun":1,"stepsTotal":1,"events":{},"wallTimeMs":0}`
+	if err := schemacheck.Stream([]byte(strings.Join([]string{hdr, step, late, errRec, sum}, "\n"))); err != nil {
+		t.Errorf("a late divergence: %v", err)
+	}
+	if err := schemacheck.Stream([]byte(strings.Join([]string{hdr, late, step, errRec, sum}, "\n"))); err == nil {
+		t.Error("Stream accepts a late divergence before the last step")
+	}
+}
