@@ -111,6 +111,12 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 // look at it or step the loop by hand (ProcessNextWorkItem).
 func (c *Controller) Queue() *workqueue.RateLimitingQueue[string] { return c.queue }
 
+// HasSyncedChecker is done once the controller's handler has been told
+// of everything in the informer's initial list: from then on the queue
+// holds a key for every cached object. Run waits for it; a test that
+// steps the loop with ProcessNextWorkItem does too.
+func (c *Controller) HasSyncedChecker() informer.DoneChecker { return c.reg.HasSyncedChecker() }
+
 // Run waits until the handler has been told of everything in the
 // informer's initial list, starts the workers, and blocks until ctx ends.
 // Then it shuts the queue down with drain (no new keys; workers finish the
@@ -119,7 +125,7 @@ func (c *Controller) Queue() *workqueue.RateLimitingQueue[string] { return c.que
 // before the cache synced.
 func (c *Controller) Run(ctx context.Context) bool {
 	defer c.stop()
-	if !informer.WaitFor(ctx, "", c.reg.HasSyncedChecker()) {
+	if !informer.WaitFor(ctx, "", c.HasSyncedChecker()) {
 		return false
 	}
 	var wg sync.WaitGroup

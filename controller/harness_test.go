@@ -83,6 +83,7 @@ type ctlWorld struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	runs    atomic.Int32 // controllers whose Run has returned
+	ended   bool         // CancelControllers ran
 	unblock sync.Once
 }
 
@@ -163,7 +164,9 @@ func (w *ctlWorld) Start() {
 func (w *ctlWorld) Stop() {
 	w.T.Helper()
 	if w.cancel != nil {
-		w.CancelControllers()
+		if !w.ended {
+			w.CancelControllers()
+		}
 		w.Unblock()
 		w.wg.Wait()
 		w.Note("controllers returned")
@@ -176,6 +179,7 @@ func (w *ctlWorld) Stop() {
 // queues shut down with drain, and Run waits for the workers.
 func (w *ctlWorld) CancelControllers() {
 	w.cancel()
+	w.ended = true
 	w.Note("cancel controllers")
 	w.Settle()
 }
