@@ -23,7 +23,8 @@ func staleSteps(w *ctlWorld) {
 	w.Advance(time.Second)
 }
 
-// The stale-controller problem (KEP-5647), without the guard: the third
+// The stale-controller problem (KEP-5647) that K7 guards against, shown
+// without the guard: the third
 // reconcile reads ns/a@2, the version from before its own write (rv 3),
 // because the informer has not seen the write yet.
 func TestStaleReadWithoutGuard(t *testing.T) {

@@ -130,9 +130,19 @@ func newCtlWorld(t *testing.T, cfg ctlConfig) *ctlWorld {
 	clLister := informer.NewLister(iw.CLI.GetIndexer(), pods)
 	cgLister := cache.NewGenericLister(iw.CGI.GetIndexer(), pods)
 	w.sides[0] = &side{server: iw.CL, calls: map[string]int{}, gate: make(chan struct{}),
-		get: func(ns, name string) (runtime.Object, error) { return clLister.ByNamespace(ns).Get(name) }}
+		get: func(ns, name string) (runtime.Object, error) {
+			if ns == "" {
+				return clLister.Get(name) // cluster-scoped
+			}
+			return clLister.ByNamespace(ns).Get(name)
+		}}
 	w.sides[1] = &side{server: iw.CG, calls: map[string]int{}, gate: make(chan struct{}),
-		get: func(ns, name string) (runtime.Object, error) { return cgLister.ByNamespace(ns).Get(name) }}
+		get: func(ns, name string) (runtime.Object, error) {
+			if ns == "" {
+				return cgLister.Get(name)
+			}
+			return cgLister.ByNamespace(ns).Get(name)
+		}}
 	opts := func(s *side) controller.Options {
 		return controller.Options{Reconcile: w.reconciler(s), Workers: cfg.Workers,
 			StalenessGuard: cfg.Guard, Trace: w.tracer(s)}

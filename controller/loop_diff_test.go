@@ -27,7 +27,9 @@ func TestEventsBecomeReconciles(t *testing.T) {
 		w.Settle()
 		w.Delete(pod("ns/a"))
 		w.Settle()
-	}, "handler: enqueue ns/a add", "reconcile: read ns/a ns/a@2",
+		w.Create(pod("node-1")) // cluster-scoped: the key is the name
+		w.Settle()
+	}, "handler: enqueue ns/a add", "handler: enqueue node-1 add", "reconcile: read node-1 node-1@5", "reconcile: read ns/a ns/a@2",
 		"handler: enqueue ns/a update", "reconcile: read ns/a ns/a@3",
 		"handler: enqueue ns/a delete", "reconcile: read ns/a not found",
 		"reconcile: returned ns/a ok\n+0s workqueue: forget ns/a\n+0s workqueue: done ns/a")
