@@ -24,9 +24,9 @@ func staleSteps(w *ctlWorld) {
 }
 
 // The stale-controller problem (KEP-5647) that K7 guards against, shown
-// without the guard: the third
-// reconcile reads ns/a@2, the version from before its own write (rv 3),
-// because the informer has not seen the write yet.
+// without the guard: the third reconcile reads ns/a@2, the version from
+// before its own write (rv 3), because the informer has not seen the
+// write yet.
 func TestStaleReadWithoutGuard(t *testing.T) {
 	inCtl(t, bothStacks, ctlConfig{Script: staleScript}, staleSteps,
 		"+1s reconcile: returned ns/a requeue-after 1s wrote@3",
