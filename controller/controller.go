@@ -48,7 +48,8 @@ type Options struct {
 	Workers int
 	// RateLimiter decides how long a failing key waits; nil means
 	// workqueue.DefaultControllerRateLimiter (5ms doubling to 1000s, and
-	// 10 per second overall after a burst of 100; W17).
+	// 10 per second overall after a burst of 100; W17), its bucket on
+	// Clock.
 	RateLimiter workqueue.RateLimiter[string]
 	// Clock runs the queue's delays; nil means the real clock.
 	Clock clock.WithTicker
@@ -92,7 +93,7 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	}
 	limiter := opts.RateLimiter
 	if limiter == nil {
-		limiter = workqueue.DefaultControllerRateLimiter[string]()
+		limiter = defaultLimiter(opts.Clock)
 	}
 	c.queue = workqueue.NewRateLimiting[string](tracedLimiter{limiter, c.trace}, workqueue.Options{Clock: opts.Clock})
 	if opts.StalenessGuard {
@@ -105,6 +106,18 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	}
 	c.reg = reg
 	return c, nil
+}
+
+// defaultLimiter is workqueue.DefaultControllerRateLimiter with its
+// token bucket on clk, so that a fake clock moves all of the backoff.
+func defaultLimiter(clk clock.WithTicker) workqueue.RateLimiter[string] {
+	if clk == nil {
+		return workqueue.DefaultControllerRateLimiter[string]()
+	}
+	return workqueue.NewMaxOfRateLimiter(
+		workqueue.NewItemExponentialFailureRateLimiter[string](5*time.Millisecond, 1000*time.Second),
+		workqueue.NewBucketRateLimiter[string](workqueue.BucketOptions{QPS: 10, Burst: 100, Clock: clk}),
+	)
 }
 
 // Queue is the controller's workqueue, for tests and simulators that
