@@ -35,24 +35,7 @@ func Example() {
 		informer.Options{Stack: informer.Default, ExampleObject: &unstructured.Unstructured{}})
 	lister := informer.NewLister(inf.GetIndexer(), schema.GroupResource{Resource: "pods"})
 
-	failed := false
-	reconcile := func(_ context.Context, key string) (controller.Result, error) {
-		ns, name, _ := store.SplitMetaNamespaceKey(key)
-		obj, err := lister.ByNamespace(ns).Get(name)
-		switch {
-		case apierrors.IsNotFound(err):
-			fmt.Println("reconcile", key, "read: not found")
-			return controller.Result{}, nil
-		case err != nil:
-			return controller.Result{}, err
-		}
-		fmt.Println("reconcile", key, "read: rv", obj.(*unstructured.Unstructured).GetResourceVersion())
-		if !failed {
-			failed = true
-			return controller.Result{}, errors.New("not yet")
-		}
-		return controller.Result{}, nil
-	}
+	reconcile := failOnce(lister)
 	trace := func(e controller.Event) {
 		if e.Kind == controller.RateLimited || e.Kind == controller.Forget {
 			fmt.Println(e)
@@ -84,6 +67,29 @@ func Example() {
 	// reconcile default/web read: not found
 	// workqueue: forget default/web
 	// after shutdown, more work: false
+}
+
+// failOnce is the example's reconcile: it reads the key from the cache,
+// says what it found, and fails the first time it finds the object.
+func failOnce(lister *informer.Lister) controller.ReconcileFunc {
+	failed := false
+	return func(_ context.Context, key string) (controller.Result, error) {
+		ns, name, _ := store.SplitMetaNamespaceKey(key)
+		obj, err := lister.ByNamespace(ns).Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			fmt.Println("reconcile", key, "read: not found")
+			return controller.Result{}, nil
+		case err != nil:
+			return controller.Result{}, err
+		}
+		fmt.Println("reconcile", key, "read: rv", obj.(*unstructured.Unstructured).GetResourceVersion())
+		if !failed {
+			failed = true
+			return controller.Result{}, errors.New("not yet")
+		}
+		return controller.Result{}, nil
+	}
 }
 
 func examplePod(name string) *unstructured.Unstructured {
