@@ -40,6 +40,8 @@ type Server struct {
 	failList  []error
 	failWatch []error
 	snapshots map[string]snapshot // paged LISTs in progress, by token prefix
+	holding   bool                // HoldWatches: events wait in held
+	held      []watch.Event       // written while holding, not yet sent
 	// NoWatchList makes the server declare it cannot stream initial
 	// events (IsWatchListSemanticsUnSupported).
 	NoWatchList bool
@@ -111,9 +113,36 @@ func (s *Server) Write(typ watch.EventType, obj *unstructured.Unstructured) {
 	}
 	ev := serverEvent{rev: s.rev, typ: typ, obj: o}
 	s.history = append(s.history, ev)
+	if s.holding {
+		s.held = append(s.held, watch.Event{Type: typ, Object: o})
+		return
+	}
 	for _, w := range s.watches {
 		w.send(watch.Event{Type: typ, Object: o.DeepCopy()})
 	}
+}
+
+// HoldWatches keeps the events of later writes from open watches until
+// ReleaseWatches: the server has them (a LIST sees them), the watchers do
+// not yet, as when a watch stream lags. The controller tests use it to
+// make a cache older than a write just made.
+func (s *Server) HoldWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holding = true
+}
+
+// ReleaseWatches sends the held events, in order, to the open watches and
+// stops holding.
+func (s *Server) ReleaseWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.held {
+		for _, w := range s.watches {
+			w.send(watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()})
+		}
+	}
+	s.holding, s.held = false, nil
 }
 
 // Compact forgets history up to the current revision.

@@ -88,6 +88,10 @@ func (w *World) Settle() {
 	}
 }
 
+// AddLayer adds a comparison that every Settle runs after the world's
+// own: how a package's tests compare what they built on top of it.
+func (w *World) AddLayer(compare func()) { w.compare = append(w.compare, compare) }
+
 // Compare fails the test if the two sides' values of layer differ.
 func (w *World) Compare(layer string, cl, cg any) bool {
 	w.T.Helper()
