@@ -273,9 +273,31 @@ func cmdProgress(r *runner, a args) error {
 		return nil
 	}
 	for _, s := range r.sides {
+		// In a cluster, only once the member serving the connection has
+		// applied etcd's revision: its bookmark says that revision.
+		if err := r.waitMemberApplied(s, rev); err != nil {
+			return err
+		}
 		s.conn.ShowNextBookmark()
 		if err := s.conn.Base().RequestProgress(r.ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// waitMemberApplied waits, within the settle timeout, until the member
+// serving the side's connection has applied rev (memberApplied).
+func (r *runner) waitMemberApplied(s *side, rev int64) error {
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	for !r.memberApplied(s, rev) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the etcd member serving %s's connection did not apply etcd's rv %d in %v", s.impl, rev, r.opts.SettleTimeout)
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		case <-r.ctx.Done():
+			return r.ctx.Err()
 		}
 	}
 	return nil
