@@ -127,7 +127,7 @@ func browser(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1400, 900), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck)
+		chromedp.DisableGPU, chromedp.WindowSize(1600, 1000), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck)
 	t.Cleanup(cancelAlloc)
 	return ctx
 }
