@@ -83,11 +83,12 @@ func diverging(t testing.TB, r Run, n int) Run {
 
 // bulkRun is a run of n objects the shape of `bulk-create n=N`, start,
 // disconnect, reconnect (a relist of them all): what a page must stay
-// fast for. Each side has some 9n events.
+// fast for. Each side has some 9n events. Like a scenario file's, its
+// header names no behaviour IDs (nil).
 func bulkRun(n int) Run {
 	key := func(i int) string { return fmt.Sprintf("ns0/obj-%05d", i) }
 	rv := func(i int) string { return fmt.Sprint(i + 2) }
-	r := Run{Header: trace.Header{Scenario: "bulk", Title: fmt.Sprintf("%d objects", n), IDs: []string{}, Stack: "default", Server: "etcd", Etcd: "embedded"}}
+	r := Run{Header: trace.Header{Scenario: "bulk", Title: fmt.Sprintf("%d objects", n), Stack: "default", Server: "etcd", Etcd: "embedded"}}
 	last := rv(n - 1)
 	step := func(cmd string, world []trace.Event, side func(relist bool) []trace.Event, relist bool) {
 		sr := trace.StepResult{Index: len(r.Steps) + 1, Pos: fmt.Sprintf("bulk.txt:%d", 2+3*len(r.Steps)), Cmd: cmd, World: world,

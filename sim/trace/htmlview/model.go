@@ -121,6 +121,9 @@ func build(r Run) view {
 			b.v.Divergence = d
 		}
 	}
+	if b.v.Header.IDs == nil { // a scenario file that names none: [] for view.js, as in SCHEMA.md
+		b.v.Header.IDs = []string{}
+	}
 	b.v.Faults = faults(r.Steps)
 	if b.v.Steps == nil {
 		b.v.Steps = []viewStep{}
