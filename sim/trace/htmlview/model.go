@@ -147,32 +147,24 @@ func (b *builder) add(step int, impl string, events []trace.Event) {
 }
 
 func (b *builder) cell(step, l int) *cell {
-	i, ok := b.cells[[2]int{step, l}]
-	if !ok {
-		i = len(b.v.Cells)
-		b.cells[[2]int{step, l}] = i
-		b.v.Cells = append(b.v.Cells, cell{Step: step, Lane: l})
-	}
-	return &b.v.Cells[i]
+	return &b.v.Cells[intern(b.cells, &b.v.Cells, [2]int{step, l}, cell{Step: step, Lane: l})]
 }
 
-func (b *builder) uid(u string) int {
-	i, ok := b.uids[u]
-	if !ok {
-		i = len(b.v.UIDs)
-		b.uids[u] = i
-		b.v.UIDs = append(b.v.UIDs, u)
-	}
-	return i
-}
+func (b *builder) uid(u string) int { return intern(b.uids, &b.v.UIDs, u, u) }
 
 func (b *builder) shape(e trace.Event) int {
 	s := shape{Kind: e.Kind, Op: e.Op, Watch: e.Watch, Handler: e.Handler, Initial: e.Initial, Order: e.Order, Text: wording(e)}
-	i, ok := b.shapes[s]
+	return intern(b.shapes, &b.v.Shapes, s, s)
+}
+
+// intern is k's index in list, where v is appended the first time k is
+// seen: the tables of a view are in order of first appearance.
+func intern[K comparable, V any](seen map[K]int, list *[]V, k K, v V) int {
+	i, ok := seen[k]
 	if !ok {
-		i = len(b.v.Shapes)
-		b.shapes[s] = i
-		b.v.Shapes = append(b.v.Shapes, s)
+		i = len(*list)
+		seen[k] = i
+		*list = append(*list, v)
 	}
 	return i
 }
