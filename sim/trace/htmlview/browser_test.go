@@ -79,19 +79,16 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("10,000 objects", func(t *testing.T) {
-		r := bulkRun(10000)
-		began := time.Now()
-		file := page(t, dir, "bulk.html", r)
-		wrote := time.Since(began)
-		info, err := os.Stat(file)
-		if err != nil {
+		bulk, _ := bulkPage()
+		file := filepath.Join(dir, "bulk.html")
+		if err := os.WriteFile(file, bulk, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		began = time.Now()
+		began := time.Now()
 		p := open(t, ctx, file)
 		opened := time.Since(began)
-		t.Logf("10,000 objects: page of %.1f MB written in %v; opened and drawn in %v (the page's own clock: %.0f ms from navigation to drawn)",
-			float64(info.Size())/1e6, wrote.Round(time.Millisecond), opened.Round(time.Millisecond), p.eval(t, "cachelabView.renderMs"))
+		t.Logf("10,000 objects: a page of %.1f MB opened and drawn in %v (the page's own clock: %.0f ms from navigation to drawn)",
+			float64(len(bulk))/1e6, opened.Round(time.Millisecond), p.eval(t, "cachelabView.renderMs"))
 		if limit := 10 * time.Second; opened > limit {
 			t.Errorf("the page took %v to open, want under %v", opened, limit)
 		}

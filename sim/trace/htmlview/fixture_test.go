@@ -1,9 +1,11 @@
 package htmlview
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -139,3 +141,19 @@ func bulkRun(n int) Run {
 	step("reconnect", []trace.Event{{Layer: trace.LayerSim, Kind: trace.KindWorld, Detail: "connection back"}}, list, true)
 	return r
 }
+
+// bulkPage is the page of bulkRun(10000) and the run's number of events,
+// made once for the tests that need it: under -race, making it takes
+// seconds.
+var bulkPage = sync.OnceValues(func() ([]byte, int) {
+	r := bulkRun(10000)
+	events := 0
+	for _, sr := range r.Steps {
+		events += len(sr.World) + len(sr.Sides[trace.Cachelab]) + len(sr.Sides[trace.ClientGo])
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		panic(err) // a bug: Write fails only for a writer that does
+	}
+	return b.Bytes(), events
+})

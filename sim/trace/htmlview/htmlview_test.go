@@ -126,17 +126,9 @@ func TestLanes(t *testing.T) {
 // At 10,000 objects the page stays a few MB: every event is there, in
 // about 20 bytes.
 func TestBulkSize(t *testing.T) {
-	r := bulkRun(10000)
-	events := 0
-	for _, sr := range r.Steps {
-		events += len(sr.World) + len(sr.Sides[trace.Cachelab]) + len(sr.Sides[trace.ClientGo])
-	}
-	var b bytes.Buffer
-	if err := Write(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	per := b.Len() / events
-	t.Logf("10,000 objects: %d events, a page of %d bytes (%d a event)", events, b.Len(), per)
+	page, events := bulkPage()
+	per := len(page) / events
+	t.Logf("10,000 objects: %d events, a page of %d bytes (%d a event)", events, len(page), per)
 	if per > 30 {
 		t.Errorf("%d bytes a event, want at most 30", per)
 	}
