@@ -21,7 +21,9 @@
 // The run stops at the first step where the two differ. With --output
 // json it writes JSON lines instead of text (sim/trace/SCHEMA.md), which
 // always end with a summary record, after an error record when the run
-// failed (failure.go).
+// failed (failure.go). With --output html=FILE it prints the text trace
+// and writes the run as a timeline page to FILE once it has ended
+// (html.go, sim/trace/htmlview).
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a

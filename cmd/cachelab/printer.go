@@ -14,17 +14,24 @@ type printer struct {
 	w     *errWriter
 	jw    *trace.JSONWriter // nil for text
 	style trace.TextStyle
+	html  *htmlPage // with --output html=FILE, besides the text
 }
 
 func (m *Main) newPrinter(o *runOptions) *printer {
 	p := &printer{w: &errWriter{w: m.Stdout}, style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}}
-	if o.output.value == "json" {
+	switch o.output.value {
+	case "json":
 		p.jw = trace.NewJSONWriter(p.w, o.impl.value)
+	case "html":
+		p.html = &htmlPage{file: o.htmlFile, stderr: m.Stderr}
 	}
 	return p
 }
 
 func (p *printer) header(h trace.Header) error {
+	if p.html != nil {
+		p.html.header(h)
+	}
 	if p.jw != nil {
 		return p.jw.Header(h)
 	}
@@ -33,6 +40,9 @@ func (p *printer) header(h trace.Header) error {
 }
 
 func (p *printer) step(sr trace.StepResult) error {
+	if p.html != nil {
+		p.html.step(sr)
+	}
 	if p.jw != nil {
 		return p.jw.Step(sr)
 	}
@@ -43,6 +53,9 @@ func (p *printer) step(sr trace.StepResult) error {
 // finish prints the divergence in the calls that came after the last
 // step: in JSON, as the record of a step one past the last.
 func (p *printer) finish(d *trace.Divergence) error {
+	if p.html != nil {
+		p.html.finish(d)
+	}
 	if p.jw != nil {
 		return p.jw.Late(d)
 	}

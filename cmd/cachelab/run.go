@@ -21,7 +21,8 @@ import (
 // runOptions are the flags of `cachelab run`.
 type runOptions struct {
 	impl          choice // whose trace to print
-	output        choice // text or json
+	output        choice // text, json or html (with htmlFile)
+	htmlFile      string
 	stack         choice // "" keeps the scenario's own
 	server        choice // "" keeps the scenario's own
 	seed          uint64
@@ -35,7 +36,7 @@ type runOptions struct {
 func (m *Main) runCommand() *cobra.Command {
 	o := &runOptions{
 		impl:   choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
-		output: choice{value: "text", allowed: []string{"text", "json"}},
+		output: choice{value: "text", allowed: []string{"text", "json", "html"}},
 		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
 		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
 	}
@@ -84,7 +85,8 @@ When a step fails or client-go differs, the message names the step's
 file:line.`,
 		Example: `  cachelab run add-update-delete
   cachelab run relist-after-compaction --impl both --stack classic
-  cachelab run ./my-scenario.txt --output json`,
+  cachelab run ./my-scenario.txt --output json
+  cachelab run relist-after-compaction --output html=run.html`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := &outcome{began: m.Now(), scenario: args[0]}
@@ -108,9 +110,10 @@ file:line.`,
 		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd) or etcd (the watch cache off: "+
 		"every request read from etcd). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
 		"the watch cache, as in a cluster")
-	f.Var(&o.output, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
+	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
-		"sim/trace/SCHEMA.md)")
+		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
+		"(one self-contained file to open in any browser, offline)")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")

@@ -1,0 +1,321 @@
+// view.js draws a cachelab run as a timeline from the JSON in the script
+// element with id "run" (built by htmlview.build): a column per step, a lane per
+// layer of the world and of each implementation, fault bands over the
+// columns, and for the object in focus its chips highlighted and joined
+// by arrows in the order it travelled. It loads nothing and sends
+// nothing. window.cachelabView says how the drawing went, for the browser
+// test: {ready, renderMs, errors, cells, chips}.
+"use strict";
+(function () {
+  var state = window.cachelabView = {ready: false, errors: [], renderMs: 0};
+  window.addEventListener("error", function (e) { state.errors.push(String(e.message)); });
+
+  var V = JSON.parse(document.getElementById("run").textContent);
+  var COL = 200, LABEL = 150;   // px: a step's column, the lane labels
+  var CHIPS = 8;                // a cell with more events shows a counted band
+  var EXPANDED = 400;           // chips an expanded cell draws at most
+  var ALL_ARROWS = 2;           // runs with at most this many objects get arrows for all
+  var IMPLS = ["world", "cachelab", "client-go"];
+
+  var ui = {focus: -1, match: null, hiddenLayers: {}, hiddenImpls: {}, expanded: {}};
+  var stepCol = {};             // step number -> column index
+  V.steps.forEach(function (s, i) { stepCol[s.n] = i; });
+  var cellAt = {};              // "step/lane" -> cell
+  V.cells.forEach(function (c) { cellAt[c.s + "/" + c.l] = c; });
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function base(layer) { return layer.split("/")[0]; }
+  function name(key) { var i = key.indexOf("/"); return i < 0 ? key : key.slice(i + 1); }
+
+  // event i of cell c, whole again: its shape with its object put back.
+  function event(c, i) {
+    var e = c.e, o = e[i], sh = V.shapes[e[i + 1]], key = o < 0 ? "" : V.objects[o];
+    var rv = e[i + 2], prev = e[i + 3];
+    var text = key === "" ? sh[6] : sh[6].replace(/\{r\}|\{p\}|\{k\}/g, function (m) {
+      return m === "{r}" ? key + "@" + rv : m === "{p}" ? key + "@" + prev : key;
+    });
+    return {obj: o, key: key, kind: sh[0], op: sh[1], watch: sh[2], handler: sh[3], initial: sh[4] === 1,
+      order: sh[5], rv: rv, prevRV: prev, uid: e[i + 4] < 0 ? "" : V.uids[e[i + 4]], text: text};
+  }
+
+  function label(ev) {
+    if (ev.key) return (ev.op ? ev.op + " " : "") + name(ev.key) + (ev.rv ? "@" + ev.rv : "");
+    return ev.text.length > 30 ? ev.text.slice(0, 29) + "…" : ev.text;
+  }
+
+  // fullLine is the event as the text trace prints it, then its typed fields.
+  function fullLine(c, ev) {
+    var l = V.lanes[c.l], step = V.steps[stepCol[c.s]];
+    var fields = ["kind=" + ev.kind];
+    ["key", "uid", "rv", "prevRV", "watch", "handler", "op", "order"].forEach(function (f) {
+      if (ev[f]) fields.push(f + "=" + ev[f]);
+    });
+    if (ev.initial) fields.push("initial=true");
+    return "step " + c.s + " (" + step.pos + "): " + step.cmd + "\n[" + l.impl + "] " + l.layer +
+      "  " + ev.text + "\n" + fields.join(" ");
+  }
+
+  function meta() {
+    var h = V.header;
+    document.getElementById("meta").textContent = "cachelab " + h.cachelab + " vs client-go " + h.clientGo +
+      " · stack " + h.stack + " · seed " + h.seed + " · server " + h.server + " · etcd " + h.etcd +
+      " · " + V.steps.length + " steps · " + V.objects.length + " objects" + (h.ids.length ? " · covers " + h.ids.join(" ") : "");
+    var v = document.getElementById("verdict"), d = V.divergence;
+    if (!d) { v.className = "agree"; v.textContent = "✓ client-go agreed with cachelab at every step"; return; }
+    v.className = "diverged";
+    var a = el("a", "", "✗ first divergence: step " + d.step + " (" + d.cmd + "), layer " + d.layer);
+    a.href = "#step-" + d.step;
+    v.appendChild(a);
+    v.appendChild(el("pre", "diff", d.diff));
+  }
+
+  function filters() {
+    var impls = document.getElementById("impls"), layers = document.getElementById("layers");
+    function box(parent, text, hidden) {
+      var l = el("label", "toggle"), b = el("input");
+      b.type = "checkbox"; b.checked = true;
+      b.addEventListener("change", function () { hidden[text] = !b.checked; draw(); });
+      l.appendChild(b); l.appendChild(document.createTextNode(text));
+      parent.appendChild(l);
+    }
+    IMPLS.forEach(function (i) { box(impls, i, ui.hiddenImpls); });
+    var seen = {};
+    V.lanes.forEach(function (l) {
+      var b = base(l.layer);
+      if (!seen[b]) { seen[b] = true; box(layers, b, ui.hiddenLayers); }
+    });
+    var input = document.getElementById("object");
+    input.addEventListener("input", function () { search(input.value); });
+    document.getElementById("clear").addEventListener("click", function () {
+      input.value = ""; search(""); hideDetail();
+    });
+    document.getElementById("close-detail").addEventListener("click", hideDetail);
+    document.addEventListener("keydown", function (e) { if (e.key === "Escape") { hideDetail(); focus(-1); } });
+  }
+
+  // search keeps the objects whose key contains q; one match (or an exact
+  // one) is put in focus, so its journey is drawn.
+  function search(q) {
+    var list = document.getElementById("objects"), out = document.getElementById("matches");
+    list.textContent = "";
+    if (q === "") { ui.match = null; out.textContent = ""; ui.focus = -1; draw(); return; }
+    var m = {}, n = 0, exact = -1;
+    V.objects.forEach(function (k, i) {
+      if (k.indexOf(q) < 0) return;
+      m[i] = true; n++;
+      if (k === q) exact = i;
+      if (n <= 50) { var o = el("option"); o.value = k; list.appendChild(o); }
+    });
+    ui.match = m;
+    out.textContent = n + (n === 1 ? " object" : " objects");
+    ui.focus = exact >= 0 ? exact : n === 1 ? +Object.keys(m)[0] : -1;
+    draw();
+  }
+
+  function focus(o) {
+    ui.focus = o;
+    draw();
+  }
+
+  function hideDetail() { document.getElementById("detail").hidden = true; }
+  function showDetail(text) {
+    document.getElementById("line").textContent = text;
+    document.getElementById("detail").hidden = false;
+  }
+
+  function visibleLanes() {
+    var out = [];
+    V.lanes.forEach(function (l, i) {
+      if (!ui.hiddenImpls[l.impl] && !ui.hiddenLayers[base(l.layer)]) out.push(i);
+    });
+    return out;
+  }
+
+  function chip(c, i, ev) {
+    var b = el("button", "chip k-" + ev.kind, label(ev));
+    b.type = "button";
+    b.title = fullLine(c, ev);
+    b.dataset.obj = ev.obj;
+    if (ui.focus >= 0) b.className += ev.obj === ui.focus ? " on" : " dim";
+    b.addEventListener("click", function (e) {
+      e.stopPropagation();
+      showDetail(fullLine(c, ev));
+      if (ev.obj >= 0) focus(ev.obj);
+    });
+    return b;
+  }
+
+  // band is a cell's events counted: how many, of how many objects, by op.
+  function band(c, idx) {
+    var objs = {}, nobj = 0, ops = {};
+    idx.forEach(function (i) {
+      var o = c.e[i], sh = V.shapes[c.e[i + 1]], op = sh[1] || sh[0];
+      if (o >= 0 && !objs[o]) { objs[o] = true; nobj++; }
+      ops[op] = (ops[op] || 0) + 1;
+    });
+    var parts = Object.keys(ops).sort().map(function (op) { return op + " ×" + ops[op]; });
+    var b = el("button", "band", idx.length + " events · " + nobj + " objects\n" + parts.join(" · "));
+    b.type = "button";
+    b.title = "click to show them (at most " + EXPANDED + "), or filter by object";
+    b.addEventListener("click", function () { ui.expanded[c.s + "/" + c.l] = true; draw(); });
+    return b;
+  }
+
+  function fillCell(div, c) {
+    var idx = [];
+    for (var i = 0; i < c.e.length; i += 5) {
+      if (ui.match && !(c.e[i] >= 0 && ui.match[c.e[i]])) continue;
+      idx.push(i);
+    }
+    if (idx.length === 0) return 0;
+    var open = ui.expanded[c.s + "/" + c.l] || ui.match && idx.length <= EXPANDED;
+    if (idx.length > CHIPS && !open) {
+      div.appendChild(band(c, idx));
+      return 0;
+    }
+    var shown = idx.slice(0, EXPANDED);
+    shown.forEach(function (i) { div.appendChild(chip(c, i, event(c, i))); });
+    if (idx.length > shown.length) div.appendChild(el("span", "more", "+" + (idx.length - shown.length) + " more: filter by object"));
+    return shown.length;
+  }
+
+  function draw() {
+    var t0 = performance.now();
+    var main = document.getElementById("timeline");
+    main.textContent = "";
+    var width = LABEL + V.steps.length * COL;
+    var grid = el("div", "grid");
+    grid.style.width = width + "px";
+    main.appendChild(grid);
+
+    var head = el("div", "row head");
+    head.appendChild(el("div", "label", "step"));
+    V.steps.forEach(function (s) {
+      var h = el("div", "step" + (s.agree ? "" : " diverged"));
+      h.id = "step-" + s.n;
+      h.appendChild(el("b", "", s.n + " "));
+      h.appendChild(el("code", "", s.cmd));
+      h.title = s.pos + ": " + s.cmd;
+      head.appendChild(h);
+    });
+    grid.appendChild(head);
+    grid.appendChild(faultRow());
+
+    var chips = 0, impl = "", d = V.divergence;
+    visibleLanes().forEach(function (li) {
+      var l = V.lanes[li];
+      if (l.impl !== impl) {
+        impl = l.impl;
+        var g = el("div", "row group", impl === "world" ? "the world (etcd, kube-apiserver's cache, the simulator)" : impl);
+        grid.appendChild(g);
+      }
+      var row = el("div", "row lane impl-" + l.impl);
+      row.appendChild(el("div", "label l-" + base(l.layer), l.layer));
+      V.steps.forEach(function (s) {
+        var div = el("div", "cell");
+        div.dataset.step = s.n; div.dataset.lane = li;
+        if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world") div.className += " diverged";
+        var c = cellAt[s.n + "/" + li];
+        if (c) chips += fillCell(div, c);
+        row.appendChild(div);
+      });
+      grid.appendChild(row);
+    });
+    grid.appendChild(bands());
+    arrows(grid);
+    state.cells = grid.querySelectorAll(".cell").length;
+    state.chips = chips;
+    state.lastDrawMs = performance.now() - t0;
+  }
+
+  // faultRow names each fault band above the lanes; bands draws them as
+  // shading over their columns. Overlapping bands take separate tracks.
+  function faultRow() {
+    var row = el("div", "row faults"), ends = [];
+    row.appendChild(el("div", "label", "faults"));
+    V.faults.forEach(function (f) {
+      var t = 0;
+      while (ends[t] !== undefined && ends[t] >= f.from) t++;
+      ends[t] = f.to;
+      var b = el("div", "fault f-" + f.kind.split(" ")[0], f.kind);
+      b.style.left = LABEL + stepCol[f.from] * COL + "px";
+      b.style.width = (stepCol[f.to] - stepCol[f.from] + 1) * COL - 4 + "px";
+      b.style.top = 2 + t * 20 + "px";
+      b.title = f.kind + ": steps " + f.from + "–" + f.to + " (" + f.cmd + ")";
+      row.appendChild(b);
+    });
+    row.style.height = Math.max(1, ends.length) * 20 + 4 + "px";
+    return row;
+  }
+
+  function bands() {
+    var layer = el("div", "bands");
+    V.faults.forEach(function (f) {
+      var b = el("div", "shade f-" + f.kind.split(" ")[0]);
+      b.style.left = LABEL + stepCol[f.from] * COL + "px";
+      b.style.width = (stepCol[f.to] - stepCol[f.from] + 1) * COL + "px";
+      layer.appendChild(b);
+    });
+    return layer;
+  }
+
+  // arrows joins the chips of the object in focus (or of every object in
+  // a small run) in the order the object travelled: step by step, and in a
+  // step from the world down each implementation's lanes. Each
+  // implementation is its own path.
+  function arrows(grid) {
+    var objs = [];
+    if (ui.focus >= 0) objs = [ui.focus];
+    else if (V.objects.length <= ALL_ARROWS && !ui.match) objs = V.objects.map(function (_, i) { return i; });
+    if (objs.length === 0) return;
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("class", "arrows");
+    svg.setAttribute("width", grid.scrollWidth);
+    svg.setAttribute("height", grid.scrollHeight);
+    svg.innerHTML = '<defs><marker id="head" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto">' +
+      '<path d="M0,0 L8,4 L0,8 z" fill="context-stroke"/></marker></defs>';
+    var g0 = grid.getBoundingClientRect();
+    var byObj = {};
+    grid.querySelectorAll(".chip").forEach(function (b) {
+      var o = +b.dataset.obj;
+      if (o < 0 || objs.indexOf(o) < 0) return;
+      var cell = b.parentNode, r = b.getBoundingClientRect();
+      (byObj[o] = byObj[o] || []).push({step: +cell.dataset.step, lane: +cell.dataset.lane,
+        x: r.left - g0.left, y: r.top - g0.top + r.height / 2, w: r.width});
+    });
+    Object.keys(byObj).forEach(function (o) {
+      var pts = byObj[o];
+      ["cachelab", "client-go"].forEach(function (impl) {
+        var path = pts.filter(function (p) { var i = V.lanes[p.lane].impl; return i === "world" || i === impl; });
+        path.sort(function (a, b) { return a.step - b.step || a.lane - b.lane; });
+        for (var i = 1; i < path.length; i++) {
+          var a = path[i - 1], b = path[i];
+          var x1 = a.x + a.w / 2, x2 = b.x + (b.step === a.step ? b.w / 2 : 0);
+          var p = document.createElementNS("http://www.w3.org/2000/svg", "path");
+          p.setAttribute("d", "M" + x1 + "," + a.y + " C" + x1 + "," + (a.y + b.y) / 2 + " " + x2 + "," + (a.y + b.y) / 2 + " " + x2 + "," + b.y);
+          p.setAttribute("class", "arrow a-" + impl + (ui.focus >= 0 ? "" : " faint"));
+          p.setAttribute("marker-end", "url(#head)");
+          svg.appendChild(p);
+        }
+      });
+    });
+    grid.appendChild(svg);
+  }
+
+  try {
+    meta();
+    filters();
+    draw();
+  } catch (e) {
+    state.errors.push(String(e && e.stack || e));
+    throw e;
+  } finally {
+    state.renderMs = performance.now();
+    state.ready = true;
+  }
+})();

@@ -1,0 +1,49 @@
+// Package htmlview draws a run as one self-contained HTML page: a
+// timeline that a new user opens offline in any browser, for
+// `cachelab run --output html=FILE`.
+//
+// The page shows the run's steps as columns and its layers as lanes, the
+// world's first (etcd, kube-apiserver's watch cache, the simulator's
+// levers), then cachelab's and client-go's, each layer in the order a
+// change travels through it (trace.Rank), each handler in a lane of its
+// own:
+//
+//	              step 1      step 2        step 3       step 4
+//	faults                    ▓▓ disconnected ▓▓▓▓▓▓▓▓▓▓▓▓
+//	etcd          create a@2  update a@3
+//	cachelab
+//	  watch       ADDED a@2 ─┐                           ADDED a@3
+//	  indexer     add a@2  ◄─┘ ...
+//	  handler/h1  OnAdd a@2
+//	client-go
+//	  ...
+//
+// Clicking an event shows its whole trace line and typed fields, and puts
+// its object in focus: the object's events are highlighted and joined by
+// arrows, one path per implementation. The first divergence is marked on
+// its step and its layer's cell, with its diff at the top. Filters keep
+// some objects (by part of their key), some layers, some implementations.
+//
+// # Scale
+//
+// A run of 10,000 objects has some 260,000 events. The page carries them
+// all, so that any object's journey can be drawn, but compactly: a step's
+// events in one lane are a cell, and an event in a cell is five entries
+// (object, shape, rv, prevRV, uid), its words a shape shared with every
+// event worded alike but for its object (view in model.go). A cell of
+// more than a few events is drawn as a counted band ("10000 events ·
+// 10000 objects · OnAdd ×10000") until it is clicked or the objects are
+// filtered, so the page draws a few hundred elements however many objects
+// there are.
+//
+// # Determinism
+//
+// The page depends only on the run: the same run gives the same bytes.
+// Tables are sorted or in order of first appearance, JSON is written by
+// encoding/json, and nothing records the wall clock.
+//
+// The page's script is assets/view.js, its style assets/view.css, both
+// embedded (go:embed) and written inline; the run is JSON in a
+// <script type="application/json"> element. The browser test
+// (browser_test.go) opens pages in headless Chromium.
+package htmlview

@@ -1,0 +1,135 @@
+package htmlview
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.html with what Write writes")
+
+// The page of a real run, byte for byte. Refresh with:
+// go test ./sim/trace/htmlview -run TestGolden -update
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"relist-after-compaction"} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Write(&b, loadRun(t, name)); err != nil {
+				t.Fatal(err)
+			}
+			golden := "testdata/" + name + ".html"
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(want), b.String()); d != "" {
+				t.Errorf("Write(%s) differs from %s (-want +got); run with -update if the change is meant:\n%s", name, golden, d)
+			}
+		})
+	}
+}
+
+// A page loads nothing: no URL it could fetch, no font, no script src.
+func TestSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, loadRun(t, "relist-after-compaction")); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`(?i)\b(src|href)="(https?:)?//`), regexp.MustCompile(`(?i)@import|url\(\s*['"]?[^#'"\s]|@font-face`),
+		regexp.MustCompile(`(?i)<(script|link|img|iframe)[^>]+(src|href)=`), regexp.MustCompile(`(?i)fetch\(|XMLHttpRequest`)} {
+		if m := bad.FindString(b.String()); m != "" {
+			t.Errorf("the page loads something from outside: %q", m)
+		}
+	}
+}
+
+// Every event comes back whole from its shape: the words view.js puts
+// together are the trace's (the same replacement as fill).
+func TestWordingRoundTrip(t *testing.T) {
+	for _, e := range []trace.Event{
+		{Kind: trace.KindCall, Op: "OnUpdate", Key: "ns0/a", RV: "4", PrevRV: "2", Detail: "ns0/a@2 -> ns0/a@4"},
+		{Kind: trace.KindCall, Op: "OnUpdate", Key: "ns0/b", RV: "3", PrevRV: "3", Detail: "ns0/b@3 -> ns0/b@3 (same object: a resync or relist)"},
+		{Kind: trace.KindEvent, Watch: "w3", Key: "ns0/c", RV: "5", Detail: "ADDED ns0/c@5"},
+		{Kind: trace.KindWorld, Key: "ns0/a", Detail: "put-raw ns0/a {not json}"},                    // braces: kept whole
+		{Kind: trace.KindPop, Op: "Deleted", Key: "ns0/a", Detail: "DeletedFinalStateUnknown ns0/a"}, // no rv
+		{Kind: trace.KindNote, Detail: "invariant: indexer not checked"},
+	} {
+		w := wording(e)
+		if got := fill(w, e); got != e.Text() {
+			t.Errorf("fill(wording(%+v)) = %q, want %q", e, got, e.Text())
+		}
+		if e.Key != "" && !strings.ContainsAny(e.Detail, "{}") && strings.Contains(w, e.Key) {
+			t.Errorf("wording(%+v) = %q: the key is still in it", e, w)
+		}
+	}
+}
+
+// Bands open at one command and close at another, or mark one step; a
+// band still open at the end runs to the last step.
+func TestFaults(t *testing.T) {
+	steps := func(cmds ...string) []trace.StepResult {
+		var out []trace.StepResult
+		for i, c := range cmds {
+			out = append(out, trace.StepResult{Index: i + 1, Cmd: c})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		cmds []string
+		want []fault
+	}{
+		{"disconnect", []string{"start", "disconnect", "update ns0/a", "reconnect"},
+			[]fault{{Kind: "disconnected", From: 2, To: 4, Cmd: "disconnect"}}},
+		{"open at the end", []string{"hold-cache", "compact"},
+			[]fault{{Kind: "cache held", From: 1, To: 2, Cmd: "hold-cache"}, {Kind: "compacted", From: 2, To: 2, Cmd: "compact"}}},
+		{"a member", []string{"etcd-stop-member m2", "etcd-stop-member m1", "etcd-start-member m2"},
+			[]fault{{Kind: "etcd m2 down", From: 1, To: 3, Cmd: "etcd-stop-member m2"}, {Kind: "etcd m1 down", From: 2, To: 3, Cmd: "etcd-stop-member m1"}}},
+		{"none", []string{"start", "reconnect"}, []fault{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := faults(steps(tc.cmds...)); !cmp.Equal(got, tc.want) {
+				t.Errorf("faults(%q) = %+v, want %+v", tc.cmds, got, tc.want)
+			}
+		})
+	}
+}
+
+// Lanes: the world's, cachelab's, client-go's, each in the order a change
+// travels, handlers by name.
+func TestLanes(t *testing.T) {
+	ev := func(layer string) trace.Event { return trace.Event{Layer: layer} }
+	sr := trace.StepResult{World: []trace.Event{ev("sim"), ev("etcd")}, Sides: map[string][]trace.Event{
+		trace.Cachelab: {ev("handler/h2"), ev("handler/h1"), ev("watch"), ev("pop")},
+		trace.ClientGo: {ev("handler/h1"), ev("watch")},
+	}}
+	got := lanes([]trace.StepResult{sr})
+	want := []lane{{"world", "etcd"}, {"world", "sim"}, {"cachelab", "watch"}, {"cachelab", "pop"}, {"cachelab", "handler/h1"},
+		{"cachelab", "handler/h2"}, {"client-go", "watch"}, {"client-go", "handler/h1"}}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(lane{})); d != "" {
+		t.Errorf("lanes (-want +got):\n%s", d)
+	}
+}
+
+// At 10,000 objects the page stays a few MB: every event is there, in
+// about 20 bytes.
+func TestBulkSize(t *testing.T) {
+	page, events := bulkPage()
+	per := len(page) / events
+	t.Logf("10,000 objects: %d events, a page of %d bytes (%d a event)", events, len(page), per)
+	if per > 30 {
+		t.Errorf("%d bytes a event, want at most 30", per)
+	}
+}

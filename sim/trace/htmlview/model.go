@@ -1,0 +1,249 @@
+package htmlview
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// Run is what a page shows: a run's header and its steps as the run gave
+// them, and the divergence in the calls after the last step, if any.
+type Run struct {
+	Header trace.Header       `json:"header"`
+	Steps  []trace.StepResult `json:"steps"`
+	Late   *trace.Divergence  `json:"late,omitempty"`
+}
+
+// view is the page's data, embedded as JSON and drawn by view.js. It is
+// built to stay small at 10,000 objects: the events of one step in one
+// lane are a cell, and each event is five numbers and strings in the
+// cell's flat array, its words a shape shared by every event worded the
+// same way but for its object (shapes).
+type view struct {
+	Header     trace.Header      `json:"header"`
+	Steps      []viewStep        `json:"steps"`
+	Lanes      []lane            `json:"lanes"`
+	Objects    []string          `json:"objects"` // keys, sorted; an event names one by index
+	UIDs       []string          `json:"uids"`    // in order of first appearance
+	Shapes     []shape           `json:"shapes"`
+	Cells      []cell            `json:"cells"`
+	Faults     []fault           `json:"faults"`
+	Divergence *trace.Divergence `json:"divergence,omitempty"` // the first
+}
+
+type viewStep struct {
+	N     int    `json:"n"`
+	Pos   string `json:"pos"`
+	Cmd   string `json:"cmd"`
+	Agree bool   `json:"agree"`
+}
+
+// lane is one row of the timeline: a layer of the world or of one
+// implementation (each handler has its own).
+type lane struct {
+	Impl  string `json:"impl"`
+	Layer string `json:"layer"`
+}
+
+// A cell holds the events of one step in one lane, in their trace order,
+// five entries each: object (index into Objects, -1 for none), shape
+// (index into Shapes), rv, prevRV, uid (index into UIDs, -1 for none).
+type cell struct {
+	Step int   `json:"s"`
+	Lane int   `json:"l"`
+	Ev   []any `json:"e"`
+}
+
+// cellStride is the number of entries an event takes in a cell.
+const cellStride = 5
+
+// A shape is everything about an event but its object: its kind and
+// typed fields, and its text with the object written as {k} (the key),
+// {r} (key@rv) and {p} (key@prevRV). view.js puts them back; build checks
+// that doing so gives the text back, and keeps the text whole where not.
+type shape struct {
+	Kind    trace.Kind
+	Op      string
+	Watch   string
+	Handler string
+	Initial bool
+	Order   trace.Order
+	Text    string
+}
+
+// MarshalJSON writes a shape as an array: there are few, but every byte
+// of the page counts at 10,000 objects.
+func (s shape) MarshalJSON() ([]byte, error) {
+	initial := 0
+	if s.Initial {
+		initial = 1
+	}
+	return json.Marshal([]any{s.Kind, s.Op, s.Watch, s.Handler, initial, s.Order, s.Text})
+}
+
+// builder gathers a view's tables as it walks the steps.
+type builder struct {
+	v      view
+	lanes  map[lane]int
+	objs   map[string]int
+	uids   map[string]int
+	shapes map[shape]int
+	cells  map[[2]int]int
+}
+
+// build turns a run into the page's data. Its output depends only on the
+// run: tables are sorted or in order of first appearance.
+func build(r Run) view {
+	b := &builder{v: view{Header: r.Header, Objects: keys(r.Steps), UIDs: []string{}}, lanes: map[lane]int{},
+		objs: map[string]int{}, uids: map[string]int{}, shapes: map[shape]int{}, cells: map[[2]int]int{}}
+	for i, k := range b.v.Objects {
+		b.objs[k] = i
+	}
+	b.v.Lanes = lanes(r.Steps)
+	for i, l := range b.v.Lanes {
+		b.lanes[l] = i
+	}
+	for _, sr := range r.Steps {
+		b.v.Steps = append(b.v.Steps, viewStep{N: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil})
+		b.add(sr.Index, trace.World, sr.World)
+		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
+			b.add(sr.Index, impl, sr.Sides[impl])
+		}
+		if sr.Divergence != nil && b.v.Divergence == nil {
+			b.v.Divergence = sr.Divergence
+		}
+	}
+	if d := r.Late; d != nil {
+		b.v.Steps = append(b.v.Steps, viewStep{N: d.Step, Pos: d.Pos, Cmd: d.Cmd})
+		if b.v.Divergence == nil {
+			b.v.Divergence = d
+		}
+	}
+	if b.v.Header.IDs == nil { // a scenario file that names none: [] for view.js, as in SCHEMA.md
+		b.v.Header.IDs = []string{}
+	}
+	b.v.Faults = faults(r.Steps)
+	if b.v.Steps == nil {
+		b.v.Steps = []viewStep{}
+	}
+	return b.v
+}
+
+// add puts a step's events of one side into their cells.
+func (b *builder) add(step int, impl string, events []trace.Event) {
+	for _, e := range events {
+		c := b.cell(step, b.lanes[lane{impl, e.Layer}])
+		obj, uid := -1, -1
+		if e.Key != "" {
+			obj = b.objs[e.Key]
+		}
+		if e.UID != "" {
+			uid = b.uid(e.UID)
+		}
+		c.Ev = append(c.Ev, obj, b.shape(e), e.RV, e.PrevRV, uid)
+	}
+}
+
+func (b *builder) cell(step, l int) *cell {
+	return &b.v.Cells[intern(b.cells, &b.v.Cells, [2]int{step, l}, cell{Step: step, Lane: l})]
+}
+
+func (b *builder) uid(u string) int { return intern(b.uids, &b.v.UIDs, u, u) }
+
+func (b *builder) shape(e trace.Event) int {
+	s := shape{Kind: e.Kind, Op: e.Op, Watch: e.Watch, Handler: e.Handler, Initial: e.Initial, Order: e.Order, Text: wording(e)}
+	return intern(b.shapes, &b.v.Shapes, s, s)
+}
+
+// intern is k's index in list, where v is appended the first time k is
+// seen: the tables of a view are in order of first appearance.
+func intern[K comparable, V any](seen map[K]int, list *[]V, k K, v V) int {
+	i, ok := seen[k]
+	if !ok {
+		i = len(*list)
+		seen[k] = i
+		*list = append(*list, v)
+	}
+	return i
+}
+
+// wording is an event's text with its object taken out (shape), or the
+// text itself where putting the object back would not give it.
+func wording(e trace.Event) string {
+	text := e.Text()
+	if e.Key == "" || strings.ContainsAny(text, "{}") {
+		return text
+	}
+	t := text
+	if e.RV != "" {
+		t = strings.ReplaceAll(t, e.Key+"@"+e.RV, "{r}")
+	}
+	if e.PrevRV != "" {
+		t = strings.ReplaceAll(t, e.Key+"@"+e.PrevRV, "{p}")
+	}
+	t = strings.ReplaceAll(t, e.Key, "{k}")
+	if fill(t, e) != text {
+		return text
+	}
+	return t
+}
+
+// fill puts an event's object back into a template: view.js does the
+// same.
+func fill(t string, e trace.Event) string {
+	return strings.NewReplacer("{r}", e.Key+"@"+e.RV, "{p}", e.Key+"@"+e.PrevRV, "{k}", e.Key).Replace(t)
+}
+
+// keys is every object key the run's events name, sorted.
+func keys(steps []trace.StepResult) []string {
+	seen := map[string]bool{}
+	for _, sr := range steps {
+		for _, events := range [][]trace.Event{sr.World, sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo]} {
+			for _, e := range events {
+				if e.Key != "" {
+					seen[e.Key] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lanes is the timeline's rows: the world's layers, then cachelab's, then
+// client-go's, each in the order a change travels (trace.Rank), handlers
+// by name.
+func lanes(steps []trace.StepResult) []lane {
+	seen := map[lane]bool{}
+	for _, sr := range steps {
+		for _, e := range sr.World {
+			seen[lane{trace.World, e.Layer}] = true
+		}
+		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
+			for _, e := range sr.Sides[impl] {
+				seen[lane{impl, e.Layer}] = true
+			}
+		}
+	}
+	out := make([]lane, 0, len(seen))
+	for l := range seen {
+		out = append(out, l)
+	}
+	implRank := map[string]int{trace.World: 0, trace.Cachelab: 1, trace.ClientGo: 2}
+	slices.SortFunc(out, func(a, b lane) int {
+		if d := implRank[a.Impl] - implRank[b.Impl]; d != 0 {
+			return d
+		}
+		if d := trace.Rank(a.Layer) - trace.Rank(b.Layer); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Layer, b.Layer)
+	})
+	return out
+}
