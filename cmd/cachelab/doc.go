@@ -21,7 +21,9 @@
 // The run stops at the first step where the two differ. With --output
 // json it writes JSON lines instead of text (sim/trace/SCHEMA.md), which
 // always end with a summary record, after an error record when the run
-// failed (failure.go).
+// failed (failure.go). With --output mermaid it draws the run, once it is
+// over, as a Mermaid sequence diagram (mermaid.go, sim/trace/mermaid).
+// --only and --object narrow what text and mermaid show (filters.go).
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a

@@ -107,6 +107,9 @@ func verdictOf(f *trace.Failure, out *outcome) trace.Verdict {
 // error writing the summary. A text trace has ended already (run's
 // summary line, and stderr).
 func (p *printer) end(err error, out *outcome, now time.Time) error {
+	if p.mm != nil {
+		return p.endMermaid(err)
+	}
 	if p.jw == nil {
 		return err
 	}

@@ -153,7 +153,6 @@ type JSONWriter struct {
 	// impl is whose events to write: Cachelab, ClientGo or "both"
 	// (both always, for a step where they diverged).
 	impl   string
-	filter Filter
 	steps  int
 	events map[string]map[string]int
 }
@@ -165,11 +164,6 @@ func NewJSONWriter(w io.Writer, impl string) *JSONWriter {
 	enc.SetEscapeHTML(false) // "<", ">" and "&" as they are: traces are full of "->"
 	return &JSONWriter{enc: enc, impl: impl, events: map[string]map[string]int{}}
 }
-
-// SetFilter makes the writer write only the event records f keeps
-// (--only, --object). The step, error and summary records stay whole:
-// the summary counts every event of the steps run, as without a filter.
-func (j *JSONWriter) SetFilter(f Filter) { j.filter = f }
 
 // Header writes the header record.
 func (j *JSONWriter) Header(h Header) error {
@@ -214,7 +208,6 @@ func (j *JSONWriter) count(who string, events []Event) {
 }
 
 func (j *JSONWriter) emit(step int, who string, events []Event) error {
-	events = j.filter.Events(events)
 	for i := range events {
 		e := events[i]
 		if err := j.enc.Encode(eventRecord{Record: "event", Step: step, Impl: who, Event: &e, Text: e.Text()}); err != nil {

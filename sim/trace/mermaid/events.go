@@ -27,7 +27,7 @@ func (ev events) line(e trace.Event) (line, bool) {
 		l = ev.request(e)
 	case trace.KindEvent:
 		l.fault = e.Op == "ERROR"
-		l.text = arrow("api", arrowFor(l.fault, false), "refl", watchLabel(e))
+		l.text = arrow("api", arrowFor(l.fault, false), "refl", mark(l.fault)+watchLabel(e))
 	case trace.KindWatchEnd:
 		l.fault = true
 		l.text = arrow("api", "--x", "refl", mark(true)+e.Detail)
