@@ -29,7 +29,8 @@
 // (a disconnect, a compaction, an etcd restart, a closed watch, a held
 // watch cache, a 4xx or 5xx answer) is a shaded rect, its faults marked ⚠.
 // The show, queue and log layers, which inspect rather than move, are not
-// drawn.
+// drawn. Within a step, lines come in the trace's order: the world's
+// events, then cachelab's layer by layer, in the order a change travels.
 //
 // # Size
 //

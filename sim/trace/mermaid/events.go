@@ -187,7 +187,7 @@ func note(over, text string) string {
 	if over == "" || strings.HasSuffix(over, ",") {
 		return ""
 	}
-	return fmt.Sprintf("Note over %s: %s", over, escape(text))
+	return fmt.Sprintf("Note over %s: %s", over, escape(strings.Join(strings.Fields(text), " ")))
 }
 
 func arrow(from, kind, to, text string) string {
