@@ -46,8 +46,8 @@ func (d *diagram) layout(perStep int, b Budget) (string, bool) {
 		fmt.Fprintf(&out, "    participant %s as %s\n", p.id, p.label)
 	}
 	if perStep >= 0 {
-		fmt.Fprintf(&out, "    Note over etcd,%s: aggregated to fit GitHub's Mermaid limits: %d of %d events drawn, at most %d a step besides faults. Follow one object (--object ns/name) or read the text trace for all\n",
-			d.last, drawn, d.events, perStep)
+		fmt.Fprintf(&out, "    Note over etcd,%s: aggregated to fit GitHub's Mermaid limits: %d of %d events drawn, %s. Follow one object (--object ns/name) or read the text trace for all\n",
+			d.last, drawn, d.events, kept(perStep))
 	}
 	out.WriteString(body.String())
 	return out.String(), out.Len() <= b.Chars && arrows <= b.Messages
@@ -86,6 +86,14 @@ func (d *diagram) block(st block, perStep int) (text string, events, arrows int)
 		b.WriteString("    end\n")
 	}
 	return b.String(), events, arrows
+}
+
+// kept says what choose keeps of a step.
+func kept(perStep int) string {
+	if perStep == 0 {
+		return "only the first fault of a step"
+	}
+	return fmt.Sprintf("up to %d a step: its faults, then whole journeys of its first objects", perStep)
 }
 
 // choose picks the lines a step draws: all for -1; else up to perStep,
