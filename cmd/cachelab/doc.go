@@ -23,7 +23,10 @@
 // always end with a summary record, after an error record when the run
 // failed (failure.go). With --output html=FILE it prints the text trace
 // and writes the run as a timeline page to FILE once it has ended
-// (html.go, sim/trace/htmlview).
+// (html.go, sim/trace/htmlview). With --output mermaid it draws the run,
+// once it is over, as a Mermaid sequence diagram (mermaid.go,
+// sim/trace/mermaid). --only and --object narrow what text and mermaid
+// show (filters.go).
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a

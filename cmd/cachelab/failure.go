@@ -110,6 +110,9 @@ func (p *printer) end(err error, out *outcome, now time.Time) error {
 	if p.html != nil {
 		err = p.html.write(err)
 	}
+	if p.mm != nil {
+		return p.endMermaid(err)
+	}
 	if p.jw == nil {
 		return err
 	}

@@ -138,6 +138,7 @@ func TestCLI(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"jsonlines": cmdJSONLines,
+			"mermaid":   cmdMermaid,
 			"etcd":      cmdEtcd,
 			"etcdkeys":  cmdEtcdkeys,
 			"certs":     cmdCerts,

@@ -5,32 +5,44 @@ import (
 	"io"
 
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/trace/mermaid"
 )
 
 // printer writes a run's trace as it happens: text for people, or JSON
 // lines (a header record, then each step's lines and verdict, and at the
 // end (failure.go) an error record if the run failed, and a summary).
 type printer struct {
-	w     *errWriter
-	jw    *trace.JSONWriter // nil for text
-	style trace.TextStyle
-	html  *htmlPage // with --output html=FILE, besides the text
+	w      *errWriter
+	jw     *trace.JSONWriter // nil for text
+	mm     *mermaidOut       // nil but for --output mermaid (mermaid.go)
+	html   *htmlPage         // with --output html=FILE, besides the text
+	style  trace.TextStyle
+	filter trace.Filter // --only, --object
 }
 
 func (m *Main) newPrinter(o *runOptions) *printer {
-	p := &printer{w: &errWriter{w: m.Stdout}, style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}}
+	p := &printer{w: &errWriter{w: m.Stdout}, style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}, filter: o.filter()}
 	switch o.output.value {
 	case "json":
 		p.jw = trace.NewJSONWriter(p.w, o.impl.value)
 	case "html":
 		p.html = &htmlPage{file: o.htmlFile, stderr: m.Stderr}
+	case "mermaid":
+		p.mm = &mermaidOut{opts: mermaid.Options{Filter: p.filter}}
 	}
 	return p
 }
 
+// text reports whether the trace is written for people, as it happens.
+func (p *printer) text() bool { return p.jw == nil && p.mm == nil }
+
 func (p *printer) header(h trace.Header) error {
 	if p.html != nil {
 		p.html.header(h)
+	}
+	if p.mm != nil {
+		p.mm.run.Header, p.mm.started = h, true
+		return nil
 	}
 	if p.jw != nil {
 		return p.jw.Header(h)
@@ -43,10 +55,14 @@ func (p *printer) step(sr trace.StepResult) error {
 	if p.html != nil {
 		p.html.step(sr)
 	}
+	if p.mm != nil {
+		p.mm.run.Steps = append(p.mm.run.Steps, sr)
+		return nil
+	}
 	if p.jw != nil {
 		return p.jw.Step(sr)
 	}
-	trace.WriteStep(p.w, sr, p.style)
+	trace.WriteStep(p.w, p.filter.Step(sr), p.style)
 	return p.w.err
 }
 
@@ -55,6 +71,10 @@ func (p *printer) step(sr trace.StepResult) error {
 func (p *printer) finish(d *trace.Divergence) error {
 	if p.html != nil {
 		p.html.finish(d)
+	}
+	if p.mm != nil {
+		p.mm.run.Late = d
+		return nil
 	}
 	if p.jw != nil {
 		return p.jw.Late(d)
@@ -66,7 +86,7 @@ func (p *printer) finish(d *trace.Divergence) error {
 // summary ends a text trace with a line saying how the run went. JSON
 // output ends with its summary record instead (end).
 func (p *printer) summary(line string) error {
-	if p.jw != nil {
+	if !p.text() {
 		return nil
 	}
 	fmt.Fprintf(p.w, "\n%s\n", line)

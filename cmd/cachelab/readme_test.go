@@ -61,3 +61,23 @@ func readmeQuote(t *testing.T, text, first, last string) []string {
 	t.Fatalf("README.md has no quote from %q to %q", first, last)
 	return nil
 }
+
+// README.md shows the diagram of a run: it must be what the command its
+// marker names draws today, byte for byte.
+func TestReadmeDiagram(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- cachelab run relist-after-compaction --output mermaid --object ns0/a -->\n```mermaid\n"
+	_, block, ok := strings.Cut(string(readme), marker)
+	if !ok {
+		t.Fatalf("README.md has no %q", marker)
+	}
+	block, _, _ = strings.Cut(block, "```\n")
+	c := newCLI("", false, nil)
+	c.run(t, exitOK, "run", "relist-after-compaction", "--output", "mermaid", "--object", "ns0/a")
+	if got := c.stdout.String(); got != block {
+		t.Errorf("README.md's diagram is not what the run draws; the run draws:\n%s", got)
+	}
+}

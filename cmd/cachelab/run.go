@@ -30,13 +30,15 @@ type runOptions struct {
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
 	rewrite       bool
-	members       int // --etcd-members: 0 keeps the scenario's etcd
+	members       int        // --etcd-members: 0 keeps the scenario's etcd
+	only          layersFlag // --only: the layers to show
+	object        objectFlag // --object: the one object to show
 }
 
 func (m *Main) runCommand() *cobra.Command {
 	o := &runOptions{
 		impl:   choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
-		output: choice{value: "text", allowed: []string{"text", "json", "html"}},
+		output: choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
 		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
 		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
 	}
@@ -113,7 +115,12 @@ file:line.`,
 	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
 		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
-		"(one self-contained file to open in any browser, offline)")
+		"(one self-contained file to open in any browser, offline), or mermaid: a sequence diagram of the run, written when it ends (cachelab's events and "+
+		"client-go's verdict per step; kept under GitHub's size limits, aggregated if need be: see sim/trace/mermaid)")
+	f.Var(&o.only, "only", "show only these layers, comma-separated (etcd, cache, sim, log, request, watch, reflector, "+
+		"transform, pop, indexer, handler or handler/<name>, synced, show, queue, note): text and mermaid")
+	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
+		"in particular: faults, requests, a relist that names it): text and mermaid")
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
@@ -130,6 +137,12 @@ file:line.`,
 // check rejects flags that parse but do not make sense together.
 func (m *Main) check(o *runOptions) error {
 	switch {
+	case o.step && o.output.value == "mermaid":
+		return errors.New("--step pauses between steps, and --output mermaid writes the diagram when the run ends: use one of them")
+	case o.output.value == "json" && (o.only.layers != nil || o.object.key != ""):
+		return errors.New("--only and --object choose what text and mermaid show; --output json writes every event " +
+			"(sim/trace/SCHEMA.md promises the world's whole, and a summary that counts what the stream holds): select records with a JSON tool, " +
+			`such as jq 'select(.key == "ns0/a")'`)
 	case o.step && !m.IsTerminal(m.Stdin):
 		return errors.New("--step needs a terminal on stdin: it waits for Enter after each step")
 	case o.settleTimeout <= 0:
@@ -290,7 +303,7 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing
 // expected block: the difference on stdout (text only) and a one-line
 // summary, naming the block's first line, for stderr (exit 1).
 func (m *Main) unexpected(p *printer, sc *sim.Scenario, st sim.Step, n int, got string) error {
-	if p.jw == nil {
+	if p.text() {
 		fmt.Fprintf(p.w, "\n✗ step %d printed something other than %s expects:\n", n, sc.Pos(st))
 		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))
 		for _, l := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {

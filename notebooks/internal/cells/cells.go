@@ -25,8 +25,18 @@
 //	```
 //	<!-- end -->
 //
+//	<!-- mermaid: late-handler --object ns0/a -->
+//	```mermaid
+//	(what `cachelab run late-handler --output mermaid --object ns0/a`
+//	draws: the scenario is run, on an embedded etcd, and drawn; --object
+//	is optional)
+//	```
+//	<!-- end -->
+//
 // Check fails when a block differs from its source, or names one that does
-// not exist, or when an Example is shown nowhere. With -update it rewrites
+// not exist, or when an Example is shown nowhere. A diagram is its
+// source's too: a scenario whose trace changed fails the check until its
+// diagram is drawn again. With -update it rewrites
 // the blocks instead:
 //
 //	go test ./notebooks/... -run TestREADME -update
@@ -55,7 +65,7 @@ type cell struct {
 	helper       bool
 }
 
-var marker = regexp.MustCompile(`(?s)<!-- (cell|source|scenario): ([A-Za-z0-9_-]+) -->\n(.*?)<!-- end -->`)
+var marker = regexp.MustCompile(`(?s)<!-- (cell|source|scenario|mermaid): ([A-Za-z0-9_-]+)((?: --object [^ ]+)?) -->\n(.*?)<!-- end -->`)
 
 // Check compares dir/README.md with the Examples and helpers in dir's test
 // files and with the scenario files under root/sim/scenarios, and fails t
@@ -90,8 +100,8 @@ func Compare(dir, root string, write bool) ([]string, error) {
 	var problems []string
 	out := marker.ReplaceAllStringFunc(string(src), func(block string) string {
 		m := marker.FindStringSubmatch(block)
-		kind, name, body := m[1], m[2], m[3]
-		want, err := render(kind, name, cells, root)
+		kind, name, args, body := m[1], m[2], m[3], m[4]
+		want, err := render(kind, name, args, cells, root)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return block
@@ -100,7 +110,7 @@ func Compare(dir, root string, write bool) ([]string, error) {
 		if body != want {
 			problems = append(problems, fmt.Sprintf("%s %q differs from its source:\n--- README.md\n%s--- source\n%s", kind, name, body, want))
 		}
-		return fmt.Sprintf("<!-- %s: %s -->\n%s<!-- end -->", kind, name, want)
+		return fmt.Sprintf("<!-- %s: %s%s -->\n%s<!-- end -->", kind, name, args, want)
 	})
 	for name, c := range cells {
 		if !shown[name] && !c.helper {
@@ -114,8 +124,11 @@ func Compare(dir, root string, write bool) ([]string, error) {
 	return problems, nil
 }
 
-func render(kind, name string, cells map[string]cell, root string) (string, error) {
-	if kind == "scenario" {
+func render(kind, name, args string, cells map[string]cell, root string) (string, error) {
+	switch kind {
+	case "mermaid":
+		return diagram(name, strings.TrimPrefix(args, " --object "))
+	case "scenario":
 		b, err := os.ReadFile(filepath.Join(root, "sim", "scenarios", name+".txt"))
 		if err != nil {
 			return "", fmt.Errorf("scenario %q: %v", name, err)

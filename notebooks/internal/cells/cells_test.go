@@ -65,3 +65,43 @@ func TestCompare(t *testing.T) {
 		t.Errorf("after the rewrite, got %d problems, want 2: %v", len(problems), problems)
 	}
 }
+
+// A diagram block is drawn from a run of its scenario: an empty or stale
+// one is reported, -update draws it, and a marker naming no scenario or a
+// malformed object is reported too.
+func TestCompareDiagram(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "README.md")
+	write := func(text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("# Chapter\n\n<!-- mermaid: add-update-delete --object ns0/b -->\n<!-- end -->\n" +
+		"<!-- mermaid: no-such-scenario -->\n<!-- end -->\n<!-- mermaid: add-update-delete --object ns0 -->\n<!-- end -->\n")
+	problems, err := Compare(dir, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{`mermaid "add-update-delete" differs from its source`, `mermaid "no-such-scenario": no built-in scenario`,
+		`mermaid "add-update-delete": trace: object "ns0": want namespace/name`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q; got:\n%s", want, got)
+		}
+	}
+	if _, err := Compare(dir, dir, true); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	drawn := string(b)
+	if !strings.Contains(drawn, "<!-- mermaid: add-update-delete --object ns0/b -->\n```mermaid\n%% cachelab ") ||
+		!strings.Contains(drawn, "    api->>refl: ns0/b@5 DELETED\n") {
+		t.Fatalf("-update did not draw the diagram:\n%s", drawn)
+	}
+	write(strings.Replace(drawn, "ns0/b@5 DELETED", "ns0/b@6 DELETED", 1)) // a trace that has changed since
+	problems, _ = Compare(dir, dir, false)
+	if got := strings.Join(problems, "\n"); !strings.Contains(got, `mermaid "add-update-delete" differs from its source`) {
+		t.Errorf("a stale diagram is not reported; got:\n%s", got)
+	}
+}

@@ -1,0 +1,215 @@
+package mermaid
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// events turns trace events into diagram lines.
+type events struct {
+	handlers map[string]string // handler name -> participant id
+	last     string
+}
+
+// line is e's statement in the diagram, and false for an event that is
+// not drawn (the show, queue and log layers).
+func (ev events) line(e trace.Event) (line, bool) {
+	l := line{layer: e.Layer, key: e.Key}
+	switch e.Kind {
+	case trace.KindWrite:
+		l.text = note("etcd", writeLabel(e))
+	case trace.KindWorld:
+		l.fault = isFault(e.Detail)
+		l.text = note(worldOver(e.Layer, ev.last), mark(l.fault)+clip(e.Detail, 120))
+	case trace.KindRequest:
+		l = ev.request(e)
+	case trace.KindEvent:
+		l.fault = e.Op == "ERROR"
+		l.text = arrow("api", arrowFor(l.fault, false), "refl", mark(l.fault)+watchLabel(e))
+	case trace.KindWatchEnd:
+		l.fault = true
+		l.text = arrow("api", "--x", "refl", mark(true)+e.Detail)
+	case trace.KindReflector:
+		l.text = note("refl", clip(e.Detail, 100))
+	case trace.KindEnqueue:
+		l.text = arrow("refl", "->>", "queue", objectLabel(e, ""))
+	case trace.KindPop:
+		l.text = arrow("queue", "->>", "idx", objectLabel(e, e.Op))
+	case trace.KindSkip:
+		l.text = note("queue", clip(e.Detail, 100))
+	case trace.KindStore:
+		l.text = note("idx", clip(e.Op+" "+e.Detail, 100))
+	case trace.KindCall:
+		l.text = arrow("idx", "->>", ev.handlers[e.Handler], callLabel(e))
+	case trace.KindHandler:
+		l.text = note(ev.handlers[strings.TrimPrefix(e.Layer, trace.LayerHandler+"/")], clip(e.Detail, 100))
+	case trace.KindSynced:
+		l.text = note(ev.syncedOver(e.Detail), e.Detail)
+	case trace.KindNote:
+		l.text = note("refl,"+ev.last, clip(e.Detail, 160))
+	default: // show, queue, log: they inspect, nothing moves
+		return line{}, false
+	}
+	if l.text == "" {
+		return line{}, false // about a handler that is not a participant
+	}
+	l.arrow = !strings.HasPrefix(l.text, "Note ")
+	return l, true
+}
+
+// request is a LIST or WATCH going out, or its answer coming back:
+// dashed, and crossed when the server refused it (a 4xx or 5xx status).
+func (ev events) request(e trace.Event) line {
+	l := line{layer: e.Layer, key: e.Key}
+	if e.Op != "answer" {
+		l.text = arrow("refl", "->>", "api", firstFields(e.Detail, 3))
+		return l
+	}
+	answer := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Detail), "->"))
+	code, _, _ := strings.Cut(answer, " ")
+	l.fault = len(code) == 3 && (code[0] == '4' || code[0] == '5') && strings.Trim(code, "0123456789") == ""
+	if l.fault {
+		answer = mark(true) + strings.TrimSuffix(firstFields(answer, 2), ":")
+	}
+	l.text = arrow("api", arrowFor(l.fault, true), "refl", clip(answer, 80))
+	return l
+}
+
+func (ev events) syncedOver(detail string) string {
+	if name, ok := strings.CutPrefix(detail, "handler "); ok {
+		name, _, _ = strings.Cut(name, " ")
+		if id := ev.handlers[name]; id != "" {
+			return id
+		}
+	}
+	return "idx"
+}
+
+// faults are the world's events a diagram shades: the starts of the
+// troubles the issue names (a disconnect, a compaction, an etcd restart or
+// member loss, a server closing watches, a held or restarted watch cache,
+// an injected failure). World events carry their meaning in words only,
+// so this reads their words.
+var faults = []string{"connection lost", "compact:", "etcd restarted", "etcd restored", "etcd member", "etcd wiped",
+	"the server closes", "watch cache held", "kube-apiserver restarted", "the next WATCH will fail", "will fail with",
+	"will have expired", "informers stopped"}
+
+func isFault(detail string) bool {
+	for _, f := range faults {
+		if strings.Contains(detail, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func mark(fault bool) string {
+	if fault {
+		return "⚠ "
+	}
+	return ""
+}
+
+func worldOver(layer, last string) string {
+	switch layer {
+	case trace.LayerEtcd:
+		return "etcd"
+	case trace.LayerCache:
+		return "api"
+	}
+	return "etcd," + last // the simulator's levers: the connection, the clock
+}
+
+func arrowFor(fault, reply bool) string {
+	switch {
+	case fault && reply:
+		return "--x"
+	case fault:
+		return "-x"
+	case reply:
+		return "-->>"
+	}
+	return "->>"
+}
+
+func writeLabel(e trace.Event) string {
+	if e.Key == "" || e.RV == "" {
+		return clip(e.Detail, 100)
+	}
+	return e.Op + " " + e.Key + "@" + e.RV
+}
+
+func watchLabel(e trace.Event) string {
+	if e.Key == "" {
+		return clip(e.Detail, 80) // a bookmark, an ERROR
+	}
+	s := e.Key + "@" + e.RV + " " + e.Op
+	if e.Initial {
+		s += " (initial)"
+	}
+	return s
+}
+
+// objectLabel is key@rv and the operation, or the event's detail for a
+// delta about several objects (a relist's ReplacedAll, coalesced deltas).
+func objectLabel(e trace.Event, op string) string {
+	if op == "" || e.Key == "" || e.RV == "" || strings.Contains(e.Detail, ": ") {
+		return clip(strings.TrimSpace(op+" "+e.Detail), 100)
+	}
+	return strings.TrimSpace(e.Key + "@" + e.RV + " " + op)
+}
+
+func callLabel(e trace.Event) string {
+	if e.Key == "" || e.RV == "" {
+		return clip(e.Op+" "+e.Detail, 100)
+	}
+	s := e.Key + "@" + e.RV + " " + e.Op
+	if e.PrevRV != "" && e.PrevRV != e.RV {
+		s += " (was @" + e.PrevRV + ")"
+	}
+	if strings.Contains(e.Detail, "(initial list)") {
+		s += " (initial list)"
+	}
+	return s
+}
+
+func firstFields(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
+
+func note(over, text string) string {
+	if over == "" || strings.HasSuffix(over, ",") {
+		return ""
+	}
+	return fmt.Sprintf("Note over %s: %s", over, escape(strings.Join(strings.Fields(text), " ")))
+}
+
+func arrow(from, kind, to, text string) string {
+	if from == "" || to == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s%s%s: %s", from, kind, to, escape(text))
+}
+
+// clip cuts s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// escape makes s safe as a message's or a note's text: Mermaid ends a
+// statement at ";" and a line, reads "#...;" as an entity and "%%" as a
+// comment, and GitHub's sanitizer reads "<" as a tag. Each becomes an
+// entity code, which Mermaid turns back into the character.
+var escaper = strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", "%", "#37;", "\n", " ", "\r", " ")
+
+func escape(s string) string { return escaper.Replace(s) }

@@ -1,0 +1,209 @@
+package mermaid
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// Mermaid's defaults, which GitHub renders with: the longest diagram text
+// it accepts, and the most edges a graph may have
+// (https://mermaid.js.org/config/schema-docs/config.html, maxTextSize and
+// maxEdges).
+const (
+	MaxTextSize = 50000
+	MaxEdges    = 500
+)
+
+// Budget is what Render keeps a diagram under.
+type Budget struct {
+	Chars    int // bytes of text: a bound on mermaid's count of UTF-16 units
+	Messages int // arrows
+}
+
+// DefaultBudget leaves a margin under mermaid's limits.
+var DefaultBudget = Budget{Chars: 40000, Messages: 400}
+
+// Run is what a diagram is drawn from: a run's header and the results of
+// the steps that ran.
+type Run struct {
+	Header trace.Header
+	Steps  []trace.StepResult
+	// Late is a divergence in the handler calls after the last step.
+	Late *trace.Divergence
+	// Failure, if not "", is why the run stopped early: the last note.
+	Failure string
+}
+
+// Options says what to draw.
+type Options struct {
+	// Filter picks the events drawn (--only, --object).
+	Filter trace.Filter
+	// Budget is the size to stay under; the zero Budget is DefaultBudget.
+	Budget Budget
+}
+
+// Render draws r as a Mermaid sequence diagram, under o.Budget. The same
+// run and options give the same bytes.
+func Render(r Run, o Options) string {
+	if o.Budget == (Budget{}) {
+		o.Budget = DefaultBudget
+	}
+	d := newDiagram(r, o.Filter)
+	// All events a step, then fewer and fewer until the diagram fits.
+	for _, perStep := range []int{-1, 12, 6, 3, 1, 0} {
+		if text, ok := d.layout(perStep, o.Budget); ok {
+			return text
+		}
+	}
+	text, _ := d.layout(0, o.Budget) // cut at the last step that fits
+	return text
+}
+
+// diagram is a run as participants and steps, ready to lay out.
+type diagram struct {
+	header  []string // comment lines
+	parts   []participant
+	steps   []block
+	tail    []line // after the last step: the late divergence, the failure, the verdict
+	last    string // the rightmost participant's id, for notes across the diagram
+	events  int    // events drawn when nothing is aggregated
+	objNote string // what the filter follows, for the aggregation note
+}
+
+type participant struct{ id, label string }
+
+// block is one step: its opening note, its lines, and whether it saw a
+// fault.
+type block struct {
+	open  line
+	lines []line
+	fault bool
+	close []line // the divergence, if the step diverged
+}
+
+// line is one statement of the diagram: an arrow or a note.
+type line struct {
+	text  string
+	key   string // the object it is about, if one
+	arrow bool
+	fault bool
+	layer string // the event's layer, for "N more events (layer ...)"
+}
+
+func newDiagram(r Run, f trace.Filter) *diagram {
+	d := &diagram{}
+	h := r.Header
+	d.header = []string{
+		fmt.Sprintf("%%%% cachelab %s vs client-go %s · scenario %s: %s", h.Cachelab, h.ClientGo, h.Scenario, h.Title),
+		fmt.Sprintf("%%%% stack %s · seed %d · server %s · etcd %s · cachelab's events, client-go's verdict per step", h.Stack, h.Seed, h.Server, h.Etcd),
+	}
+	if f.Object != "" || f.Layers != nil {
+		d.objNote = describeFilter(f)
+		d.header = append(d.header, "%% showing "+d.objNote)
+	}
+	d.parts = []participant{{"etcd", "etcd"}, {"api", apiLabel(h.Server)}, {"refl", "reflector"}, {"queue", "queue"}, {"idx", "indexer"}}
+	handlers := map[string]string{}
+	for i := range r.Steps {
+		sr := f.Step(r.Steps[i])
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if name, ok := strings.CutPrefix(e.Layer, trace.LayerHandler+"/"); ok && handlers[name] == "" {
+				handlers[name] = handlerID(name, len(handlers))
+				d.parts = append(d.parts, participant{handlers[name], "handler " + name})
+			}
+		}
+	}
+	d.last = d.parts[len(d.parts)-1].id
+	ev := events{handlers: handlers, last: d.last}
+	for i := range r.Steps {
+		d.steps = append(d.steps, d.step(f.Step(r.Steps[i]), ev))
+	}
+	d.tail = d.ending(r)
+	return d
+}
+
+func (d *diagram) step(sr trace.StepResult, ev events) block {
+	b := block{}
+	for _, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
+		if l, ok := ev.line(e); ok {
+			b.lines = append(b.lines, l)
+			b.fault = b.fault || l.fault
+			d.events++
+		}
+	}
+	verdict := " · client-go ✓"
+	if sr.Divergence != nil {
+		verdict = " · client-go ✗"
+		b.close = []line{d.divergence(sr.Divergence)}
+	}
+	b.open = line{text: fmt.Sprintf("Note over etcd,%s: step %d · %s · %s%s", d.last, sr.Index, escape(clip(sr.Cmd, 80)), escape(sr.Pos), verdict)}
+	return b
+}
+
+func (d *diagram) divergence(dv *trace.Divergence) line {
+	diff := strings.Split(strings.TrimRight(dv.Diff, "\n"), "\n")
+	if len(diff) > 8 {
+		diff = append(diff[:8], fmt.Sprintf("… %d more lines", len(diff)-8))
+	}
+	for i, l := range diff {
+		diff[i] = escape(clip(l, 100))
+	}
+	return line{text: fmt.Sprintf("Note over etcd,%s: ✗ client-go differs from cachelab in layer %s (-cachelab +client-go)<br/>%s",
+		d.last, escape(dv.Layer), strings.Join(diff, "<br/>"))}
+}
+
+func (d *diagram) ending(r Run) []line {
+	var out []line
+	if r.Late != nil {
+		out = append(out, d.divergence(r.Late))
+	}
+	switch {
+	case r.Failure != "":
+		out = append(out, line{text: fmt.Sprintf("Note over etcd,%s: ✗ the run stopped: %s", d.last, escape(clip(r.Failure, 200)))})
+	case r.Late == nil && !diverged(r.Steps):
+		out = append(out, line{text: fmt.Sprintf("Note over etcd,%s: ✓ %s, client-go agreed at every step", d.last, plural(len(r.Steps), "step"))})
+	}
+	return out
+}
+
+func diverged(steps []trace.StepResult) bool {
+	return len(steps) > 0 && steps[len(steps)-1].Divergence != nil
+}
+
+func apiLabel(server string) string {
+	if server == "etcd" {
+		return "kube-apiserver (no watch cache)"
+	}
+	return "kube-apiserver"
+}
+
+// handlerID is a participant id for a handler: letters, digits and _
+// only, and unique (n is the handler's index).
+func handlerID(name string, n int) string {
+	id := []byte("h" + fmt.Sprint(n) + "_")
+	for _, c := range []byte(name) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			id = append(id, c)
+		}
+	}
+	return string(id)
+}
+
+func describeFilter(f trace.Filter) string {
+	var parts []string
+	if f.Object != "" {
+		parts = append(parts, "object "+f.Object)
+	}
+	if f.Layers != nil {
+		parts = append(parts, "layers "+strings.Join(f.Layers, ","))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
