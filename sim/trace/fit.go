@@ -27,9 +27,9 @@ type group struct {
 // summarize returns the rows to print for events: every event, unless a
 // group (layer and kind) has more than limit of them; such a group keeps
 // its first SummaryHead events, and in place of the next one a row that
-// counts the rest and the objects they are about. limit 0 keeps every
-// event. A row is an event to print, or (summary != "") a summary line
-// in that event's layer.
+// counts the rest and the objects they are about; and a line of more
+// than limit words keeps its first LongLineWords (clipWords). limit 0
+// keeps every event whole.
 func summarize(events []Event, limit int) []row {
 	rows := make([]row, 0, len(events))
 	if limit <= 0 {
@@ -55,44 +55,63 @@ func summarize(events []Event, limit int) []row {
 		seen[g]++
 		switch n := seen[g]; {
 		case total[g] <= limit || n <= SummaryHead:
-			rows = append(rows, row{event: e})
+			rows = append(rows, row{event: e, shown: clipWords(e.Text(), limit)})
 		case n == SummaryHead+1:
-			rows = append(rows, row{event: e, summary: summaryLine(e.Layer, total[g]-SummaryHead, len(objects[g]))})
+			rows = append(rows, row{event: e, shown: summaryLine(e.Layer, total[g]-SummaryHead, len(objects[g]))})
 		}
 	}
 	return rows
 }
 
-// row is one line of a step as shown: an event, or a summary of some.
+// row is one line of a step as shown: an event, its text as shown (cut
+// by clipWords), or in its place a summary of it and the lines like it.
 type row struct {
-	event   Event
-	summary string
+	event Event
+	shown string // "": the event's own text
 }
 
 func (r row) text() string {
-	if r.summary != "" {
-		return r.summary
+	if r.shown != "" {
+		return r.shown
 	}
 	return r.event.Text()
 }
 
+// LongLineWords is how many words of a summarized line are shown when it
+// has more than the summary limit: a ReplacedAll of 10,000 objects is
+// one line of 10,000 words.
+const LongLineWords = 20
+
+// clipWords cuts text after its first LongLineWords words if it has more
+// than limit, and says how many it left out.
+func clipWords(text string, limit int) string {
+	if limit <= 0 || strings.Count(text, " ") < limit {
+		return text
+	}
+	words := strings.Fields(text)
+	if len(words) <= limit {
+		return text
+	}
+	return strings.Join(words[:LongLineWords], " ") + " … " + Thousands(len(words)-LongLineWords) + " more words"
+}
+
 // summaryLine is "… 9,995 more watch lines like these (9,995 objects)".
 func summaryLine(layer string, more, objects int) string {
-	s := fmt.Sprintf("… %s more %s lines like these", thousands(more), layer)
+	s := fmt.Sprintf("… %s more %s lines like these", Thousands(more), layer)
 	switch objects {
 	case 0:
 		return s
 	case 1:
 		return s + " (1 object)"
 	}
-	return s + " (" + thousands(objects) + " objects)"
+	return s + " (" + Thousands(objects) + " objects)"
 }
 
 // thousands writes n with a comma between each group of three digits.
-func thousands(n int) string {
+func Thousands(n int) string {
 	s := fmt.Sprint(n)
 	if n < 0 {
-		return "-" + thousands(-n)
+		return "-" + Thousands(-n)
 	}
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]

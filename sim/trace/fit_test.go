@@ -68,6 +68,8 @@ func TestSummarize(t *testing.T) {
 			"… 5 more handler/h lines like these (5 objects)", synced.Text(), synced.Text())},
 		{"no objects", []Event{synced, synced, synced, synced, synced, synced, synced}, 6, append(texts([]Event{synced, synced, synced, synced, synced}),
 			"… 2 more synced lines like these")},
+		{"a long line", []Event{{Layer: LayerPop, Kind: KindPop, Op: "ReplacedAll", Detail: strings.Repeat("a ", 30) + "z"}}, 25,
+			[]string{"ReplacedAll " + strings.TrimSpace(strings.Repeat("a ", 19)) + " … 12 more words"}},
 		{"thousands", bulkCalls(1, 10005), 100, append(texts(bulkCalls(1, 5)), "… 10,000 more handler/h lines like these (10,000 objects)")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,8 +109,8 @@ func TestStepOutputIsWhole(t *testing.T) {
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
