@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // --- text ---
@@ -89,7 +90,11 @@ func WriteHeader(w io.Writer, h Header) {
 // WriteStep prints one step for people.
 func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
 	head := fmt.Sprintf("── step %d: %s", sr.Index, sr.Cmd)
-	fmt.Fprintf(w, "\n%s  %s\n", paint(st.Color, "1", head), paint(st.Color, "2", "("+sr.Pos+")"))
+	sep := "  " // before the step's file:line; on a line of its own if the heading would not fit
+	if st.Width > 0 && utf8.RuneCountInString(head)+len(sep)+len(sr.Pos)+2 > st.Width {
+		sep = "\n   "
+	}
+	fmt.Fprintf(w, "\n%s%s%s\n", paint(st.Color, "1", head), sep, paint(st.Color, "2", "("+sr.Pos+")"))
 	world := format(sr.World, st, "  ")
 	switch {
 	case st.Impl == "both" || sr.Divergence != nil:
