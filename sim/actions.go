@@ -22,8 +22,12 @@ import (
 // handlers, the clock, and what "show" prints.
 
 // wrote notes a write and whether the informers' watches will see it: an
-// object that matches the selectors before or after the write.
+// object that matches the selectors before or after the write. It counts
+// a create (before nil) for Session.Progress.
 func (r *runner) wrote(before, after *unstructured.Unstructured) {
+	if before == nil {
+		r.created.Add(1)
+	}
 	if r.cfg == nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -85,6 +86,9 @@ type runner struct {
 	cfg     *startConfig  // set by start
 	world   []trace.Event // the current step's world events
 	uids    int
+	// created counts the objects created so far (Session.Progress reads
+	// it from another goroutine while a step runs).
+	created atomic.Int64
 	// uidOf is the UID each key was last created with, so that a create
 	// under a name that had another object says so.
 	uidOf   map[string]string

@@ -26,7 +26,11 @@
 // (html.go, sim/trace/htmlview). With --output mermaid it draws the run,
 // once it is over, as a Mermaid sequence diagram (mermaid.go,
 // sim/trace/mermaid). --only and --object narrow what text and mermaid
-// show (filters.go).
+// show (filters.go). The text trace summarizes a step's large groups of
+// alike lines (--full shows them), wraps to the terminal's width, and a
+// long step draws a progress line on stderr (display.go, progress.go);
+// CACHELAB_TERM_WIDTH and the hidden --progress always|never stand in for
+// a terminal in tests.
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a

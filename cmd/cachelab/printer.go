@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/trace/mermaid"
@@ -20,8 +21,8 @@ type printer struct {
 	filter trace.Filter // --only, --object
 }
 
-func (m *Main) newPrinter(o *runOptions) *printer {
-	p := &printer{w: &errWriter{w: m.Stdout}, style: trace.TextStyle{Color: m.color(), Impl: o.impl.value}, filter: o.filter()}
+func (m *Main) newPrinter(o *runOptions, style trace.TextStyle) *printer {
+	p := &printer{w: &errWriter{w: m.Stdout}, style: style, filter: o.filter()}
 	switch o.output.value {
 	case "json":
 		p.jw = trace.NewJSONWriter(p.w, o.impl.value)
@@ -47,7 +48,9 @@ func (p *printer) header(h trace.Header) error {
 	if p.jw != nil {
 		return p.jw.Header(h)
 	}
-	trace.WriteHeader(p.w, h)
+	var b strings.Builder
+	trace.WriteHeader(&b, h)
+	fmt.Fprint(p.w, p.wrap(b.String(), "#   "))
 	return p.w.err
 }
 
@@ -89,8 +92,23 @@ func (p *printer) summary(line string) error {
 	if !p.text() {
 		return nil
 	}
-	fmt.Fprintf(p.w, "\n%s\n", line)
+	fmt.Fprintf(p.w, "\n%s", p.wrap(line+"\n", "  "))
 	return p.w.err
+}
+
+// wrap fits each line of text to the terminal's width (trace.Wrap),
+// continuing it after indent; the trace's own lines are wrapped by
+// trace.WriteStep, under the text after the layer column.
+func (p *printer) wrap(text, indent string) string {
+	if p.style.Width <= 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
+		line = strings.TrimSuffix(line, "\n")
+		b.WriteString(strings.Join(trace.Wrap(line, p.style.Width-len(indent)), "\n"+indent) + "\n")
+	}
+	return b.String()
 }
 
 // errWriter keeps the first write error: sim's text writers do not return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -39,6 +40,9 @@ type Main struct {
 	// Now tells the time, for how long a run took (on stderr). Traces
 	// never hold wall-clock time.
 	Now func() time.Time
+	// NewTicker ticks the progress line's redraws (progress.go): the real
+	// clock's, or a fake one's in tests.
+	NewTicker func(time.Duration) clock.Ticker
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
@@ -57,6 +61,9 @@ type session interface {
 	// Clock is how far the run's fake clock has moved.
 	Clock() time.Duration
 	Close()
+	// Progress is how far the run has got; unlike the others, it is
+	// called while Step runs, from the progress line's goroutine.
+	Progress() sim.Progress
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).
 	Abandon()
@@ -65,7 +72,7 @@ type session interface {
 // NewMain returns a Main wired to the process.
 func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, open: openSession}
+		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession}
 }
 
 func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {

@@ -32,15 +32,18 @@ type runOptions struct {
 	rewrite       bool
 	members       int        // --etcd-members: 0 keeps the scenario's etcd
 	only          layersFlag // --only: the layers to show
+	full          bool       // --full: every line of a large step, unsummarized
+	progress      choice     // --progress (hidden): auto, always, never
 	object        objectFlag // --object: the one object to show
 }
 
 func (m *Main) runCommand() *cobra.Command {
 	o := &runOptions{
-		impl:   choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
-		output: choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
-		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
-		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
+		impl:     choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
+		output:   choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
+		stack:    choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
+		server:   choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
+		progress: choice{value: "auto", allowed: []string{"auto", "always", "never"}},
 	}
 	cmd := &cobra.Command{
 		Use:   "run <scenario name or file>",
@@ -78,6 +81,14 @@ ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY and
 ETCDCTL_DIAL_TIMEOUT environment variables stand in for flags not given (the
 TLS ones only when there are endpoints).
 
+The text trace is for people: a step with more than 100 lines of one layer
+and kind shows the first 5 and a line that counts the rest (--full prints
+every line); on a terminal, lines wrap at its width, at spaces, and a long
+step shows a progress line on stderr until it ends. The expected output a
+scenario file is checked against, and what --rewrite writes, is always
+every line. CACHELAB_TERM_WIDTH=N wraps at N columns (0: not at all)
+whether or not stdout is a terminal.
+
 A scenario file must be a regular file of at most 1 MiB: a named pipe, a
 directory or a device is refused.
 
@@ -92,8 +103,11 @@ file:line.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := &outcome{began: m.Now(), scenario: args[0]}
-			p := m.newPrinter(o)
-			err := m.etcdFromEnv(cmd, &o.etcd)
+			style, err := m.textStyle(o)
+			p := m.newPrinter(o, style)
+			if err == nil {
+				err = m.etcdFromEnv(cmd, &o.etcd)
+			}
 			if err != nil {
 				err = usage(err)
 			} else {
@@ -121,6 +135,11 @@ file:line.`,
 		"transform, pop, indexer, handler or handler/<name>, synced, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
 		"in particular: faults, requests, a relist that names it): text and mermaid")
+	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's lines of one layer and kind that number over %d "+
+		"show as their first %d and a line that counts the rest (text only; what a scenario file is checked against, and what --rewrite writes, is always every line)",
+		summaryLimit, trace.SummaryHead))
+	f.Var(&o.progress, "progress", "draw a progress line on stderr during long steps: auto (when stderr is a terminal), always, never")
+	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
@@ -213,7 +232,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
-	ran, outputs, err := m.steps(ctx, ses, sc, o.step, check, o.rewrite, p)
+	ran, outputs, err := m.steps(ctx, ses, sc, o, check, p)
 	out.ran = ran
 	if err != nil {
 		return err
@@ -259,15 +278,18 @@ func openFailed(ctx context.Context, ses session, err error, external bool) erro
 // steps carries out the scenario's steps in order and prints each one. It
 // stops at the first divergence or failure (an error), at the first step
 // that printed something other than the file expects (when check is set),
-// when ctx is cancelled, or when the user stops it at a --step pause, and
-// returns how many steps ran and, if keep is set (--rewrite), what each
-// printed.
-func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, pausing, check, keep bool, p *printer) (int, []string, error) {
+// when ctx is cancelled, or when the user stops it at a --step pause
+// (o.step), and returns how many steps ran and, with --rewrite, what each
+// printed. While a step runs, a progress line may show on stderr.
+func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, o *runOptions, check bool, p *printer) (int, []string, error) {
+	pausing, keep := o.step, o.rewrite
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
 	var outputs []string
 	for i, st := range sc.Steps {
+		end := m.startProgress(o, ses, i+1, st.Cmd)
 		sr, err := ses.Step(st)
+		end()
 		switch {
 		case ctx.Err() != nil:
 			return i, outputs, atStep(stopped(ctx, fmt.Sprintf("at step %d of %d (%s)", i+1, total, sc.Pos(st))), trace.FailInterrupted, i+1, sc, st)

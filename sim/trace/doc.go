@@ -40,6 +40,17 @@
 // Align prints client-go's batches in cachelab's order when the two
 // agree, so that a trace with both sides is also the same on every run.
 //
+// # Text for people
+//
+// Format and StepOutput write every event on its own line: that is what a
+// scenario file's expected output holds and is compared with. WriteStep,
+// for a person, can also fit a step to a screen (TextStyle): a group of
+// more than Summarize lines of one layer and kind shows its first
+// SummaryHead and a line that counts the rest and their objects, a line
+// of more words than that shows its first LongLineWords, and with Width
+// each line wraps at spaces, continuing under the text after the layer
+// column (Wrap). A 10,000-object start is then some 30 lines, not 50,000.
+//
 // # JSON
 //
 // --output json writes a run as JSON lines (JSONWriter): a header record,

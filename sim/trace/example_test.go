@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -31,4 +32,31 @@ func ExampleJSONWriter() {
 	// {"record":"step","step":2,"pos":"x.txt:7","cmd":"start","agree":false,"diverged":"handler/h1","diff":"-OnAdd ns0/a\n"}
 	// {"record":"error","schema":2,"kind":"divergence","step":2,"pos":"x.txt:7","cmd":"start","layer":"handler/h1","message":"client-go differs"}
 	// {"record":"summary","schema":2,"scenario":"x","verdict":"diverged","exit":1,"stepsRun":2,"stepsTotal":3,"clock":"1m30s","clockMs":90000,"events":{"cachelab":{"handler/h1":1},"world":{"etcd":1}},"wallTimeMs":0}
+}
+
+// A step shown to a person on a 60-column terminal: the handler's 12
+// calls, over the limit of 8, are shown as their first five and a line
+// that counts the rest; the long etcd line wraps under its text.
+func ExampleWriteStep() {
+	sr := trace.StepResult{Index: 2, Pos: "x.txt:7", Cmd: "start",
+		World: []trace.Event{{Layer: trace.LayerEtcd, Kind: trace.KindWorld, Detail: "created 12 objects bulk/obj-01..bulk/obj-12 (etcd at rv 13)"}},
+		Sides: map[string][]trace.Event{trace.Cachelab: nil}}
+	for i := 1; i <= 12; i++ {
+		key := fmt.Sprintf("bulk/obj-%02d", i)
+		sr.Sides[trace.Cachelab] = append(sr.Sides[trace.Cachelab], trace.Event{Layer: "handler/h", Kind: trace.KindCall,
+			Handler: "h", Op: "OnAdd", Key: key, Detail: fmt.Sprintf("%s@%d (initial list)", key, i+1)})
+	}
+	trace.WriteStep(os.Stdout, sr, trace.TextStyle{Impl: trace.Cachelab, Summarize: 8, Width: 60})
+	// Output:
+	// ── step 2: start  (x.txt:7)
+	//   etcd             created 12 objects
+	//                    bulk/obj-01..bulk/obj-12 (etcd at rv 13)
+	//   handler/h        OnAdd    bulk/obj-01@2 (initial list)
+	//   handler/h        OnAdd    bulk/obj-02@3 (initial list)
+	//   handler/h        OnAdd    bulk/obj-03@4 (initial list)
+	//   handler/h        OnAdd    bulk/obj-04@5 (initial list)
+	//   handler/h        OnAdd    bulk/obj-05@6 (initial list)
+	//   handler/h        … 7 more handler/h lines like these (7
+	//                    objects)
+	//   ✓ client-go agrees
 }

@@ -11,7 +11,8 @@ import (
 type Recorder struct {
 	mu    sync.Mutex
 	got   []Event
-	total int // events ever recorded
+	total int          // events ever recorded
+	kinds map[Kind]int // events ever recorded, by kind
 	// Tamper, in tests only, alters each event as it is recorded, to
 	// prove that a difference is reported.
 	Tamper func(*Event)
@@ -31,6 +32,18 @@ func (r *Recorder) Record(e Event) {
 	}
 	r.got = append(r.got, e)
 	r.total++
+	if r.kinds == nil {
+		r.kinds = map[Kind]int{}
+	}
+	r.kinds[e.Kind]++
+}
+
+// Counted is how many events of kind k were ever recorded: a progress
+// line reads it while a step runs.
+func (r *Recorder) Counted(k Kind) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.kinds[k]
 }
 
 // Count is how many events were ever recorded: settling counts a new one

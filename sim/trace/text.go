@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // --- text ---
@@ -15,6 +16,14 @@ type TextStyle struct {
 	// Impl is whose lines to print: "cachelab" (with a mark per step for
 	// client-go's agreement), "client-go", or "both".
 	Impl string
+	// Summarize, when above 0, shows a step's lines of one layer and kind
+	// that number more than it as their first few and a line that counts
+	// the rest (summarize). 0 shows every line.
+	Summarize int
+	// Width, when above 0, wraps each line to that many columns, at
+	// spaces, continuing under the text after the layer column (Wrap).
+	// 0 never wraps.
+	Width int
 }
 
 const layerWidth = 16
@@ -34,14 +43,28 @@ func paint(on bool, code, s string) string {
 // Format renders events as aligned "layer  text" rows, as a scenario
 // file's expected output holds them.
 func Format(events []Event) string {
-	return format(events, false, "")
+	return format(events, TextStyle{}, "")
 }
 
-func format(events []Event, color bool, prefix string) string {
+// minTextWidth is the narrowest the text after the layer column is
+// wrapped to, however narrow the terminal: below it, wrapping would put
+// every word on a line of its own.
+const minTextWidth = 20
+
+func format(events []Event, st TextStyle, prefix string) string {
 	var b strings.Builder
-	for _, e := range events {
-		text := strings.ReplaceAll(e.Text(), "\n", "\n"+prefix+strings.Repeat(" ", layerWidth+1))
-		fmt.Fprintf(&b, "%s%s %s\n", prefix, paint(color, layerColor[e.Base()], fmt.Sprintf("%-*s", layerWidth, e.Layer)), text)
+	indent := "\n" + prefix + strings.Repeat(" ", layerWidth+1)
+	width := 0
+	if st.Width > 0 {
+		width = max(st.Width-len(prefix)-layerWidth-1, minTextWidth)
+	}
+	for _, r := range summarize(events, st.Summarize) {
+		var lines []string
+		for _, l := range strings.Split(r.text(), "\n") {
+			lines = append(lines, Wrap(l, width)...)
+		}
+		layer := fmt.Sprintf("%-*s", layerWidth, r.event.Layer)
+		fmt.Fprintf(&b, "%s%s %s\n", prefix, paint(st.Color, layerColor[r.event.Base()], layer), strings.Join(lines, indent))
 	}
 	return b.String()
 }
@@ -67,18 +90,22 @@ func WriteHeader(w io.Writer, h Header) {
 // WriteStep prints one step for people.
 func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
 	head := fmt.Sprintf("── step %d: %s", sr.Index, sr.Cmd)
-	fmt.Fprintf(w, "\n%s  %s\n", paint(st.Color, "1", head), paint(st.Color, "2", "("+sr.Pos+")"))
-	world := format(sr.World, st.Color, "  ")
+	sep := "  " // before the step's file:line; on a line of its own if the heading would not fit
+	if st.Width > 0 && utf8.RuneCountInString(head)+len(sep)+len(sr.Pos)+2 > st.Width {
+		sep = "\n   "
+	}
+	fmt.Fprintf(w, "\n%s%s%s\n", paint(st.Color, "1", head), sep, paint(st.Color, "2", "("+sr.Pos+")"))
+	world := format(sr.World, st, "  ")
 	switch {
 	case st.Impl == "both" || sr.Divergence != nil:
 		fmt.Fprint(w, world)
 		for _, impl := range []string{Cachelab, ClientGo} {
 			fmt.Fprintf(w, "  %s\n", paint(st.Color, "1", "["+impl+"]"))
-			fmt.Fprint(w, format(sr.Sides[impl], st.Color, "    "))
+			fmt.Fprint(w, format(sr.Sides[impl], st, "    "))
 		}
 	default:
 		fmt.Fprint(w, world)
-		fmt.Fprint(w, format(sr.Sides[st.Impl], st.Color, "  "))
+		fmt.Fprint(w, format(sr.Sides[st.Impl], st, "  "))
 	}
 	if d := sr.Divergence; d != nil {
 		fmt.Fprintf(w, "  %s\n", paint(st.Color, "1;31", fmt.Sprintf("✗ client-go differs in layer %q (-cachelab +client-go):", d.Layer)))

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"golang.org/x/term"
+	"k8s.io/utils/clock"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// How the text trace fits a person: what is summarized, how wide lines
+// are, and whether a long step shows its progress. None of it changes
+// what a scenario file is checked against or what --rewrite writes
+// (trace.StepOutput: every line, unwrapped).
+
+// summaryLimit is how many lines of one layer and kind a step shows
+// before it summarizes them (trace.TextStyle.Summarize), unless --full.
+// A 10,000-object start has groups of 10,000; no built-in scenario but
+// list-pages (501 objects) has a group over 100.
+const summaryLimit = 100
+
+// envTermWidth, when set to a number of columns, is the terminal width
+// the text trace is wrapped to, whether or not stdout is a terminal (0:
+// no wrapping). It is for tests, which cannot give a run a terminal of a
+// chosen size, and for a terminal that does not say its size.
+const envTermWidth = "CACHELAB_TERM_WIDTH"
+
+// width is the column to wrap the text trace at: $CACHELAB_TERM_WIDTH,
+// else stdout's width when it is a terminal, else 0 (no wrapping: a file
+// or a pipe gets each line whole, for grep).
+func (m *Main) width() (int, error) {
+	if s := m.Getenv(envTermWidth); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("$%s=%q: want a number of columns, such as 80", envTermWidth, s)
+		}
+		return n, nil
+	}
+	return m.termWidth(m.Stdout), nil
+}
+
+// termWidth is a terminal stream's width in columns, or 0.
+func (m *Main) termWidth(stream any) int {
+	f, ok := stream.(interface{ Fd() uintptr })
+	if !ok || !m.IsTerminal(stream) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
+// showProgress reports whether long steps draw a progress line on stderr:
+// --progress always or never, or by default (auto) when stderr is a
+// terminal. (--progress is hidden: it is there for tests, which have no
+// terminal for stderr.)
+func (m *Main) showProgress(o *runOptions) bool {
+	switch o.progress.value {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return m.IsTerminal(m.Stderr)
+}
+
+// textStyle is how the text trace looks.
+func (m *Main) textStyle(o *runOptions) (trace.TextStyle, error) {
+	st := trace.TextStyle{Color: m.color(), Impl: o.impl.value}
+	if !o.full {
+		st.Summarize = summaryLimit
+	}
+	w, err := m.width()
+	st.Width = w
+	return st, err
+}
+
+// startProgress starts step n's progress line, if there is to be one
+// (showProgress), and returns the func that erases it.
+func (m *Main) startProgress(o *runOptions, ses session, n int, cmd string) (end func()) {
+	if !m.showProgress(o) {
+		return func() {}
+	}
+	newTicker := m.NewTicker
+	if newTicker == nil { // a Main not made by NewMain
+		newTicker = clock.RealClock{}.NewTicker
+	}
+	return startProgress(m.Stderr, newTicker(progressEvery), m.termWidth(m.Stderr), ses.Progress, n, cmd)
+}

@@ -1,0 +1,160 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// --- fitting a text trace to a person ---
+//
+// A step of a 10,000-object run has tens of thousands of lines, most of
+// them the same line about another object; a narrow terminal breaks long
+// lines wherever its edge falls. Both fixes below change only what is
+// shown: StepOutput, which a scenario file's expected output is compared
+// with and --rewrite writes, never summarizes or wraps.
+
+// SummaryHead is how many lines of a summarized group are shown before
+// the line that counts the rest.
+const SummaryHead = 5
+
+// group is a layer and a kind: the lines a summary treats as alike.
+type group struct {
+	layer string
+	kind  Kind
+}
+
+// summarize returns the rows to print for events: every event, unless a
+// group (layer and kind) has more than limit of them; such a group keeps
+// its first SummaryHead events, and in place of the next one a row that
+// counts the rest and the objects they are about; and a line of more
+// than limit words keeps its first LongLineWords (clipWords). limit 0
+// keeps every event whole.
+func summarize(events []Event, limit int) []row {
+	rows := make([]row, 0, len(events))
+	if limit <= 0 {
+		for _, e := range events {
+			rows = append(rows, row{event: e})
+		}
+		return rows
+	}
+	total := map[group]int{}
+	objects := map[group]map[string]bool{}
+	for _, e := range events {
+		g := group{e.Layer, e.Kind}
+		if total[g]++; e.Key != "" && total[g] > SummaryHead {
+			if objects[g] == nil {
+				objects[g] = map[string]bool{}
+			}
+			objects[g][e.Key] = true
+		}
+	}
+	seen := map[group]int{}
+	for _, e := range events {
+		g := group{e.Layer, e.Kind}
+		seen[g]++
+		switch n := seen[g]; {
+		case total[g] <= limit || n <= SummaryHead:
+			rows = append(rows, row{event: e, shown: clipWords(e.Text(), limit)})
+		case n == SummaryHead+1:
+			rows = append(rows, row{event: e, shown: summaryLine(e.Layer, total[g]-SummaryHead, len(objects[g]))})
+		}
+	}
+	return rows
+}
+
+// row is one line of a step as shown: an event, its text as shown (cut
+// by clipWords), or in its place a summary of it and the lines like it.
+type row struct {
+	event Event
+	shown string // "": the event's own text
+}
+
+func (r row) text() string {
+	if r.shown != "" {
+		return r.shown
+	}
+	return r.event.Text()
+}
+
+// LongLineWords is how many words of a summarized line are shown when it
+// has more than the summary limit: a ReplacedAll of 10,000 objects is
+// one line of 10,000 words.
+const LongLineWords = 20
+
+// clipWords cuts text after its first LongLineWords words if it has more
+// than limit, and says how many it left out.
+func clipWords(text string, limit int) string {
+	if limit <= 0 || strings.Count(text, " ") < limit {
+		return text
+	}
+	words := strings.Fields(text)
+	if len(words) <= limit {
+		return text
+	}
+	return strings.Join(words[:LongLineWords], " ") + " … " + Thousands(len(words)-LongLineWords) + " more words"
+}
+
+// summaryLine is "… 9,995 more watch lines like these (9,995 objects)".
+func summaryLine(layer string, more, objects int) string {
+	s := fmt.Sprintf("… %s more %s lines like these", Thousands(more), layer)
+	switch objects {
+	case 0:
+		return s
+	case 1:
+		return s + " (1 object)"
+	}
+	return s + " (" + Thousands(objects) + " objects)"
+}
+
+// thousands writes n with a comma between each group of three digits.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Wrap breaks text into lines of at most width runes, at spaces only,
+// and returns them; a word longer than width is a line of its own, whole
+// (never broken mid-word). A width of 0 or less, or one line of text
+// that fits, comes back as it is. Runs of spaces inside a line are kept
+// (they align columns); the spaces a line is broken at are dropped.
+func Wrap(text string, width int) []string {
+	if width <= 0 || utf8.RuneCountInString(text) <= width {
+		return []string{text}
+	}
+	var lines []string
+	line := ""
+	for _, word := range splitKeepingRuns(text) {
+		switch {
+		case line == "":
+			line = strings.TrimLeft(word, " ")
+		case utf8.RuneCountInString(line+word) <= width:
+			line += word
+		default:
+			lines = append(lines, line)
+			line = strings.TrimLeft(word, " ")
+		}
+	}
+	return append(lines, line)
+}
+
+// splitKeepingRuns cuts text before each word, so that every piece but
+// the first is the spaces before a word and the word: "OnAdd    a@2 b"
+// is "OnAdd", "    a@2", " b".
+func splitKeepingRuns(text string) []string {
+	var pieces []string
+	start := 0
+	for i := 1; i < len(text); i++ {
+		if text[i] == ' ' && text[i-1] != ' ' {
+			pieces = append(pieces, text[start:i])
+			start = i
+		}
+	}
+	return append(pieces, text[start:])
+}

@@ -1,0 +1,116 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		text  string
+		width int
+		want  []string
+	}{
+		{"no width", "a b c", 0, []string{"a b c"}},
+		{"fits", "a b c", 5, []string{"a b c"}},
+		{"at a space", "OnAdd bulk/obj-1@2 (initial list)", 20, []string{"OnAdd bulk/obj-1@2", "(initial list)"}},
+		{"never mid-word", "w1 ADDED averyveryverylongname@2 x", 10, []string{"w1 ADDED", "averyveryverylongname@2", "x"}},
+		{"column spaces kept", "OnAdd    ns0/a@2 -> ns0/a@4 labels=app=api", 30, []string{"OnAdd    ns0/a@2 -> ns0/a@4", "labels=app=api"}},
+		{"break drops the run", "aaaa    bbbb", 6, []string{"aaaa", "bbbb"}},
+		{"runes, not bytes", "… 9,995 more watch lines", 12, []string{"… 9,995 more", "watch lines"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Wrap(tc.text, tc.width)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Wrap(%q, %d) (-want +got):\n%s", tc.text, tc.width, diff)
+			}
+			// Nothing is lost but the spaces lines were broken at.
+			if strings.Join(strings.Fields(strings.Join(got, " ")), " ") != strings.Join(strings.Fields(tc.text), " ") {
+				t.Errorf("Wrap(%q) lost words: %q", tc.text, got)
+			}
+		})
+	}
+}
+
+// bulkCall is a handler call of h on bulk/obj-i.
+func bulkCall(i int) Event {
+	return Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnAdd", Key: fmt.Sprintf("bulk/obj-%03d", i), Detail: fmt.Sprintf("bulk/obj-%03d@%d", i, i+1)}
+}
+
+// bulkCalls is bulkCall(from)..bulkCall(to).
+func bulkCalls(from, to int) []Event {
+	var es []Event
+	for i := from; i <= to; i++ {
+		es = append(es, bulkCall(i))
+	}
+	return es
+}
+
+func TestSummarize(t *testing.T) {
+	synced := Event{Layer: LayerSynced, Kind: KindSynced, Detail: "informer HasSynced=true"}
+	for _, tc := range []struct {
+		name   string
+		events []Event
+		limit  int
+		want   []string
+	}{
+		{"off", bulkCalls(1, 8), 0, texts(bulkCalls(1, 8))},
+		{"at the limit", bulkCalls(1, 8), 8, texts(bulkCalls(1, 8))},
+		{"over it", append(bulkCalls(1, 9), synced), 8, append(texts(bulkCalls(1, 5)),
+			"… 4 more handler/h lines like these (4 objects)", synced.Text())},
+		{"one object many times", append(bulkCalls(1, 5), bulkCall(6), bulkCall(6), bulkCall(6)), 7, append(texts(bulkCalls(1, 5)),
+			"… 3 more handler/h lines like these (1 object)")},
+		{"a small group stays whole", append(append(bulkCalls(1, 10), synced), synced), 8, append(texts(bulkCalls(1, 5)),
+			"… 5 more handler/h lines like these (5 objects)", synced.Text(), synced.Text())},
+		{"no objects", []Event{synced, synced, synced, synced, synced, synced, synced}, 6, append(texts([]Event{synced, synced, synced, synced, synced}),
+			"… 2 more synced lines like these")},
+		{"a long line", []Event{{Layer: LayerPop, Kind: KindPop, Op: "ReplacedAll", Detail: strings.Repeat("a ", 30) + "z"}}, 25,
+			[]string{"ReplacedAll " + strings.TrimSpace(strings.Repeat("a ", 19)) + " … 12 more words"}},
+		{"thousands", bulkCalls(1, 10005), 100, append(texts(bulkCalls(1, 5)), "… 10,000 more handler/h lines like these (10,000 objects)")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, r := range summarize(tc.events, tc.limit) {
+				got = append(got, r.text())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("summarize (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// texts is each event's text.
+func texts(es []Event) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Text())
+	}
+	return out
+}
+
+// What a scenario file is compared with is every line, unwrapped, however
+// the step is shown.
+func TestStepOutputIsWhole(t *testing.T) {
+	sr := StepResult{Index: 1, Cmd: "start", Sides: map[string][]Event{Cachelab: bulkCalls(1, 500)}}
+	if got := strings.Count(StepOutput(sr), "\n"); got != 500 {
+		t.Errorf("StepOutput has %d lines, want 500", got)
+	}
+	var b strings.Builder
+	WriteStep(&b, sr, TextStyle{Impl: Cachelab, Summarize: 100})
+	if got := strings.Count(b.String(), "\n"); got > 10 {
+		t.Errorf("WriteStep summarized has %d lines, want at most 10:\n%s", got, b.String())
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
