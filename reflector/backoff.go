@@ -43,6 +43,20 @@ func NewBackoff(c clock.PassiveClock, uniform func() float64) *Backoff {
 	return &Backoff{clock: c, uniform: uniform, next: backoffInitial, lastReset: c.Now()}
 }
 
+// SameStep reports whether delays a and b can be draws of one step of the
+// sequence: both in [base, 2·base) for one of its bases. (The capped
+// step's window, [30 s, 60 s), overlaps the one before it.)
+func SameStep(a, b time.Duration) bool {
+	for base := backoffInitial; ; base = min(2*base, backoffCap) {
+		if a >= base && a < 2*base && b >= base && b < 2*base {
+			return true
+		}
+		if base == backoffCap {
+			return false
+		}
+	}
+}
+
 // Next returns the next delay to wait.
 func (b *Backoff) Next() time.Duration {
 	b.mu.Lock()

@@ -266,17 +266,28 @@ func etcdCluster(r *runner, a args) error {
 	return nil
 }
 
-func etcdStopMember(r *runner, a args) error {
-	cl, err := r.clustered("etcd-stop-member")
+// member checks a member lever's argument: the run is on a cluster, and
+// the member it names exists and is up (up) or stopped (!up); otherwise
+// is how the member is when it is not as the lever needs it.
+func (r *runner) member(cmd string, a args, up bool, otherwise string) (*clusterState, int, error) {
+	cl, err := r.clustered(cmd)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	i, err := r.memberIndex(a.pos[0])
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	if !r.etcd.MemberRunning(i) {
-		return fmt.Errorf("member %s is stopped already", a.pos[0])
+	if r.etcd.MemberRunning(i) != up {
+		return nil, 0, fmt.Errorf("member %s %s", a.pos[0], otherwise)
+	}
+	return cl, i, nil
+}
+
+func etcdStopMember(r *runner, a args) error {
+	cl, i, err := r.member("etcd-stop-member", a, true, "is stopped already")
+	if err != nil {
+		return err
 	}
 	ctx, cancel := r.clusterCtx()
 	defer cancel()
@@ -358,16 +369,9 @@ func etcdStopMember(r *runner, a args) error {
 }
 
 func etcdStartMember(r *runner, a args) error {
-	cl, err := r.clustered("etcd-start-member")
+	cl, i, err := r.member("etcd-start-member", a, false, "runs already")
 	if err != nil {
 		return err
-	}
-	i, err := r.memberIndex(a.pos[0])
-	if err != nil {
-		return err
-	}
-	if r.etcd.MemberRunning(i) {
-		return fmt.Errorf("member %s runs already", a.pos[0])
 	}
 	ctx, cancel := r.clusterCtx()
 	defer cancel()
@@ -407,16 +411,9 @@ func etcdStartMember(r *runner, a args) error {
 }
 
 func etcdMoveLeader(r *runner, a args) error {
-	cl, err := r.clustered("etcd-move-leader")
+	cl, i, err := r.member("etcd-move-leader", a, true, "is stopped: it cannot lead")
 	if err != nil {
 		return err
-	}
-	i, err := r.memberIndex(a.pos[0])
-	if err != nil {
-		return err
-	}
-	if !r.etcd.MemberRunning(i) {
-		return fmt.Errorf("member %s is stopped: it cannot lead", a.pos[0])
 	}
 	ctx, cancel := r.clusterCtx()
 	defer cancel()

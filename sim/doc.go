@@ -126,7 +126,10 @@
 // (watch-cache-etcd-member-down); a leader stopped
 // hands its leadership to the first member still up (etcd's own shutdown
 // would pick the member connected to it longest), so every run has the same
-// leader (clusterlevers.go).
+// leader (clusterlevers.go). A follower applies the leader's writes a moment
+// later, so settling and the progress lever ask a member for progress only
+// once it has applied etcd's revision: its bookmark then says that
+// revision on every run (memberApplied).
 //
 // # How a step runs
 //

@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 	"time"
+
+	"github.com/cachelab/cachelab/reflector"
 )
 
 // backoffJitter gives client-go's re-watch backoffs cachelab's jitter.
@@ -62,7 +64,7 @@ func (j *backoffJitter) forClientGo(d time.Duration, stopped <-chan struct{}) ti
 		if n < len(j.cachelab) {
 			theirs := j.cachelab[n]
 			j.mu.Unlock()
-			if sameBackoffStep(d, theirs) {
+			if reflector.SameStep(d, theirs) {
 				return theirs
 			}
 			return d
@@ -77,19 +79,4 @@ func (j *backoffJitter) forClientGo(d time.Duration, stopped <-chan struct{}) ti
 			return d
 		}
 	}
-}
-
-// backoffSteps are the sequence's base delays (F6); each is jittered
-// into [d, 2d).
-var backoffSteps = []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond,
-	6400 * time.Millisecond, 12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second}
-
-// sameBackoffStep reports whether a and b can be draws of one step.
-func sameBackoffStep(a, b time.Duration) bool {
-	for _, d := range backoffSteps {
-		if a >= d && a < 2*d && b >= d && b < 2*d {
-			return true
-		}
-	}
-	return false
 }

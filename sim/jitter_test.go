@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/cachelab/cachelab/reflector"
 )
 
 // client-go's n-th re-watch backoff waits cachelab's n-th draw when both
@@ -49,8 +51,8 @@ func TestSameBackoffStep(t *testing.T) {
 		{26 * time.Second, 50 * time.Second, true}, // 25.6s's step
 		{700 * time.Millisecond, 700 * time.Millisecond, false},
 	} {
-		if got := sameBackoffStep(c.a, c.b); got != c.want {
-			t.Errorf("sameBackoffStep(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		if got := reflector.SameStep(c.a, c.b); got != c.want {
+			t.Errorf("reflector.SameStep(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
