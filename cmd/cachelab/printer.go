@@ -9,9 +9,12 @@ import (
 	"github.com/cachelab/cachelab/sim/trace/mermaid"
 )
 
-// printer writes a run's trace as it happens: text for people, or JSON
-// lines (a header record, then each step's lines and verdict, and at the
-// end (failure.go) an error record if the run failed, and a summary).
+// printer writes a run's trace: as it happens, text for people (with
+// --output html=FILE, also kept for the page written at the end, html.go)
+// or JSON lines (a header record, then each step's lines and verdict, and
+// at the end (failure.go) an error record if the run failed, and a
+// summary); or, with --output mermaid, kept for the diagram drawn at the
+// end (mermaid.go).
 type printer struct {
 	w      *errWriter
 	jw     *trace.JSONWriter // nil for text
