@@ -59,6 +59,23 @@ type Options struct {
 	StalenessGuard bool
 	// Trace, if set, hears every step (see Event).
 	Trace func(Event)
+	// SkipForget is a teaching switch that reproduces a common bug: on
+	// success the loop does not call Forget, so the key's failures are
+	// never forgotten and its next failure backs off from where the last
+	// one stopped, longer every time (K3). Never set it in a real
+	// controller.
+	SkipForget bool
+	// Manual makes the queue's delays wait for the caller: a key given
+	// AddAfter or AddRateLimited is added once Flush is called at or
+	// after its time (workqueue.Options.Manual). For a simulator that
+	// steps the loop with ProcessNextWorkItem on a fake clock; Run never
+	// flushes.
+	Manual bool
+	// WrapHandler, if set, stands between the informer and the
+	// controller's handler: the informer is given WrapHandler(h). A
+	// simulator uses it to see each call, or to hold calls and hand
+	// them on later.
+	WrapHandler func(informer.ResourceEventHandler) informer.ResourceEventHandler
 }
 
 // Controller is the loop between an informer and a reconcile function:
@@ -76,6 +93,7 @@ type Controller struct {
 	workers   int
 	guard     *guard // nil when the guard is off
 	trace     func(Event)
+	noForget  bool // Options.SkipForget
 }
 
 // New builds a controller and registers its handler with the informer,
@@ -87,7 +105,8 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	if opts.Informer == nil {
 		return nil, ErrNoInformer
 	}
-	c := &Controller{informer: opts.Informer, reconcile: opts.Reconcile, workers: max(opts.Workers, 1), trace: opts.Trace}
+	c := &Controller{informer: opts.Informer, reconcile: opts.Reconcile, workers: max(opts.Workers, 1), trace: opts.Trace,
+		noForget: opts.SkipForget}
 	if c.trace == nil {
 		c.trace = func(Event) {}
 	}
@@ -95,11 +114,15 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	if limiter == nil {
 		limiter = defaultLimiter(opts.Clock)
 	}
-	c.queue = workqueue.NewRateLimiting[string](tracedLimiter{limiter, c.trace}, workqueue.Options{Clock: opts.Clock})
+	c.queue = workqueue.NewRateLimiting[string](tracedLimiter{limiter, c.trace}, workqueue.Options{Clock: opts.Clock, Manual: opts.Manual})
 	if opts.StalenessGuard {
 		c.guard = newGuard(opts.Informer.GetIndexer())
 	}
-	reg, err := opts.Informer.AddEventHandler(handler{ctx: ctx, c: c})
+	var h informer.ResourceEventHandler = handler{ctx: ctx, c: c}
+	if opts.WrapHandler != nil {
+		h = opts.WrapHandler(h)
+	}
+	reg, err := opts.Informer.AddEventHandler(h)
 	if err != nil {
 		c.queue.ShutDown()
 		return nil, err
@@ -119,6 +142,11 @@ func defaultLimiter(clk clock.WithTicker) workqueue.RateLimiter[string] {
 		workqueue.NewBucketRateLimiter[string](workqueue.BucketOptions{QPS: 10, Burst: 100, Clock: clk}),
 	)
 }
+
+// Flush adds every key whose delay has passed on the clock to the queue
+// (workqueue.DelayingQueue.Flush) and says how long until the next one is
+// due; with Options.Manual nothing else does.
+func (c *Controller) Flush() (next time.Duration, waiting bool) { return c.queue.Flush() }
 
 // Queue is the controller's workqueue, for tests and simulators that
 // look at it or step the loop by hand (ProcessNextWorkItem).

@@ -63,7 +63,11 @@ func (c *Controller) requeue(key string, res Result, err error) {
 	}
 }
 
+// forget forgets key's failures, unless the loop has the SkipForget bug.
 func (c *Controller) forget(key string) {
+	if c.noForget {
+		return
+	}
 	c.queue.Forget(key)
 	c.trace(Event{Kind: Forget, Key: key})
 }

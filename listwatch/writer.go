@@ -213,6 +213,11 @@ func (w *Writer) read(ctx context.Context, key, name string) (*unstructured.Unst
 	return obj, kv.ModRevision, nil
 }
 
+// ConflictError is the error Update returns when its precondition fails:
+// kube-apiserver's 409 Conflict for the named object. A caller that
+// decides a write before making it (a simulator) says the same.
+func (w *Writer) ConflictError(name string) error { return w.conflict(name) }
+
 func (w *Writer) conflict(name string) error {
 	return apierrors.NewConflict(w.res.GroupResource(), name, errors.New(OptimisticLockErrorMsg))
 }
