@@ -67,6 +67,8 @@ const (
 	KindLog       Kind = "log"       // log: a line the informer logged
 	KindShow      Kind = "show"      // show: a show command's output
 	KindQueue     Kind = "queue"     // queue: what cachelab's queue holds
+	KindWorkqueue Kind = "workqueue" // workqueue: one operation on a controller's queue (Op: add, coalesce, get, requeue, after, forget, done; Key)
+	KindReconcile Kind = "reconcile" // reconcile: one reconcile and its result, or the guard holding it back (Op: reconcile, stale; Key)
 	KindNote      Kind = "note"      // note: an invariant note or an explanation
 )
 
@@ -76,7 +78,7 @@ const (
 func (e Event) Text() string {
 	switch {
 	case e.Op == "":
-	case e.Kind == KindCall, e.Kind == KindPop:
+	case e.Kind == KindCall, e.Kind == KindPop, e.Kind == KindWorkqueue, e.Kind == KindReconcile:
 		return fmt.Sprintf("%-8s %s", e.Op, e.Detail)
 	case e.Kind == KindStore:
 		return fmt.Sprintf("%-6s %s", e.Op, e.Detail)

@@ -19,17 +19,25 @@ const (
 	LayerIndexer   = "indexer"   // both: what the step changed in the indexer
 	LayerHandler   = "handler"   // both: each handler's calls (the layer is "handler/<name>")
 	LayerSynced    = "synced"    // both: HasSynced turning true
+	LayerWorkqueue = "workqueue" // both: a controller's workqueue (start-controller): keys added, coalesced, taken, requeued, forgotten, done
+	LayerReconcile = "reconcile" // both: a controller's reconciles: the key, what it read from the cache, what it returned
 	LayerShow      = "show"      // a show command's output
 	LayerQueue     = "queue"     // cachelab: what its queue holds (client-go's cannot be seen)
 	LayerNote      = "note"      // invariant notes and explanations
 )
 
 var layerOrder = []string{LayerEtcd, LayerCache, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
-	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerShow, LayerQueue, LayerNote}
+	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerQueue, LayerNote}
 
-// Rank orders layers in a step's output: the order a change travels.
+// Rank orders layers in a step's output: the order a change travels. A
+// controller's workqueue and reconcile lines share a rank, so that they
+// print interleaved, in the order they happened (get, reconcile,
+// requeue, done); each is still compared on its own.
 func Rank(layer string) int {
 	base, _, _ := strings.Cut(layer, "/")
+	if base == LayerReconcile {
+		base = LayerWorkqueue
+	}
 	for i, l := range layerOrder {
 		if l == base {
 			return i
@@ -43,7 +51,7 @@ func Rank(layer string) int {
 // queues itself, so pops are compared too.
 func Compared(layer string, queueWorld bool) bool {
 	switch layer {
-	case LayerLog, LayerRequest, LayerWatch, LayerTransform, LayerIndexer, LayerSynced, LayerShow, LayerNote:
+	case LayerLog, LayerRequest, LayerWatch, LayerTransform, LayerIndexer, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerNote:
 		return true
 	case LayerPop:
 		return queueWorld

@@ -79,7 +79,7 @@ func Arrange(events []Event) []Event {
 		if ra, rb := Rank(a.Layer), Rank(b.Layer); ra != rb {
 			return ra < rb
 		}
-		if a.Layer != b.Layer {
+		if a.Layer != b.Layer && Rank(a.Layer) != Rank(LayerWorkqueue) {
 			return a.Layer < b.Layer
 		}
 		if a.Layer == LayerReflector {
