@@ -191,6 +191,10 @@ func cmdStop(r *runner, a args) error {
 		return nil
 	}
 	var held []string
+	if len(r.ctls) > 0 {
+		r.stopControllers()
+		r.note(trace.LayerSim, "", "controllers stopped: their queues shut down, whatever waited in them dropped")
+	}
 	for _, s := range r.sides {
 		held = s.stop()
 	}
@@ -326,7 +330,7 @@ func (r *runner) advance(d time.Duration) error {
 	if r.cached() && r.cfg != nil && !r.stopped {
 		step = time.Second
 	}
-	for left := d; left > 0; left -= step {
+	for left := d; left > 0; {
 		if err := r.waitResyncArmed(); err != nil {
 			return err
 		}
@@ -334,17 +338,34 @@ func (r *runner) advance(d time.Duration) error {
 		if len(r.sides) > 0 && r.sides[0].conn != nil {
 			until = r.sides[0].conn.ParkedUntil()
 		}
-		r.clock.Step(min(step, left))
+		// Time stops where a controller's delayed key is due, and the
+		// controllers reconcile then (controllers.go).
+		chunk := min(step, left)
+		due, waiting := r.ctlDue()
+		keyDue := waiting && due <= chunk
+		if keyDue {
+			chunk = due
+		}
+		r.clock.Step(chunk)
+		left -= chunk
 		for i, s := range r.sides {
 			// A reflector waiting on the clock moves on. Within an
 			// advance only cachelab's backoff is known: client-go's,
 			// drawn from the same range by an unseeded source, may end
 			// a second later, and its next request unparks it.
-			if s.conn != nil && (i == 0 || left <= step) {
+			if s.conn != nil && (i == 0 || left <= 0) {
 				s.conn.Unpark(until)
 			}
 		}
-		if left > step {
+		switch {
+		case keyDue && left > 0:
+			if err := r.settle(); err != nil {
+				return err
+			}
+			if err := r.reconcileAll(); err != nil {
+				return err
+			}
+		case left > 0 && chunk == step && r.cached() && r.cfg != nil && !r.stopped:
 			if err := r.settleSecond(); err != nil {
 				return err
 			}
@@ -424,6 +445,12 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 		}
 	case "metrics":
 		r.showMetrics(s, add)
+	case "workqueue":
+		if s.ctl == nil {
+			add("(no controller)")
+			return
+		}
+		s.ctl.showWorkqueue(add)
 	case "synced":
 		for _, n := range syncedNames(sn) {
 			add(fmt.Sprintf("%s HasSynced=%t", n, sn.Synced[n]))

@@ -294,7 +294,25 @@ func init() {
 		// Looking.
 		// show's argument is checked when the file is read (check); its
 		// lines are added once the step has settled (runner.show).
-		"show": {usage: "show store|queue|handlers|requests|synced|metrics", help: "print what one part holds now (metrics: what a scrape of the informer's metrics would read)", minPos: 1, maxPos: 1,
+		// The controllers.
+		"start-controller": {usage: "start-controller [workers=<n>] [writes] [guard] [skip-forget]",
+			help: "put a controller on each running informer: handlers queue keys on a rate-limiting workqueue, workers reconcile them from the cache " +
+				"(cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
+			values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers)},
+			flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + observedAnnotation + " when it differs (an update with the resourceVersion it read)",
+				"guard":       "the staleness guard: no reconcile while the cache is older than the controller's own last write of the key",
+				"skip-forget": "the bug: success does not call Forget, so the backoff never resets"},
+			run: cmdStartController},
+		"reconcile-fail": {usage: "reconcile-fail <ns/name> [times=<n>] [requeue-after=<duration>]",
+			help:   "the key's next n reconciles return an error (with a requeue-after too, if given: the error wins)",
+			minPos: 1, maxPos: 1, values: map[string]string{"times": fmt.Sprintf("how many reconciles (1-%d, default 1)", maxTimes),
+				"requeue-after": "a delay the failing reconcile also asks for"},
+			run: func(r *runner, a args) error { return cmdScript(r, a, true) }},
+		"reconcile-requeue": {usage: "reconcile-requeue <ns/name> after=<duration> [times=<n>]",
+			help:   "the key's next n reconciles succeed and ask to be requeued after the duration",
+			minPos: 1, maxPos: 1, values: map[string]string{"after": "the requeue-after delay", "times": fmt.Sprintf("how many reconciles (1-%d, default 1)", maxTimes)},
+			run: func(r *runner, a args) error { return cmdScript(r, a, false) }},
+		"show": {usage: "show store|queue|handlers|requests|synced|metrics|workqueue", help: "print what one part holds now (metrics: what a scrape of the informer's metrics would read; workqueue: the controller's queue)", minPos: 1, maxPos: 1,
 			run: func(r *runner, a args) error { return nil }},
 		"settle": {usage: "settle", help: "wait until both informers have processed everything (every step does this; it prints nothing new)",
 			run: func(r *runner, a args) error { return nil }},

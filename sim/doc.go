@@ -39,8 +39,10 @@
 // restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, etcd-cluster,
 // etcd-stop-member, etcd-start-member, etcd-move-leader, advance, resync),
 // on the informers (start, start-queue, stop, add-handler,
-// remove-handler, release, pause, resume), or look (show
-// store|queue|handlers|requests|synced|metrics). CommandHelp lists them.
+// remove-handler, release, pause, resume), on the controllers
+// (start-controller, reconcile-fail, reconcile-requeue), or look (show
+// store|queue|handlers|requests|synced|metrics|workqueue). CommandHelp
+// lists them.
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found
@@ -194,6 +196,32 @@
 // the invariant notes say the indexer cannot be checked (etcd refuses the
 // informer's resourceVersion as too large) or, once etcd reaches it
 // again, how the two differ at one resourceVersion.
+//
+// # Controllers
+//
+// start-controller puts a controller on each running informer: cachelab's
+// controller/ (its handler, its workqueue/ rate-limiting queue, its
+// ProcessNextWorkItem) and the same loop written on client-go's informer
+// and util/workqueue, as sample-controller writes it. The reconcile is
+// one script for both: reconcile-fail and reconcile-requeue say what the
+// next reconciles of a key return, and with "writes" each reconcile
+// records the object's spec.image in an annotation when it differs, an
+// update that carries the resourceVersion it read (a stale read gets 409
+// Conflict). Their steps are two compared layers, workqueue (add,
+// coalesce, get, requeue with the limiter's delay, after, forget, done)
+// and reconcile (what it read from the cache, what it returned, or the
+// staleness guard holding it back); show workqueue prints each queue's
+// ready keys and requeue counts.
+//
+// The workers run at the end of each step, after settling, in rounds
+// until no key is ready (controllers.go says how, and which free choices
+// of client-go it pins): the handler's calls are held and handed on with
+// each map-order batch sorted by key; a round's writes are decided as
+// they are asked for and made once for both sides when the round ends;
+// within an advance the clock stops at each moment a key's delay ends.
+// client-go's delaying queue moves keys on its own goroutine; after every
+// round and every clock step the runner waits until that goroutine is
+// parked, as it does for the watch cache's.
 //
 // # Levers, in any order
 //

@@ -60,21 +60,22 @@ func (g *gen) acceptedStep(text string) string {
 // make most steps ones that Parse accepts and that do something, not a
 // re-implementation of Parse's checks or of the runner.
 type gen struct {
-	rng       *rand.Rand
-	queueMode bool                       // this scenario starts queues (start-queue), which take no handlers
-	cache     bool                       // it runs in the watch-cache world
-	objects   map[string]bool            // keys created and not deleted
-	raw       map[string]bool            // keys put-raw wrote and delete-raw did not remove
-	snapshots map[string]map[string]bool // etcd-snapshot's name -> the objects it saw
-	handlers  map[string]bool            // names added and not removed
-	started   bool                       // start or start-queue ran, and no stop since
-	queue     bool                       // the last start was start-queue
-	resync    bool                       // the last start had a resync period
-	stack     string                     // fixed by the first start: "default" or "classic"
-	steps     int                        // steps written so far
-	cluster   bool                       // the first step was etcd-cluster (3 members)
-	down      [3]bool                    // a cluster's stopped members (m1 is 0)
-	leader    int                        // a cluster's leader
+	rng        *rand.Rand
+	queueMode  bool                       // this scenario starts queues (start-queue), which take no handlers
+	cache      bool                       // it runs in the watch-cache world
+	objects    map[string]bool            // keys created and not deleted
+	raw        map[string]bool            // keys put-raw wrote and delete-raw did not remove
+	snapshots  map[string]map[string]bool // etcd-snapshot's name -> the objects it saw
+	handlers   map[string]bool            // names added and not removed
+	started    bool                       // start or start-queue ran, and no stop since
+	controller bool                       // start-controller ran, and no stop since
+	queue      bool                       // the last start was start-queue
+	resync     bool                       // the last start had a resync period
+	stack      string                     // fixed by the first start: "default" or "classic"
+	steps      int                        // steps written so far
+	cluster    bool                       // the first step was etcd-cluster (3 members)
+	down       [3]bool                    // a cluster's stopped members (m1 is 0)
+	leader     int                        // a cluster's leader
 }
 
 func (g *gen) save() gen {
@@ -137,6 +138,9 @@ var genSteps = map[string]genStep{
 	"resume":            {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
 	"show":              {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
 	"settle":            {always(1), func(*gen) string { return "settle" }},
+	"start-controller":  {func(g *gen) int { return g.unless(g.started && !g.queue && !g.controller, 3, 0) }, (*gen).startController},
+	"reconcile-fail":    {always(1), (*gen).reconcileFail},
+	"reconcile-requeue": {always(1), (*gen).reconcileRequeue},
 	"hold-cache":        {always(2), func(*gen) string { return "hold-cache" }},
 	"release-cache":     {always(2), func(*gen) string { return "release-cache" }},
 	"restart-apiserver": {always(1), func(*gen) string { return "restart-apiserver" }},
@@ -433,8 +437,41 @@ func (g *gen) start(cmd string) string {
 }
 
 func (g *gen) stop() string {
-	g.started, g.queue = false, false
+	g.started, g.queue, g.controller = false, false, false
 	return "stop"
+}
+
+func (g *gen) startController() string {
+	g.controller = true
+	line := "start-controller"
+	if g.maybe(3) {
+		line += " workers=2"
+	}
+	for _, f := range []string{"writes", "guard", "skip-forget"} {
+		if g.maybe(2) {
+			line += " " + f
+		}
+	}
+	return line
+}
+
+func (g *gen) reconcileFail() string {
+	line := "reconcile-fail " + g.pick(genKeys)
+	if g.maybe(2) {
+		line += " times=3"
+	}
+	if g.maybe(3) {
+		line += " requeue-after=" + g.pick(genDurations)
+	}
+	return line
+}
+
+func (g *gen) reconcileRequeue() string {
+	line := "reconcile-requeue " + g.pick(genKeys) + " after=" + g.pick(genDurations)
+	if g.maybe(2) {
+		line += " times=2"
+	}
+	return line
 }
 
 func (g *gen) addHandler() string {

@@ -32,6 +32,7 @@ type replay struct {
 	handlers     map[string]int // registered handler -> line that added it
 
 	started, running bool          // a start ran; no stop since
+	controller       int           // the line of the running controllers' start-controller, or 0
 	queue            bool          // the last start was start-queue
 	resync           time.Duration // the last start's resync period
 	stack            informer.Stack
@@ -124,7 +125,19 @@ func (p *replay) step(st Step, a args) error {
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
-		p.running = false
+		p.running, p.controller = false, 0
+	case "start-controller":
+		switch {
+		case !p.running || p.queue:
+			return fmt.Errorf("start-controller puts a controller on running informers, and none are running here: start them first (with start; start-queue's bare queues have no handlers)")
+		case p.controller != 0:
+			return fmt.Errorf("start-controller: the controllers started on line %d still run; stop stops them with the informers", p.controller)
+		}
+		p.controller = st.Line
+	case "show":
+		if a.pos[0] == "workqueue" && p.controller == 0 {
+			return fmt.Errorf("show workqueue shows the controllers' queues, and none run here: start-controller starts them")
+		}
 	case "add-handler":
 		return p.addHandler(st.Line, a.pos[0])
 	case "remove-handler", "release":

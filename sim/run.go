@@ -104,6 +104,14 @@ type runner struct {
 	// cluster is the etcd cluster's state the levers keep
 	// (clusterlevers.go); nil on a single member.
 	cluster *clusterState
+
+	// The controllers (controllers.go): one per side once
+	// start-controller ran, the reconcile script for every key, and the
+	// writes of the round in progress with etcd's revision before it.
+	ctls        []*ctlSide
+	script      map[string][]outcome
+	roundWrites []ctlWrite
+	roundRev    int64
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -415,6 +423,7 @@ func (r *runner) close() {
 		}
 		r.clock.Step(time.Minute)
 	}
+	r.stopControllers()
 	for _, s := range r.sides {
 		s.stop()
 	}
@@ -463,6 +472,9 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	}
 	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused && !r.stopped {
 		err = r.drain()
+	}
+	if err == nil {
+		err = r.reconcileAll()
 	}
 	if err != nil {
 		if d, ok := err.(*trace.Divergence); ok {

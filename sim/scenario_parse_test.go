@@ -65,9 +65,17 @@ func TestParseErrors(t *testing.T) {
 		{"two stacks", "# s\n\nstart stack=classic\n----\n\nstop\n----\n\nstart stack=default\n----\n", "x.txt:9: start stack=default: this run's stack is classic, fixed by the first start (line 3)"},
 		{"pause informer", "# s\n\nstart\n----\n\npause\n----\n", "x.txt:6: pause works on a queue started with start-queue"},
 		{"release unknown", "# s\n\nrelease h1\n----\n", `x.txt:3: release h1: no handler "h1" is registered here`},
+		{"controller before start", "# s\n\nstart-controller\n----\n", "x.txt:3: start-controller puts a controller on running informers, and none are running here"},
+		{"controller on a queue", "# s\n\nstart-queue\n----\n\nstart-controller\n----\n", "x.txt:6: start-controller puts a controller on running informers"},
+		{"controller twice", "# s\n\nstart\n----\n\nstart-controller\n----\n\nstart-controller writes\n----\n", "x.txt:9: start-controller: the controllers started on line 6 still run"},
+		{"controller after stop", "# s\n\nstart\n----\n\nstart-controller\n----\n\nstop\n----\n\nshow workqueue\n----\n", "x.txt:12: show workqueue shows the controllers' queues, and none run here"},
+		{"workers zero", "# s\n\nstart\n----\n\nstart-controller workers=0\n----\n", "x.txt:6: workers=0: want a count from 1 to 64"},
+		{"requeue without after", "# s\n\nreconcile-requeue ns0/a\n----\n", "x.txt:3: reconcile-requeue needs after=<duration>"},
+		{"requeue bad after", "# s\n\nreconcile-requeue ns0/a after=-1s\n----\n", "x.txt:3: after=-1s: want a positive duration"},
+		{"fail bad key", "# s\n\nreconcile-fail a\n----\n", `x.txt:3: object "a": want namespace/name`},
 		{"stray separator", "# s\n\n----\n", `x.txt:3: "----" with no command before it`},
 		{"unclosed double separator", "# s\n\nstart\n----\n----\nline\n", "x.txt:3: output opened with \"----\" twice"},
-		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced or metrics`},
+		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced, metrics or workqueue`},
 		{"no commands", "# just a comment\n", "x.txt:1: the scenario has no commands"},
 		// A command right after an empty block, with no blank line, would
 		// be read as that step's expected output.

@@ -60,6 +60,7 @@ type side struct {
 	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
 
 	handlers []*handler // in the order added, removed ones included
+	ctl      *ctlSide   // the controller on this side's informer (start-controller), or nil
 	enqueued int        // transform calls: objects that entered the queue
 
 	inf informerOps // nil before start
@@ -238,6 +239,9 @@ func (s *side) snapshot() snapshot {
 	s.mu.Lock()
 	sn.Enqueued = s.enqueued
 	s.mu.Unlock()
+	if s.ctl != nil {
+		sn.Calls[ctlHandlerName] = s.ctl.held.calledTimes()
+	}
 	for _, h := range s.handlers {
 		if h.removed {
 			continue

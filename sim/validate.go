@@ -52,6 +52,9 @@ const (
 	// maxTimes bounds update's times=: each update is its own etcd write
 	// and its own trace line on every layer.
 	maxTimes = 1000
+	// maxWorkers bounds start-controller's workers=: keys reconciled in
+	// one round.
+	maxWorkers = 64
 	// maxPage bounds fail-next's page=: a page is 500 objects, so page
 	// 100 is past any list maxObjects allows.
 	maxPage = 100
@@ -118,7 +121,7 @@ func nameOf(c *command) string { name, _, _ := strings.Cut(c.usage, " "); return
 var posNouns = map[string]string{
 	"create": "object (ns/name)", "delete": "object (ns/name)", "update": "object (ns/name)",
 	"advance": "duration", "delete-raw": "object (ns/name)", "put-raw": "argument (ns/name and text)", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
-	"show": "of store, queue, handlers, requests or synced",
+	"show": "of store, queue, handlers, requests, synced, metrics or workqueue", "reconcile-fail": "object (ns/name)", "reconcile-requeue": "object (ns/name)",
 }
 
 // countError says how many positional arguments c takes and how many
@@ -178,6 +181,14 @@ func checkValue(name, k string, vs []string) error {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxTimes {
 			return bad(fmt.Sprintf("a count from 1 to %d", maxTimes))
 		}
+	case "workers":
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxWorkers {
+			return bad(fmt.Sprintf("a count from 1 to %d", maxWorkers))
+		}
+	case "after", "requeue-after":
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 || d > maxClock {
+			return bad(fmt.Sprintf("a positive duration up to %v, such as 30s", maxClock))
+		}
 	case "page":
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxPage {
 			return bad(fmt.Sprintf("a page number from 1 to %d (1 is the request without a continue token)", maxPage))
@@ -223,11 +234,11 @@ func checkPositional(name, p string) error {
 		}
 	case "show":
 		switch p {
-		case "store", "queue", "handlers", "synced", "requests", "metrics":
+		case "store", "queue", "handlers", "synced", "requests", "metrics", "workqueue":
 		default:
-			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced or metrics", p)
+			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced, metrics or workqueue", p)
 		}
-	case "create", "update", "delete", "delete-raw":
+	case "create", "update", "delete", "delete-raw", "reconcile-fail", "reconcile-requeue":
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)
@@ -252,6 +263,8 @@ func checkTogether(name string, a args) error {
 		// kube-apiserver writes nothing for an update that changes
 		// nothing; a line that asks for no change is a slip.
 		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.pos[0], commands[name].want())
+	case name == "reconcile-requeue" && a.values["after"] == nil:
+		return fmt.Errorf("reconcile-requeue needs after=<duration>, the delay the reconcile asks for; %s", commands[name].want())
 	case name == "fail-next" && a.values["page"] != nil && !hasList:
 		return fmt.Errorf("fail-next page= says which page of a LIST fails, and needs list=<status>; %s", commands[name].want())
 	case name == "put-raw":

@@ -49,6 +49,10 @@ func (ev events) line(e trace.Event) (line, bool) {
 		l.text = note(ev.syncedOver(e.Detail), e.Detail)
 	case trace.KindNote:
 		l.text = note("refl,"+ev.last, clip(e.Detail, 160))
+	case trace.KindWorkqueue:
+		l.text = workqueueLine(e)
+	case trace.KindReconcile:
+		l.text = note("worker", clip(e.Op+" "+e.Detail, 120))
 	default: // show, queue, log: they inspect, nothing moves
 		return line{}, false
 	}
@@ -213,3 +217,19 @@ func clip(s string, n int) string {
 var escaper = strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", "%", "#37;", "\n", " ", "\r", " ")
 
 func escape(s string) string { return escaper.Replace(s) }
+
+// workqueueLine draws a controller's queue operation: keys come from the
+// informer's handler into the queue, go to a worker, and come back.
+func workqueueLine(e trace.Event) string {
+	switch e.Op {
+	case "add":
+		return arrow("idx", "->>", "wq", clip(e.Detail, 80))
+	case "coalesce":
+		return arrow("idx", "-->>", "wq", clip(e.Key+" coalesced", 80))
+	case "get":
+		return arrow("wq", "->>", "worker", "get "+e.Key)
+	case "drop":
+		return note("wq", clip(e.Detail, 80))
+	}
+	return arrow("worker", "->>", "wq", clip(e.Op+" "+e.Detail, 80))
+}

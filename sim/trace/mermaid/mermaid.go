@@ -105,6 +105,7 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 	}
 	d.parts = []participant{{"etcd", "etcd"}, {"api", apiLabel(h.Server)}, {"refl", "reflector"}, {"queue", "queue"}, {"idx", "indexer"}}
 	handlers := map[string]string{}
+	controller := false
 	for i := range r.Steps {
 		sr := f.Step(r.Steps[i])
 		for _, e := range sr.Sides[trace.Cachelab] {
@@ -112,7 +113,11 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 				handlers[name] = handlerID(name, len(handlers))
 				d.parts = append(d.parts, participant{handlers[name], "handler " + name})
 			}
+			controller = controller || e.Layer == trace.LayerWorkqueue || e.Layer == trace.LayerReconcile
 		}
+	}
+	if controller {
+		d.parts = append(d.parts, participant{"wq", "workqueue"}, participant{"worker", "worker (reconcile)"})
 	}
 	d.last = d.parts[len(d.parts)-1].id
 	ev := events{handlers: handlers, last: d.last}

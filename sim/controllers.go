@@ -1,0 +1,611 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cachelab/cachelab/controller"
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// A controller on each side (start-controller): the loop of controller/
+// on cachelab's informer and workqueue, and the same loop on client-go's
+// informer and util/workqueue (ctlclientgo.go), each reconciling keys by
+// one script (the reconcile-* levers), compared after every step in two
+// layers, workqueue and reconcile.
+//
+// A real controller's workers run whenever a key is ready. Here they run
+// in rounds, at the end of each step, once both informers have settled:
+//
+//	settle ─▶ hand the held handler calls on ─▶ flush due delays
+//	   ▲            (add / coalesce lines)             │
+//	   │                                               ▼
+//	apply the round's writes ◀── each side: up to <workers> keys,
+//	  (etcd, then settle)          ProcessNextWorkItem each
+//
+// until no key is ready on either side. Three rules keep that
+// deterministic, each a choice client-go leaves free:
+//
+//   - The handler calls are held (heldCalls) and handed on at the round,
+//     with each batch client-go makes in map order (an initial list, a
+//     resync, a relist's tombstones) sorted by key, as the trace compares
+//     those batches. So both queues get their keys in one order, an order
+//     client-go's informer could have delivered.
+//   - A reconcile's write to etcd is decided when the reconcile makes it
+//     (conflict, not found, or the resourceVersion it will get) and
+//     carried out once, for both sides, when the round ends: neither
+//     informer sees a write before both controllers have read their
+//     caches. The writes of a round go to etcd in the order cachelab's
+//     controller made them; client-go's must be the same writes.
+//   - No event arrives during a round, so a key is never added while a
+//     worker holds it, and a round of n workers is the same as n calls
+//     of ProcessNextWorkItem one after the other.
+//
+// Within an advance, time stops at each moment a key's delay ends (the
+// earliest in cachelab's queue), so a key backing off 5ms, 10ms, 20ms is
+// reconciled at each of those times, not once at the end.
+
+// ctlConfig is what start-controller asked for.
+type ctlConfig struct {
+	workers    int
+	guard      bool // the staleness guard (K7, K8)
+	writes     bool // the reconcile writes status back to etcd
+	skipForget bool // the bug: success does not Forget
+}
+
+// outcome is one scripted reconcile result (reconcile-fail,
+// reconcile-requeue): an error, a requeue-after, or both.
+type outcome struct {
+	fail  bool
+	after time.Duration
+}
+
+// observedAnnotation is what a writing controller keeps up to date: the
+// image it last saw in the object's spec, as a status would.
+const observedAnnotation = "cachelab.dev/observed-image"
+
+// ctlHandlerName stands for the controller's handler in a snapshot's
+// handler call counts: settling holds client-go to cachelab's count. A
+// scenario's handler names cannot contain its parentheses.
+const ctlHandlerName = "(controller)"
+
+// maxRounds bounds the rounds of one step: a controller whose reconciles
+// keep writing never runs out of ready keys.
+const maxRounds = 200
+
+// ctlLoop is one implementation's controller, stepped by the runner.
+type ctlLoop interface {
+	// handler is the controller's own event handler, where held calls
+	// are handed on.
+	handler() eventHandler
+	// ready is the number of keys a worker could take now (Len).
+	ready() int
+	// process is one ProcessNextWorkItem; ready() must be above 0.
+	process(ctx context.Context)
+	// flush makes the keys whose delay has passed ready: next is how
+	// long until the next one is due, if one waits (cachelab's only;
+	// client-go's queue does not tell).
+	flush() (next time.Duration, waiting bool, err error)
+	numRequeues(key string) int
+	// lookup reads the key from the informer's cache, as a Lister does.
+	lookup(key string) (obj any, exists bool, err error)
+	shutdown()
+}
+
+// eventHandler is the method set client-go's and cachelab's handlers
+// share.
+type eventHandler interface {
+	OnAdd(obj any, isInInitialList bool)
+	OnUpdate(oldObj, newObj any)
+	OnDelete(obj any)
+}
+
+// ctlSide is one side's controller and what the trace needs to know.
+type ctlSide struct {
+	impl string
+	rec  *trace.Recorder
+	r    *runner
+	cfg  ctlConfig
+	held *heldCalls
+	loop ctlLoop
+
+	script map[string][]outcome // key -> its next outcomes, in order
+	seen   map[string]bool      // keys ever queued, for show workqueue
+	read   map[string]string    // key -> what its reconcile read
+	// enqueued is the Enqueue the controller's handler reported during
+	// the handed-on call, to write its line once the queue's length
+	// says whether it coalesced.
+	enqueued *controller.Event
+}
+
+func newCtlSide(r *runner, s *side, cfg ctlConfig) *ctlSide {
+	return &ctlSide{impl: s.impl, rec: s.rec, r: r, cfg: cfg, held: &heldCalls{}, script: map[string][]outcome{},
+		seen: map[string]bool{}, read: map[string]string{}}
+}
+
+// event turns a step of the loop, as the implementation reported it,
+// into a trace line.
+func (c *ctlSide) event(e controller.Event) {
+	wq := func(op, detail string) {
+		c.rec.Record(trace.Event{Layer: trace.LayerWorkqueue, Kind: trace.KindWorkqueue, Op: op, Key: e.Key, Detail: detail})
+	}
+	switch e.Kind {
+	case controller.Enqueue, controller.Unkeyable:
+		c.enqueued = &e
+	case controller.Get:
+		wq("get", e.Key)
+	case controller.RateLimited:
+		wq("requeue", fmt.Sprintf("%s in %v (rate-limited)", e.Key, e.Delay))
+	case controller.AddAfter:
+		wq("after", fmt.Sprintf("%s in %v (requeue-after)", e.Key, e.Delay))
+	case controller.Forget:
+		wq("forget", e.Key)
+	case controller.Done:
+		wq("done", e.Key)
+	case controller.Stale:
+		c.rec.Record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "stale", Key: e.Key,
+			Detail: fmt.Sprintf("%s: not reconciled, the cache is older than our last write (%s)", e.Key, e.Detail)})
+	case controller.Reconciled:
+		c.rec.Record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "reconcile", Key: e.Key,
+			Detail: fmt.Sprintf("%s: %s -> %s", e.Key, c.read[e.Key], describeResult(e.Result, e.Err))})
+	}
+}
+
+// describeResult says what a reconcile returned, in trace words.
+func describeResult(res controller.Result, err error) string {
+	var parts []string
+	if res.Wrote != "" {
+		parts = append(parts, "wrote rv "+res.Wrote)
+	}
+	switch {
+	case err != nil && res.RequeueAfter > 0:
+		parts = append(parts, fmt.Sprintf("error %q with requeue-after %v (the error wins)", err, res.RequeueAfter))
+	case err != nil:
+		parts = append(parts, fmt.Sprintf("error %q", err))
+	case res.RequeueAfter > 0:
+		parts = append(parts, fmt.Sprintf("ok, requeue-after %v", res.RequeueAfter))
+	default:
+		parts = append(parts, "ok")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// release hands the held handler calls on to the controller's handler,
+// writing an add or coalesce line for each key it queues.
+func (c *ctlSide) release() {
+	for _, call := range c.held.take() {
+		before := c.loop.ready()
+		c.enqueued = nil
+		h := c.loop.handler()
+		switch call.op {
+		case "add":
+			h.OnAdd(call.obj, call.initial)
+		case "update":
+			h.OnUpdate(call.old, call.obj)
+		case "delete":
+			h.OnDelete(call.obj)
+		}
+		e := c.enqueued
+		if e == nil {
+			continue
+		}
+		ev := trace.Event{Layer: trace.LayerWorkqueue, Kind: trace.KindWorkqueue, Op: "add", Key: e.Key,
+			Detail: fmt.Sprintf("%s (%s)", e.Key, e.Detail)}
+		switch {
+		case e.Kind == controller.Unkeyable:
+			ev.Op, ev.Detail = "drop", "an object without a key ("+e.Detail+")"
+		case c.loop.ready() == before:
+			ev.Op, ev.Detail = "coalesce", ev.Detail+": already queued"
+		}
+		c.seen[e.Key] = true
+		c.rec.Record(ev)
+	}
+}
+
+// reconcile is the reconcile both sides run: read the key from the
+// cache, take the script's next outcome for it, and (start-controller
+// writes) bring the object's observed-image annotation up to date.
+func (c *ctlSide) reconcile(key string) (controller.Result, error) {
+	obj, exists, err := c.loop.lookup(key)
+	switch {
+	case err != nil:
+		c.read[key] = "lister error"
+		return controller.Result{}, err
+	case !exists:
+		c.read[key] = "not in the cache (deleted)"
+	default:
+		c.read[key] = "read " + describeObserved(obj)
+	}
+	var res controller.Result
+	if next := c.script[key]; len(next) > 0 {
+		o := next[0]
+		c.script[key] = next[1:]
+		res.RequeueAfter = o.after
+		if o.fail {
+			return res, fmt.Errorf("scripted failure")
+		}
+	}
+	if !c.cfg.writes || !exists {
+		return res, nil
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return res, fmt.Errorf("the cache holds a %T, not an object", obj)
+	}
+	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
+	if u.GetAnnotations()[observedAnnotation] == image {
+		return res, nil // up to date: level-triggered, nothing to write
+	}
+	rv, err := c.r.ctlWrite(c.impl, u, image)
+	if err != nil {
+		return res, err
+	}
+	res.Wrote = rv
+	return res, nil
+}
+
+// describeObserved names an object with the two fields a writing
+// controller compares.
+func describeObserved(obj any) string {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return trace.Describe(obj)
+	}
+	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
+	observed := u.GetAnnotations()[observedAnnotation]
+	if image == "" {
+		image = "-"
+	}
+	if observed == "" {
+		observed = "-"
+	}
+	return fmt.Sprintf("%s (image %s, observed %s)", trace.Describe(obj), image, observed)
+}
+
+// heldCalls holds the controller's handler calls until the round.
+type heldCalls struct {
+	mu    sync.Mutex
+	calls []heldCall
+	count int // calls ever held: settling holds client-go to cachelab's
+}
+
+type heldCall struct {
+	op       string // add, update, delete
+	old, obj any
+	initial  bool
+}
+
+func (h *heldCalls) hold(c heldCall) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, c)
+	h.count++
+}
+
+func (h *heldCalls) OnAdd(obj any, isInInitialList bool) {
+	h.hold(heldCall{op: "add", obj: obj, initial: isInInitialList})
+}
+func (h *heldCalls) OnUpdate(oldObj, newObj any) {
+	h.hold(heldCall{op: "update", old: oldObj, obj: newObj})
+}
+func (h *heldCalls) OnDelete(obj any) { h.hold(heldCall{op: "delete", obj: obj}) }
+
+func (h *heldCalls) calledTimes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.count
+}
+
+// take returns the held calls and forgets them, each run of a batch that
+// client-go makes in map order sorted by key (trace.Canonical's rule).
+func (h *heldCalls) take() []heldCall {
+	h.mu.Lock()
+	calls := h.calls
+	h.calls = nil
+	h.mu.Unlock()
+	batch := func(c heldCall) trace.Order {
+		switch {
+		case c.op == "add" && c.initial:
+			return trace.OrderInitialList
+		case c.op == "update" && trace.Describe(c.old) == trace.Describe(c.obj) && uidOf(c.old) == uidOf(c.obj):
+			return trace.OrderSameObject
+		case c.op == "delete" && strings.HasPrefix(trace.Describe(c.obj), "DeletedFinalStateUnknown"):
+			return trace.OrderTombstones
+		}
+		return ""
+	}
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if b := batch(calls[i]); b != "" {
+			for j < len(calls) && batch(calls[j]) == b {
+				j++
+			}
+			sort.SliceStable(calls[i:j], func(x, y int) bool {
+				return trace.KeyOf(calls[i+x].obj) < trace.KeyOf(calls[i+y].obj)
+			})
+		}
+		i = j
+	}
+	return calls
+}
+
+// --- the runner's side ---
+
+// ctlWrite is one write a round's reconciles asked for, decided when
+// asked, carried out when the round ends.
+type ctlWrite struct {
+	key, pre, image string // the object, the resourceVersion read, the image to record
+	obj             *unstructured.Unstructured
+	rv              string // the resourceVersion it will get
+	err             error  // or why it fails
+}
+
+// ctlWrite decides a reconcile's write of u (as its cache had it),
+// recording image as observed. cachelab's controller reconciles first;
+// client-go's is given the decision for the same write, and an error if
+// cachelab's made no such write.
+func (r *runner) ctlWrite(impl string, u *unstructured.Unstructured, image string) (string, error) {
+	key := trace.KeyOf(u)
+	if impl == trace.ClientGo {
+		for _, w := range r.roundWrites {
+			if w.key == key && w.pre == u.GetResourceVersion() && w.image == image {
+				return w.rv, w.err
+			}
+		}
+		return "", fmt.Errorf("a write cachelab's controller did not make (%s at rv %s)", key, u.GetResourceVersion())
+	}
+	next := u.DeepCopy()
+	ann := next.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[observedAnnotation] = image
+	next.SetAnnotations(ann)
+	w := ctlWrite{key: key, pre: u.GetResourceVersion(), image: image, obj: next}
+	cur, err := r.writer.Get(r.ctx, u.GetNamespace(), u.GetName())
+	switch {
+	case err != nil:
+		w.err = err // not found: deleted since the cache saw it
+	case cur.GetResourceVersion() != w.pre:
+		w.err = r.writer.ConflictError(u.GetName())
+	default:
+		w.rv = fmt.Sprint(r.roundRev + 1 + int64(r.roundWritten()))
+	}
+	r.roundWrites = append(r.roundWrites, w)
+	return w.rv, w.err
+}
+
+func (r *runner) roundWritten() int {
+	n := 0
+	for _, w := range r.roundWrites {
+		if w.err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// applyWrites carries out the round's successful writes, in order, and
+// checks each got the resourceVersion decided for it.
+func (r *runner) applyWrites() (bool, error) {
+	wrote := false
+	for _, w := range r.roundWrites {
+		if w.err != nil {
+			continue
+		}
+		before, err := r.writer.Get(r.ctx, w.obj.GetNamespace(), w.obj.GetName())
+		if err != nil {
+			return wrote, err
+		}
+		out, err := r.writer.Update(r.ctx, w.obj)
+		if err != nil {
+			return wrote, fmt.Errorf("the controller's write of %s at rv %s: %w", w.key, w.pre, err)
+		}
+		if out.GetResourceVersion() != w.rv {
+			return wrote, fmt.Errorf("the controller's write of %s got rv %s where the simulator decided %s", w.key, out.GetResourceVersion(), w.rv)
+		}
+		wrote = true
+		r.wrote(before, out)
+		r.etcdChanged()
+		r.noteWrite("update", out, w.pre, fmt.Sprintf("update %s -> %s (the controller: %s=%s)", trace.Describe(before), trace.Describe(out), observedAnnotation, w.image))
+	}
+	r.roundWrites = nil
+	return wrote, nil
+}
+
+// reconcileAll runs the controllers' rounds until no key is ready on
+// either side (see the top of this file).
+func (r *runner) reconcileAll() error {
+	if len(r.ctls) == 0 || r.stopped {
+		return nil
+	}
+	for round := 0; ; round++ {
+		busy := false
+		for _, c := range r.ctls {
+			c.release()
+			if _, _, err := c.loop.flush(); err != nil {
+				return err
+			}
+			busy = busy || c.loop.ready() > 0
+		}
+		if !busy {
+			return nil
+		}
+		if round == maxRounds {
+			return fmt.Errorf("the controllers still have keys ready after %d rounds in one step: a reconcile that writes every time "+
+				"never lets its key rest", maxRounds)
+		}
+		rev, err := r.revision()
+		if err != nil {
+			return err
+		}
+		r.roundRev, r.roundWrites = rev, nil
+		for _, c := range r.ctls {
+			for i := 0; i < c.cfg.workers && c.loop.ready() > 0; i++ {
+				c.loop.process(r.ctx)
+			}
+			if _, _, err := c.loop.flush(); err != nil { // client-go's delaying loop takes in the requeues
+				return err
+			}
+		}
+		wrote, err := r.applyWrites()
+		if err != nil {
+			return err
+		}
+		if wrote {
+			if err := r.settle(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ctlDue is how long until the controllers' next delayed key is due, if
+// one waits (cachelab's queue tells; client-go's must agree).
+func (r *runner) ctlDue() (time.Duration, bool) {
+	if len(r.ctls) == 0 || r.stopped {
+		return 0, false
+	}
+	next, ok, err := r.ctls[0].loop.flush()
+	if err != nil {
+		return 0, false
+	}
+	return next, ok
+}
+
+// startControllers builds each side's controller on its running
+// informer. The keys the informers already hold are queued at the
+// step's round, as a late handler's catch-up.
+func (r *runner) startControllers(cfg ctlConfig) error {
+	for _, s := range r.sides {
+		c := newCtlSide(r, s, cfg)
+		for k, o := range r.script {
+			c.script[k] = slices.Clone(o)
+		}
+		var err error
+		switch inf := s.inf.(type) {
+		case cachelabInformer:
+			c.loop, err = newCachelabCtl(r.ctx, c, inf, r.clock)
+		case clientGoInformer:
+			c.loop, err = newClientGoCtl(c, inf, r.clock, r.opts.SettleTimeout)
+		default:
+			err = fmt.Errorf("start-controller needs informers started with start (the queue world has none)")
+		}
+		if err != nil {
+			return err
+		}
+		r.ctls = append(r.ctls, c)
+		s.ctl = c
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("a controller on each informer: %s", describeCtlConfig(cfg)))
+	return nil
+}
+
+func describeCtlConfig(cfg ctlConfig) string {
+	s := fmt.Sprintf("%d worker", cfg.workers)
+	if cfg.workers != 1 {
+		s += "s"
+	}
+	if cfg.writes {
+		s += "; each reconcile records spec.image in the annotation " + observedAnnotation + " when it differs"
+	} else {
+		s += "; reconciles read the cache and write nothing"
+	}
+	if cfg.guard {
+		s += "; the staleness guard is on"
+	}
+	if cfg.skipForget {
+		s += "; success does not call Forget (the bug)"
+	}
+	return s
+}
+
+// stopControllers shuts both controllers' queues down.
+func (r *runner) stopControllers() {
+	for _, c := range r.ctls {
+		c.loop.shutdown()
+	}
+	for _, s := range r.sides {
+		s.ctl = nil
+	}
+	r.ctls = nil
+}
+
+// scriptOutcome adds n outcomes to key's script on both sides, and for
+// controllers started later.
+func (r *runner) scriptOutcome(key string, o outcome, n int) {
+	for range n {
+		if r.script == nil {
+			r.script = map[string][]outcome{}
+		}
+		r.script[key] = append(r.script[key], o)
+		for _, c := range r.ctls {
+			c.script[key] = append(c.script[key], o)
+		}
+	}
+}
+
+// showWorkqueue prints what both queues can say: how many keys are
+// ready, and each known key's requeue count.
+func (c *ctlSide) showWorkqueue(add func(string)) {
+	add(fmt.Sprintf("%d keys ready", c.loop.ready()))
+	keys := make([]string, 0, len(c.seen))
+	for k := range c.seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		add(fmt.Sprintf("  %s NumRequeues=%d", k, c.loop.numRequeues(k)))
+	}
+}
+
+// cmdStartController is start-controller.
+func cmdStartController(r *runner, a args) error {
+	cfg := ctlConfig{workers: 1, writes: a.flags["writes"], guard: a.flags["guard"], skipForget: a.flags["skip-forget"]}
+	if v, ok := a.value("workers"); ok {
+		cfg.workers, _ = strconv.Atoi(v)
+	}
+	switch {
+	case r.cfg == nil || r.stopped || r.cfg.queue:
+		return fmt.Errorf("start-controller needs running informers (start)")
+	case len(r.ctls) > 0:
+		return fmt.Errorf("start-controller: the controllers run already")
+	}
+	return r.startControllers(cfg)
+}
+
+// cmdScript is reconcile-fail (fail) and reconcile-requeue.
+func cmdScript(r *runner, a args, fail bool) error {
+	n := 1
+	if v, ok := a.value("times"); ok {
+		n, _ = strconv.Atoi(v)
+	}
+	o := outcome{fail: fail}
+	for _, k := range []string{"after", "requeue-after"} {
+		if v, ok := a.value(k); ok {
+			o.after, _ = time.ParseDuration(v)
+		}
+	}
+	r.scriptOutcome(a.pos[0], o, n)
+	what := "succeed, asking to be requeued after " + o.after.String()
+	if fail {
+		what = "fail"
+		if o.after > 0 {
+			what += " and ask to be requeued after " + o.after.String()
+		}
+	}
+	times := "reconcile"
+	if n > 1 {
+		times = fmt.Sprintf("%d reconciles", n)
+	}
+	r.note(trace.LayerSim, a.pos[0], fmt.Sprintf("the next %s of %s will %s", times, a.pos[0], what))
+	return nil
+}
