@@ -167,9 +167,9 @@ func describeResult(res controller.Result, err error) string {
 	}
 	switch {
 	case err != nil && res.RequeueAfter > 0:
-		parts = append(parts, fmt.Sprintf("error %q with requeue-after %v (the error wins)", err, res.RequeueAfter))
+		parts = append(parts, fmt.Sprintf("error: %v; and requeue-after %v, which the error overrides", err, res.RequeueAfter))
 	case err != nil:
-		parts = append(parts, fmt.Sprintf("error %q", err))
+		parts = append(parts, fmt.Sprintf("error: %v", err))
 	case res.RequeueAfter > 0:
 		parts = append(parts, fmt.Sprintf("ok, requeue-after %v", res.RequeueAfter))
 	default:
@@ -222,7 +222,7 @@ func (c *ctlSide) reconcile(key string) (controller.Result, error) {
 	case !exists:
 		c.read[key] = "not in the cache (deleted)"
 	default:
-		c.read[key] = "read " + describeObserved(obj)
+		c.read[key] = "read " + describeObserved(obj, c.cfg.writes)
 	}
 	var res controller.Result
 	if next := c.script[key]; len(next) > 0 {
@@ -252,22 +252,29 @@ func (c *ctlSide) reconcile(key string) (controller.Result, error) {
 	return res, nil
 }
 
-// describeObserved names an object with the two fields a writing
-// controller compares.
-func describeObserved(obj any) string {
+// describeObserved names an object with its image and, for a writing
+// controller, the image it last recorded: the two fields it compares.
+func describeObserved(obj any, writes bool) string {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return trace.Describe(obj)
 	}
 	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
 	observed := u.GetAnnotations()[observedAnnotation]
-	if image == "" {
-		image = "-"
+	switch {
+	case writes:
+		return fmt.Sprintf("%s (image %s, observed %s)", trace.Describe(obj), orDash(image), orDash(observed))
+	case image != "":
+		return fmt.Sprintf("%s (image %s)", trace.Describe(obj), image)
 	}
-	if observed == "" {
-		observed = "-"
+	return trace.Describe(obj)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	return fmt.Sprintf("%s (image %s, observed %s)", trace.Describe(obj), image, observed)
+	return s
 }
 
 // heldCalls holds the controller's handler calls until the round.

@@ -68,7 +68,7 @@ const (
 	KindShow      Kind = "show"      // show: a show command's output
 	KindQueue     Kind = "queue"     // queue: what cachelab's queue holds
 	KindWorkqueue Kind = "workqueue" // workqueue: one operation on a controller's queue (Op: add, coalesce, get, requeue, after, forget, done; Key)
-	KindReconcile Kind = "reconcile" // reconcile: one reconcile and its result, or the guard holding it back (Op: reconcile, stale; Key)
+	KindReconcile Kind = "reconcile" // reconcile: one reconcile and its result, or the guard holding it back (Op: reconcile, stale; Key; the text is the detail)
 	KindNote      Kind = "note"      // note: an invariant note or an explanation
 )
 
@@ -78,7 +78,7 @@ const (
 func (e Event) Text() string {
 	switch {
 	case e.Op == "":
-	case e.Kind == KindCall, e.Kind == KindPop, e.Kind == KindWorkqueue, e.Kind == KindReconcile:
+	case e.Kind == KindCall, e.Kind == KindPop, e.Kind == KindWorkqueue:
 		return fmt.Sprintf("%-8s %s", e.Op, e.Detail)
 	case e.Kind == KindStore:
 		return fmt.Sprintf("%-6s %s", e.Op, e.Detail)
