@@ -29,15 +29,9 @@ const (
 var layerOrder = []string{LayerEtcd, LayerCache, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
 	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerQueue, LayerNote}
 
-// Rank orders layers in a step's output: the order a change travels. A
-// controller's workqueue and reconcile lines share a rank, so that they
-// print interleaved, in the order they happened (get, reconcile,
-// requeue, done); each is still compared on its own.
+// Rank orders layers: the order a change travels.
 func Rank(layer string) int {
 	base, _, _ := strings.Cut(layer, "/")
-	if base == LayerReconcile {
-		base = LayerWorkqueue
-	}
 	for i, l := range layerOrder {
 		if l == base {
 			return i
@@ -61,3 +55,14 @@ func Compared(layer string, queueWorld bool) bool {
 
 // HandlerLayer is the layer of a handler's calls.
 func HandlerLayer(name string) string { return LayerHandler + "/" + name }
+
+// printRank orders layers in a step's output. It is Rank, except that a
+// controller's workqueue and reconcile lines share one, so that they print
+// interleaved in the order they happened (get, reconcile, requeue, done);
+// each is still compared on its own.
+func printRank(layer string) int {
+	if layer == LayerReconcile {
+		return Rank(LayerWorkqueue)
+	}
+	return Rank(layer)
+}

@@ -76,10 +76,10 @@ func Arrange(events []Event) []Event {
 	MarkListed(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if ra, rb := Rank(a.Layer), Rank(b.Layer); ra != rb {
+		if ra, rb := printRank(a.Layer), printRank(b.Layer); ra != rb {
 			return ra < rb
 		}
-		if a.Layer != b.Layer && Rank(a.Layer) != Rank(LayerWorkqueue) {
+		if a.Layer != b.Layer && printRank(a.Layer) != Rank(LayerWorkqueue) {
 			return a.Layer < b.Layer
 		}
 		if a.Layer == LayerReflector {
