@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -304,6 +305,54 @@ func Example_delete() {
 	// handler: enqueue shop/web delete
 	// reconcile shop/web reads not found
 	// +0s     reconcile: returned shop/web ok
+}
+
+// A delete the informer missed. While its watch is down (held), db is
+// deleted, web created, and etcd compacts its history, so the informer
+// cannot catch up by watching: it relists, after a backoff on its relist
+// clock, which the cell moves when the reflector waits on it. The relist
+// no longer has db: the handler gets a tombstone, and queues the key it
+// carries; the reconcile finds the key gone, as for any delete.
+func Example_tombstone() {
+	relist := newWaitingClock()
+	w := newWorldWith(informer.Options{RelistClock: relist, Rand: rand.New(rand.NewPCG(1, 2))}, "db")
+	defer w.close()
+	t := newTimeline()
+	reconcile := func(_ context.Context, key string) (controller.Result, error) {
+		fmt.Println("reconcile", key, "reads", read(w.lister, key))
+		return controller.Result{}, nil
+	}
+	c, _ := controller.New(w.ctx, controller.Options{Informer: w.inf, Reconcile: reconcile, Clock: t.clock, Trace: t.trace})
+	defer c.Queue().ShutDown()
+	w.start()
+	informer.WaitFor(w.ctx, "", c.HasSyncedChecker())
+	fmt.Println(<-t.enqueued)
+	c.ProcessNextWorkItem(w.ctx)
+
+	w.lw.HoldWatches() // the informer's next watch waits ...
+	w.lw.DropWatches() // ... and its current one ends
+	w.remove("db")
+	w.create("web")
+	w.compact()
+	w.lw.ReleaseWatches()
+	for heard := 0; heard < 2; { // db's tombstone and web's add, once the relist is in
+		select {
+		case <-relist.waiting:
+			relist.Step(time.Minute)
+		case e := <-t.enqueued:
+			fmt.Println(e)
+			heard++
+		}
+	}
+	c.ProcessNextWorkItem(w.ctx)
+	c.ProcessNextWorkItem(w.ctx)
+	// Output:
+	// handler: enqueue shop/db add
+	// reconcile shop/db reads db@2
+	// handler: enqueue shop/db tombstone
+	// handler: enqueue shop/web add
+	// reconcile shop/db reads not found
+	// reconcile shop/web reads web@4
 }
 
 // resourceVersions compared, by cachelab's controller and by

@@ -24,6 +24,8 @@ import (
 // Lister over the informer's cache. The informer starts with start.
 type world struct {
 	ctx    context.Context
+	etcd   *listwatch.Embedded
+	lw     *listwatch.ListerWatcher
 	pods   *listwatch.Writer
 	inf    *informer.SharedIndexInformer
 	lister *informer.Lister
@@ -31,20 +33,22 @@ type world struct {
 }
 
 // newWorld starts etcd and creates the pods shop/<name> in order.
-func newWorld(names ...string) *world {
+func newWorld(names ...string) *world { return newWorldWith(informer.Options{}, names...) }
+
+// newWorldWith is newWorld with an informer made with opts.
+func newWorldWith(opts informer.Options, names ...string) *world {
 	ctx, cancel := context.WithCancel(context.Background())
 	etcd, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
 	if err != nil {
 		panic(err)
 	}
-	w := &world{ctx: ctx, pods: listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})}
+	w := &world{ctx: ctx, etcd: etcd, pods: listwatch.NewWriter(etcd.Client(), listwatch.Pods, listwatch.WriterOptions{})}
 	for _, name := range names {
-		if _, err := w.pods.Create(ctx, newPod(name)); err != nil {
-			panic(err)
-		}
+		w.create(name)
 	}
-	lw := listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{})
-	w.inf = informer.New(lw, informer.Options{ExampleObject: &unstructured.Unstructured{}})
+	w.lw = listwatch.NewListerWatcher(etcd.Client(), listwatch.Pods, listwatch.Options{})
+	opts.ExampleObject = &unstructured.Unstructured{}
+	w.inf = informer.New(w.lw, opts)
 	w.lister = informer.NewLister(w.inf.GetIndexer(), schema.GroupResource{Resource: "pods"})
 	w.close = func() { cancel(); etcd.Close() }
 	return w
@@ -63,6 +67,24 @@ func (w *world) label(name, v string) {
 	p := newPod(name)
 	p.SetLabels(map[string]string{"v": v})
 	if _, err := w.pods.Update(w.ctx, p); err != nil {
+		panic(err)
+	}
+}
+
+// create creates shop/<name>.
+func (w *world) create(name string) {
+	if _, err := w.pods.Create(w.ctx, newPod(name)); err != nil {
+		panic(err)
+	}
+}
+
+// compact makes etcd forget its history before its current revision.
+func (w *world) compact() {
+	rev, err := w.etcd.Revision(w.ctx)
+	if err == nil {
+		err = w.etcd.Compact(w.ctx, rev)
+	}
+	if err != nil {
 		panic(err)
 	}
 }
@@ -147,4 +169,27 @@ func (t *timeline) advance(q *workqueue.RateLimitingQueue[string], d time.Durati
 // plays the informer itself.
 func object(name, rv string) runtime.Object {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, ResourceVersion: rv}}
+}
+
+// waitingClock is a fake clock that says when someone starts waiting on
+// it: After sends on waiting once the wait is registered, so a Step
+// after that receive always ends the wait. (Stepping when its waiters
+// are counted could step before the wait is registered, and the waiter
+// would then wait for ever.)
+type waitingClock struct {
+	*clocktesting.FakeClock
+	waiting chan struct{}
+}
+
+func newWaitingClock() waitingClock {
+	return waitingClock{clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), make(chan struct{}, 10)}
+}
+
+func (c waitingClock) After(d time.Duration) <-chan time.Time {
+	ch := c.FakeClock.After(d)
+	select {
+	case c.waiting <- struct{}{}:
+	default: // nobody is listening any more (the cell has moved on)
+	}
+	return ch
 }
