@@ -236,6 +236,9 @@ func (r *recorder) state() string {
 		r.inner.Len(), r.inner.NumRequeues("web"), r.inner.NumRequeues("db"), r.inner.NumRequeues("cache"))
 }
 
+// The queue's methods: each call that changes the queue is written down,
+// then passed on to client-go's queue.
+
 func (r *recorder) Add(key string) {
 	r.log = append(r.log, fmt.Sprintf("Add(%s)", key))
 	r.inner.Add(key)
