@@ -22,6 +22,7 @@ import (
 
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/cgloop"
 	dt "github.com/cachelab/cachelab/internal/difftest"
 	"github.com/cachelab/cachelab/store"
 )
@@ -55,7 +56,7 @@ type ctlConfig struct {
 }
 
 // ctlWorld runs cachelab's Controller on cachelab's informer and
-// workqueue, and cgController on client-go's, over the two scripted
+// workqueue, and internal/cgloop's loop on client-go's, over the two scripted
 // servers of an InformerWorld, with one reconcile script, in one
 // synctest bubble (so both share its fake clock). After every settled
 // step it compares what each loop did since the last: every handler
@@ -79,7 +80,7 @@ type ctlWorld struct {
 	sides   [2]*side
 	holding atomic.Bool
 	cl      *controller.Controller
-	cg      *cgController
+	cg      *cgloop.Controller
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	runs    atomic.Int32 // controllers whose Run has returned
@@ -153,7 +154,12 @@ func newCtlWorld(t *testing.T, cfg ctlConfig) *ctlWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.cl, w.cg = c, newCGController(iw.CGI, opts(w.sides[1]))
+	cg, err := cgloop.New(iw.CGI, cgloop.Options{Reconcile: w.reconciler(w.sides[1]), Workers: cfg.Workers,
+		StalenessGuard: cfg.Guard, Trace: w.tracer(w.sides[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cl, w.cg = c, cg
 	iw.AddLayer(w.compareLoops)
 	return w
 }
@@ -314,7 +320,7 @@ func (w *ctlWorld) compareLoops() {
 		w.Compare("controller trace, per key", byKey(cl), byKey(cg))
 	}
 	w.Compare("workqueue state", w.queueState(w.cl.Queue().Len(), w.cl.Queue().NumRequeues),
-		w.queueState(w.cg.queue.Len(), w.cg.queue.NumRequeues))
+		w.queueState(w.cg.Queue().Len(), w.cg.Queue().NumRequeues))
 }
 
 // queueState is a queue's length and every scripted key's failure count.
