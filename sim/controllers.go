@@ -500,7 +500,7 @@ func (r *runner) startControllers(cfg ctlConfig) error {
 		var err error
 		switch inf := s.inf.(type) {
 		case cachelabInformer:
-			c.loop, err = newCachelabCtl(r.ctx, c, inf, r.clock)
+			c.loop, err = newCachelabCtl(r.ctx, c, inf, r.clock, r.opts.ctlPlant)
 		case clientGoInformer:
 			c.loop, err = newClientGoCtl(c, inf, r.clock, r.opts.SettleTimeout)
 		default:

@@ -24,9 +24,9 @@ type cachelabCtl struct {
 	inf   *informer.SharedIndexInformer
 }
 
-func newCachelabCtl(ctx context.Context, side *ctlSide, inf cachelabInformer, clk *clocktesting.FakeClock) (*cachelabCtl, error) {
+func newCachelabCtl(ctx context.Context, side *ctlSide, inf cachelabInformer, clk *clocktesting.FakeClock, plant func(*controller.Options)) (*cachelabCtl, error) {
 	l := &cachelabCtl{inf: inf.inf}
-	c, err := controller.New(ctx, controller.Options{
+	opts := controller.Options{
 		Informer: inf.inf,
 		Reconcile: func(_ context.Context, key string) (controller.Result, error) {
 			return side.reconcile(key)
@@ -40,7 +40,11 @@ func newCachelabCtl(ctx context.Context, side *ctlSide, inf cachelabInformer, cl
 			l.inner = h
 			return side.held
 		},
-	})
+	}
+	if plant != nil {
+		plant(&opts)
+	}
+	c, err := controller.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -117,6 +118,38 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 			}
 			if res.Divergence != nil {
 				t.Fatal(res.Divergence)
+			}
+		})
+	}
+}
+
+// A bug planted in cachelab's controller is caught in the layer where it
+// shows: a loop that forgets to Forget, in the workqueue layer at the
+// first success; a guard client-go's loop does not have, in the reconcile
+// layer at the first stale read.
+func TestControllerDivergenceIsReported(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, layer, cmd, diff string
+		plant                      func(*controller.Options)
+	}{
+		{"reconcile-backoff", trace.LayerWorkqueue, "start-controller", "forget", func(o *controller.Options) { o.SkipForget = true }},
+		{"reconcile-stale-cache", trace.LayerReconcile, "advance 1s", "store@3 < wrote@4", func(o *controller.Options) { o.StalenessGuard = true }},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			sc, err := Load(tc.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), sc, Options{Seed: 1, ctlPlant: tc.plant})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Divergence
+			if d == nil {
+				t.Fatal("no divergence reported")
+			}
+			if d.Layer != tc.layer || d.Cmd != tc.cmd || !strings.Contains(d.Diff, tc.diff) {
+				t.Errorf("got divergence at step %d %q layer %q:\n%s", d.Step, d.Cmd, d.Layer, d.Diff)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -52,6 +53,9 @@ type Options struct {
 	// of its handlers: a bug planted in cachelab's delivery, which the
 	// comparison must catch.
 	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
+	// ctlPlant, in tests only, alters cachelab's controller's options: a
+	// bug planted in cachelab's loop, which the comparison must catch.
+	ctlPlant func(*controller.Options)
 	// lateTimers, in tests only, makes each side's clock wait this long
 	// (real time) before it makes a timer, and before it hands on a
 	// timer's tick: a reflector's goroutine that a busy machine runs
