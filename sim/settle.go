@@ -314,6 +314,13 @@ func (r *runner) idle(s *side) bool {
 	if b.Queued > 0 || b.SyncPending > 0 {
 		return false
 	}
+	// Registrations the scenario did not add (a controller's) are never
+	// held: any notification on its way to one is work in flight.
+	for name, n := range b.Handlers {
+		if n > 0 && s.handlerNamed(name) == nil {
+			return false
+		}
+	}
 	for _, h := range s.handlers {
 		if h.removed {
 			continue
