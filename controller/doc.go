@@ -81,6 +81,9 @@
 //
 // ProcessNextWorkItem is one turn of one worker, callable directly, as a
 // sample-controller test calls one step instead of waiting for the loop.
+// With Options.Manual the queue's delays wait for Flush too, so a caller
+// on a fake clock decides when a backoff ends (the simulator's
+// start-controller steps the loop this way).
 // Options.Trace hears every step as an Event: handler enqueues, workqueue
 // operations with the delays the limiter chose, guard decisions and
 // reconcile results.
@@ -93,8 +96,9 @@
 // v0.37.2 tools/cache (DeletionHandlingMetaNamespaceKeyFunc,
 // Store.LastStoreSyncResourceVersion, WaitFor) and apimachinery v0.37.2
 // util/resourceversion. The differential tests run each scenario on this
-// package and on the same loop written in the test on client-go's
-// informer and workqueue (REFERENCE.md, K1-K9). Differences in shape: one
+// package and on the same loop written on client-go's informer and
+// workqueue (internal/cgloop, which the simulator runs too; REFERENCE.md,
+// K1-K9). Differences in shape: one
 // ReconcileFunc over string keys rather than a typed request; Run waits on
 // the registration's HasSyncedChecker instead of polling
 // WaitForCacheSync; workers are plain goroutines, not wait.Until loops
