@@ -11,16 +11,18 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/store"
 )
 
 // A controller on each side (start-controller): the loop of controller/
-// on cachelab's informer and workqueue, and the same loop on client-go's
-// informer and util/workqueue (ctlclientgo.go), each reconciling keys by
-// one script (the reconcile-* levers), compared after every step in two
-// layers, workqueue and reconcile.
+// on cachelab's informer and workqueue, and internal/cgloop's, the same
+// loop on client-go's informer and util/workqueue (ctlloops.go), each
+// reconciling keys by one script (the reconcile-* levers), compared after
+// every step in two layers, workqueue and reconcile.
 //
 // A real controller's workers run whenever a key is ready. Here they run
 // in rounds, at the end of each step, once both informers have settled:
@@ -32,7 +34,8 @@ import (
 //	  (etcd, then settle)          ProcessNextWorkItem each
 //
 // until no key is ready on either side. Three rules keep that
-// deterministic, each a choice client-go leaves free:
+// deterministic; the first two pin choices client-go leaves free, and the
+// third follows from them:
 //
 //   - The handler calls are held (heldCalls) and handed on at the round,
 //     with each batch client-go makes in map order (an initial list, a
@@ -324,7 +327,7 @@ func (h *heldCalls) take() []heldCall {
 			return trace.OrderInitialList
 		case c.op == "update" && trace.Describe(c.old) == trace.Describe(c.obj) && uidOf(c.old) == uidOf(c.obj):
 			return trace.OrderSameObject
-		case c.op == "delete" && strings.HasPrefix(trace.Describe(c.obj), "DeletedFinalStateUnknown"):
+		case c.op == "delete" && isTombstone(c.obj):
 			return trace.OrderTombstones
 		}
 		return ""
@@ -342,6 +345,16 @@ func (h *heldCalls) take() []heldCall {
 		i = j
 	}
 	return calls
+}
+
+// isTombstone reports whether obj stands for a delete the informer only
+// inferred at a relist.
+func isTombstone(obj any) bool {
+	switch obj.(type) {
+	case store.DeletedFinalStateUnknown, cache.DeletedFinalStateUnknown:
+		return true
+	}
+	return false
 }
 
 // --- the runner's side ---
