@@ -284,8 +284,9 @@ func TestDiffE8Bookmarks(t *testing.T) {
 	s.churn(t)
 	s.settle(t)
 	var got [2]watch.Event
+	rev := s.rev(t)
 	for i, side := range p.sides {
-		got[i] = side.nextProgress(t)
+		got[i] = side.nextProgress(t, rev)
 	}
 	if d := cmp.Diff(got[1], got[0]); d != "" {
 		t.Errorf("progress bookmark differs (-apiserver +listwatch):\n%s", d)
