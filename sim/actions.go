@@ -175,13 +175,20 @@ func cmdStart(r *runner, a args, queue bool) error {
 		}
 	}
 	r.cfg, r.stopped, r.paused = &cfg, false, false
-	return nil
+	if queue {
+		return nil
+	}
+	return r.startWaitingControllers()
 }
 
 // cmdStop stops both informers. They keep their indexers and HasSynced
 // values (client-go's do), refuse new handlers, and a later start builds
 // fresh ones.
 func cmdStop(r *runner, a args) error {
+	if r.ctlWaits != nil {
+		r.ctlWaits = nil
+		r.note(trace.LayerSim, "", "the controllers waiting for the informers will not start")
+	}
 	switch {
 	case r.cfg == nil:
 		r.note(trace.LayerSim, "", "nothing to stop: the informers were never started")

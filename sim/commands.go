@@ -296,8 +296,8 @@ func init() {
 		// lines are added once the step has settled (runner.show).
 		// The controllers.
 		"start-controller": {usage: "start-controller [workers=<n>] [writes] [guard] [skip-forget]",
-			help: "put a controller on each running informer: handlers queue keys on a rate-limiting workqueue, workers reconcile them from the cache " +
-				"(cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
+			help: "put a controller on each informer (before start, they start with the informers): handlers queue keys on a rate-limiting workqueue, " +
+				"workers reconcile them from the cache (cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
 			values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers)},
 			flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + observedAnnotation + " when it differs (an update with the resourceVersion it read)",
 				"guard":       "the staleness guard: no reconcile while the cache is older than the controller's own last write of the key",

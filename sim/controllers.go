@@ -548,6 +548,17 @@ func describeCtlConfig(cfg ctlConfig) string {
 	return s
 }
 
+// startWaitingControllers starts the controllers a start-controller
+// before start asked for, on the informers just started.
+func (r *runner) startWaitingControllers() error {
+	if r.ctlWaits == nil {
+		return nil
+	}
+	cfg := *r.ctlWaits
+	r.ctlWaits = nil
+	return r.startControllers(cfg)
+}
+
 // stopControllers shuts both controllers' queues down.
 func (r *runner) stopControllers() {
 	for _, c := range r.ctls {
@@ -594,10 +605,16 @@ func cmdStartController(r *runner, a args) error {
 		cfg.workers, _ = strconv.Atoi(v)
 	}
 	switch {
-	case r.cfg == nil || r.stopped || r.cfg.queue:
-		return fmt.Errorf("start-controller needs running informers (start)")
-	case len(r.ctls) > 0:
-		return fmt.Errorf("start-controller: the controllers run already")
+	case len(r.ctls) > 0 || r.ctlWaits != nil:
+		return fmt.Errorf("start-controller: the controllers are there already")
+	case r.cfg == nil || r.stopped:
+		// As a controller's main registers its handlers before it starts
+		// its informers: the controllers start with them.
+		r.ctlWaits = &cfg
+		r.note(trace.LayerSim, "", "the controllers start with the informers ("+describeCtlConfig(cfg)+")")
+		return nil
+	case r.cfg.queue:
+		return fmt.Errorf("start-controller needs informers (start); start-queue's bare queues have no handlers")
 	}
 	return r.startControllers(cfg)
 }

@@ -199,7 +199,9 @@
 //
 // # Controllers
 //
-// start-controller puts a controller on each running informer: cachelab's
+// start-controller puts a controller on each informer (given before start,
+// the controllers start with the informers, as a controller's main
+// registers its handlers first): cachelab's
 // controller/ (its handler, its workqueue/ rate-limiting queue, its
 // ProcessNextWorkItem) and the same loop written on client-go's informer
 // and util/workqueue, as sample-controller writes it. The reconcile is

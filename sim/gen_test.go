@@ -138,7 +138,7 @@ var genSteps = map[string]genStep{
 	"resume":            {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
 	"show":              {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
 	"settle":            {always(1), func(*gen) string { return "settle" }},
-	"start-controller":  {func(g *gen) int { return g.unless(g.started && !g.queue && !g.controller, 3, 0) }, (*gen).startController},
+	"start-controller":  {func(g *gen) int { return g.unless(!g.queueMode && !g.controller, 3, 0) }, (*gen).startController},
 	"reconcile-fail":    {always(1), (*gen).reconcileFail},
 	"reconcile-requeue": {always(1), (*gen).reconcileRequeue},
 	"hold-cache":        {always(2), func(*gen) string { return "hold-cache" }},

@@ -32,7 +32,8 @@ type replay struct {
 	handlers     map[string]int // registered handler -> line that added it
 
 	started, running bool          // a start ran; no stop since
-	controller       int           // the line of the running controllers' start-controller, or 0
+	controller       int           // the line of the controllers' start-controller, or 0
+	ctlWaits         bool          // they wait for the informers' start
 	queue            bool          // the last start was start-queue
 	resync           time.Duration // the last start's resync period
 	stack            informer.Stack
@@ -125,18 +126,22 @@ func (p *replay) step(st Step, a args) error {
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
-		p.running, p.controller = false, 0
+		p.running, p.controller, p.ctlWaits = false, 0, false
 	case "start-controller":
 		switch {
-		case !p.running || p.queue:
-			return fmt.Errorf("start-controller puts a controller on running informers, and none are running here: start them first (with start; start-queue's bare queues have no handlers)")
+		case p.running && p.queue:
+			return fmt.Errorf("start-controller puts a controller on informers, and start-queue's bare queues have no handlers: use start")
 		case p.controller != 0:
-			return fmt.Errorf("start-controller: the controllers started on line %d still run; stop stops them with the informers", p.controller)
+			return fmt.Errorf("start-controller: the controllers of line %d are still there; stop stops them with the informers", p.controller)
 		}
-		p.controller = st.Line
+		p.controller, p.ctlWaits = st.Line, !p.running
 	case "show":
-		if a.pos[0] == "workqueue" && p.controller == 0 {
+		switch {
+		case a.pos[0] != "workqueue":
+		case p.controller == 0:
 			return fmt.Errorf("show workqueue shows the controllers' queues, and none run here: start-controller starts them")
+		case p.ctlWaits:
+			return fmt.Errorf("show workqueue: the controllers of line %d start with the informers, and none are running yet", p.controller)
 		}
 	case "add-handler":
 		return p.addHandler(st.Line, a.pos[0])
@@ -311,6 +316,10 @@ func (p *replay) start(line int, cmd string, a args) error {
 		return fmt.Errorf("%s stack=%s: this run's stack is %s, fixed by the first start (line %d); "+
 			"a run uses one stack, so name it there", cmd, stack, p.stack, p.stackLine)
 	}
+	if p.ctlWaits && cmd == "start-queue" {
+		return fmt.Errorf("start-queue: the controllers of line %d wait for informers to start with, and start-queue's bare queues have no handlers: use start", p.controller)
+	}
+	p.ctlWaits = false
 	p.started, p.running, p.queue = true, true, cmd == "start-queue"
 	p.resync = 0
 	if v, ok := a.value("resync"); ok {

@@ -113,6 +113,7 @@ type runner struct {
 	// start-controller ran, the reconcile script for every key, and the
 	// writes of the round in progress with etcd's revision before it.
 	ctls        []*ctlSide
+	ctlWaits    *ctlConfig // a start-controller before start: the controllers start with the informers
 	script      map[string][]outcome
 	roundWrites []ctlWrite
 	roundRev    int64
