@@ -73,6 +73,7 @@ type clientGoCtl struct {
 	inner   cache.ResourceEventHandler // the loop's own handler
 	inf     cache.SharedIndexInformer
 	creator string // the goroutine that made the delaying queue (see parked)
+	shut    bool   // the queue is shut down: its loop has ended or is ending
 	timeout time.Duration
 }
 
@@ -110,37 +111,47 @@ func (l *clientGoCtl) handler() eventHandler                { return l.inner }
 func (l *clientGoCtl) ready() int                           { return l.c.Queue().Len() }
 func (l *clientGoCtl) process(ctx context.Context)          { l.c.ProcessNextWorkItem(ctx) }
 func (l *clientGoCtl) numRequeues(key string) int           { return l.c.Queue().NumRequeues(key) }
-func (l *clientGoCtl) shutdown()                            { l.c.ShutDown() }
+func (l *clientGoCtl) shutdown()                            { l.shut = true; l.c.ShutDown() }
 func (l *clientGoCtl) lookup(key string) (any, bool, error) { return l.inf.GetIndexer().GetByKey(key) }
 
 // flush waits until the delaying queue's loop has taken in everything
 // handed to it and every key whose time has come: client-go moves them
 // on its own goroutine.
 func (l *clientGoCtl) flush() (time.Duration, bool, error) {
+	if l.shut {
+		return 0, false, nil
+	}
 	deadline := time.Now().Add(l.timeout)
-	for !l.parked() {
-		if time.Now().After(deadline) {
+	for {
+		parked, found := l.parked()
+		switch {
+		case !found:
+			return 0, false, fmt.Errorf("client-go's workqueue: no goroutine created in goroutine %s runs its delaying loop "+
+				"(waitingLoop); has the runtime's stack dump format changed?", l.creator)
+		case parked:
+			return 0, false, nil
+		case time.Now().After(deadline):
 			return 0, false, fmt.Errorf("client-go's workqueue: its delaying loop did not settle within %v", l.timeout)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	return 0, false, nil
 }
 
 // parked reports whether the delaying queue's loop waits in its select
 // with nothing ready: the runtime makes a goroutine runnable in the same
 // step as a send to it, so a parked loop has taken in every key handed
 // over and every timer that fired (apistorage.Quiescent's method).
-func (l *clientGoCtl) parked() bool {
+// found is false if no goroutine runs the loop.
+func (l *clientGoCtl) parked() (parked, found bool) {
 	creator := "in goroutine " + l.creator + "\n"
 	for _, g := range allGoroutines() {
 		if !strings.Contains(g, "waitingLoop") || !strings.Contains(g+"\n", creator) {
 			continue
 		}
 		header, _, _ := strings.Cut(g, "\n")
-		return strings.Contains(header, "[select]") || strings.Contains(header, "[select, ")
+		return strings.Contains(header, "[select]") || strings.Contains(header, "[select, "), true
 	}
-	return true // no loop: the queue is shut down
+	return false, false
 }
 
 // goroutineID is the calling goroutine's number, as stack dumps print it.
