@@ -37,6 +37,7 @@ type cachelabInformer struct {
 func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
 	var id metrics.InformerNameAndResource
 	id, s.releaseName = meter.ReserveCachelab("sim")
+	pops := &popOrder{now: s.clock.Now}
 	inf := informer.New(s.conn, informer.Options{
 		Identifier:      id,
 		MetricsProvider: s.meter.Provider(),
@@ -47,7 +48,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Clock:           s.ticks,
 		RelistClock:     clock.RealClock{}, // as client-go: relist backoff waits real time
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		Trace:           func(e informer.Event) { traceInformer(s.rec, e) },
+		Trace:           func(e informer.Event) { pops.traceInformer(s.rec, e) },
 		ReflectorTrace:  reflectorTrace(s, cfg.stack),
 	})
 	if err := inf.SetTransform(transform); err != nil {
@@ -89,7 +90,7 @@ func (c cachelabInformer) backlog() (informer.Backlog, bool) { return c.inf.Back
 // traceInformer turns cachelab's processing steps into trace lines.
 // Handler calls are recorded by the handlers themselves, the same way on
 // both sides.
-func traceInformer(rec *trace.Recorder, e informer.Event) {
+func (p *popOrder) traceInformer(rec *trace.Recorder, e informer.Event) {
 	switch e.Step {
 	case informer.StepSkip:
 		obj := e.Notification.New
@@ -99,14 +100,14 @@ func traceInformer(rec *trace.Recorder, e informer.Event) {
 		rec.Record(ev)
 	case informer.StepPop:
 		for _, d := range e.Deltas {
-			rec.Record(popEvent(string(d.Type), d.Object, e.InInitialList))
+			p.record(rec, popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	case informer.StepPopBatch:
 		// How many deltas a batch holds depends on how far processing
 		// lags the reflector, which is timing, so the trace shows the
 		// deltas one by one, as a single pop would.
 		for _, d := range e.Deltas {
-			rec.Record(popEvent(string(d.Type), d.Object, e.InInitialList))
+			p.record(rec, popEvent(string(d.Type), d.Object, e.InInitialList))
 		}
 	}
 }

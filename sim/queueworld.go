@@ -47,6 +47,7 @@ type queueOps interface {
 // indexer stand-in) and the pop recorder.
 type queueBase struct {
 	rec   *trace.Recorder
+	order popOrder // a resync's SyncAll ahead of a Bookmark of its instant
 	pops  int
 	mu    sync.Mutex
 	store map[string]any // key -> object, the consumer's view
@@ -88,7 +89,7 @@ func (b *queueBase) consume(kind func(d any) (typ string, obj any), deltas []any
 	if len(deltas) > 1 {
 		first.Detail = fmt.Sprintf("%s: %d deltas: %s", first.Key, len(deltas), first.Detail)
 	}
-	b.rec.Record(first)
+	b.order.record(b.rec, first)
 }
 
 func replacedObjects(obj any) []any {
@@ -159,7 +160,7 @@ type cachelabQueueWorld struct {
 }
 
 func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) *cachelabQueueWorld {
-	w := &cachelabQueueWorld{queueBase: &queueBase{rec: s.rec, store: map[string]any{}}}
+	w := &cachelabQueueWorld{queueBase: &queueBase{rec: s.rec, store: map[string]any{}, order: popOrder{now: s.clock.Now}}}
 	if cfg.stack == informer.Classic {
 		w.q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KeyFunction: store.MetaNamespaceKeyFunc,
 			KnownObjects: knownKeys{w.queueBase}, EmitDeltaTypeReplaced: true, Transformer: transform})
@@ -221,7 +222,7 @@ type clientGoQueueWorld struct {
 }
 
 func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, error)) *clientGoQueueWorld {
-	w := &clientGoQueueWorld{queueBase: &queueBase{rec: s.rec, store: map[string]any{}}}
+	w := &clientGoQueueWorld{queueBase: &queueBase{rec: s.rec, store: map[string]any{}, order: popOrder{now: s.clock.Now}}}
 	if cfg.stack == informer.Classic {
 		w.q = cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: knownKeys{w.queueBase},
 			EmitDeltaTypeReplaced: true, Transformer: transform})

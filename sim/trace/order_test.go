@@ -91,3 +91,26 @@ func TestCompareBatchWithHiddenFields(t *testing.T) {
 		t.Errorf("the same batch in two orders differs in %s:\n%s", layer, d)
 	}
 }
+
+// RecordBefore puts an event ahead of the last one of its layer when
+// asked to, and leaves other layers' events where they are.
+func TestRecordBefore(t *testing.T) {
+	var r Recorder
+	r.Add(LayerPop, KindPop, "", "first")
+	r.Add(LayerPop, KindPop, "", "bookmark")
+	r.Add(LayerWatch, KindEvent, "", "a watch event")
+	isBookmark := func(prev Event) bool { return prev.Detail == "bookmark" }
+	r.RecordBefore(Event{Layer: LayerPop, Kind: KindPop, Detail: "syncall"}, isBookmark)
+	r.RecordBefore(Event{Layer: LayerPop, Kind: KindPop, Detail: "last"}, func(Event) bool { return false })
+	var got []string
+	for _, e := range r.Take() {
+		got = append(got, e.Detail)
+	}
+	want := []string{"first", "syncall", "bookmark", "a watch event", "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if r.Count() != 5 || r.Counted(KindPop) != 4 {
+		t.Errorf("counted %d events, %d pops; want 5 and 4", r.Count(), r.Counted(KindPop))
+	}
+}

@@ -38,6 +38,37 @@ func (r *Recorder) Record(e Event) {
 	r.kinds[e.Kind]++
 }
 
+// RecordBefore records e ahead of the last event recorded in its layer
+// when jump says that event should come after it, and at the end
+// otherwise: for two events of one instant that reach the recorder in
+// either order, on two goroutines.
+func (r *Recorder) RecordBefore(e Event, jump func(prev Event) bool) {
+	r.mu.Lock()
+	last := -1
+	for i := len(r.got) - 1; i >= 0; i-- {
+		if r.got[i].Layer == e.Layer {
+			last = i
+			break
+		}
+	}
+	if last < 0 || !jump(r.got[last]) {
+		r.mu.Unlock()
+		r.Record(e)
+		return
+	}
+	defer r.mu.Unlock()
+	if r.Tamper != nil {
+		r.Tamper(&e)
+	}
+	r.got = append(r.got[:last+1], r.got[last:]...)
+	r.got[last] = e
+	r.total++
+	if r.kinds == nil {
+		r.kinds = map[Kind]int{}
+	}
+	r.kinds[e.Kind]++
+}
+
 // Counted is how many events of kind k were ever recorded: a progress
 // line reads it while a step runs.
 func (r *Recorder) Counted(k Kind) int {
