@@ -165,7 +165,7 @@ func (c *Controller) HasSyncedChecker() informer.DoneChecker { return c.reg.HasS
 // to return, and removes its handler (K9). It returns false if ctx ended
 // before the cache synced.
 func (c *Controller) Run(ctx context.Context) bool {
-	defer c.stop()
+	defer c.ShutDown()
 	if !informer.WaitFor(ctx, "", c.HasSyncedChecker()) {
 		return false
 	}
@@ -182,9 +182,11 @@ func (c *Controller) Run(ctx context.Context) bool {
 	return true
 }
 
-// stop shuts the queue (again: a second ShutDown does nothing) and
-// removes the handler, so the informer forgets the controller.
-func (c *Controller) stop() {
+// ShutDown shuts the queue down (again, after Run: a second ShutDown does
+// nothing) and removes the handler, so the informer forgets the
+// controller. Run does it as it returns; a caller that steps the loop
+// with ProcessNextWorkItem calls it when done.
+func (c *Controller) ShutDown() {
 	c.queue.ShutDown()
 	_ = c.informer.RemoveEventHandler(c.reg) // fails only for a registration it does not know
 }

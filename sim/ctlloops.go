@@ -56,7 +56,7 @@ func (l *cachelabCtl) handler() eventHandler                { return l.inner }
 func (l *cachelabCtl) ready() int                           { return l.c.Queue().Len() }
 func (l *cachelabCtl) process(ctx context.Context)          { l.c.ProcessNextWorkItem(ctx) }
 func (l *cachelabCtl) numRequeues(key string) int           { return l.c.Queue().NumRequeues(key) }
-func (l *cachelabCtl) shutdown()                            { l.c.Queue().ShutDown() }
+func (l *cachelabCtl) shutdown()                            { l.c.ShutDown() }
 func (l *cachelabCtl) lookup(key string) (any, bool, error) { return l.inf.GetIndexer().GetByKey(key) }
 func (l *cachelabCtl) flush() (time.Duration, bool, error) {
 	next, waiting := l.c.Flush()
