@@ -1,15 +1,15 @@
 package apistorage
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/utils/clock"
+
+	"github.com/cachelab/cachelab/internal/goroutines"
 )
 
 // Quiescent reports whether the watch cache has nothing in flight: every
@@ -35,7 +35,7 @@ func (s *Server) Quiescent() bool {
 	if s.current() == nil {
 		return true
 	}
-	for _, g := range goroutines() {
+	for _, g := range goroutines.All() {
 		if !quietGoroutine(g) {
 			return false
 		}
@@ -68,14 +68,7 @@ func quietGoroutine(g string) bool {
 	if !strings.Contains(frames, cacherCode) && !strings.Contains(frames, relayCode) {
 		return true
 	}
-	// "goroutine 42 [select, 2 minutes]:" -> "select"
-	state := header
-	if i := strings.Index(state, "["); i >= 0 {
-		state = state[i+1:]
-	}
-	state, _, _ = strings.Cut(state, ",")
-	state = strings.TrimSuffix(state, "]:")
-	switch state {
+	switch goroutines.State(header) {
 	case "select", "chan receive", "sync.Cond.Wait", "select (no cases)", "chan receive (nil chan)":
 	default:
 		return false // running, runnable, a syscall, a lock, a send
@@ -128,7 +121,7 @@ func firstListHeld(frames string) bool {
 // then on, a move of the clock reaches its bookmark timer, and only that.
 func dispatching(c *cacher.Cacher) bool {
 	frame := dispatcherFrame(c)
-	for _, g := range goroutines() {
+	for _, g := range goroutines.All() {
 		_, frames, _ := strings.Cut(g, "\n")
 		if strings.Contains(frames, frame) {
 			return !strings.HasPrefix(frames, realTimeWait)
@@ -160,24 +153,6 @@ type pinnedTimer struct{ clock.Timer }
 
 func (t pinnedTimer) Reset(d time.Duration) bool { return t.Timer.Reset(pin(d)) }
 
-// goroutines is every goroutine's stack, taken with the world stopped.
-func goroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		out = append(out, string(g))
-	}
-	return out
-}
-
 // Stalled reports whether every request in progress on these servers (a
 // LIST, or a WATCH not yet open) waits in a cache for it to reach a
 // resourceVersion: a consistent read, or a watch-list, while the cache is
@@ -201,9 +176,9 @@ func Stalled(servers ...*Server) bool {
 		return false
 	}
 	var waiting int64
-	for _, g := range goroutines() {
-		header, frames, _ := strings.Cut(g, "\n")
-		if !strings.Contains(header, "[sync.Cond.Wait") || !strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
+	for _, g := range goroutines.All() {
+		_, frames, _ := strings.Cut(g, "\n")
+		if goroutines.State(g) != "sync.Cond.Wait" || !strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
 			continue
 		}
 		for _, d := range delegators {

@@ -8,10 +8,10 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/internal/goroutines"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/client/pkg/v3/types"
@@ -352,14 +352,8 @@ func (e *Embedded) MemberRevision(ctx context.Context, i int) (int64, error) {
 // process counts; the wait is bounded by that timeout.
 func waitPeerConns() {
 	deadline := time.Now().Add(rafthttp.DefaultConnReadTimeout + time.Second)
-	buf := make([]byte, 1<<20)
 	for time.Now().Before(deadline) {
-		n := runtime.Stack(buf, true)
-		if n == len(buf) {
-			buf = make([]byte, 2*len(buf))
-			continue
-		}
-		if !bytes.Contains(buf[:n], []byte("transport.timeoutConn.Read")) {
+		if !bytes.Contains(goroutines.Dump(), []byte("transport.timeoutConn.Read")) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/cgloop"
+	"github.com/cachelab/cachelab/internal/goroutines"
 )
 
 // --- cachelab: controller/ on cachelab's informer ---
@@ -84,7 +84,7 @@ func newClientGoCtl(side *ctlSide, inf clientGoInformer, clk *clocktesting.FakeC
 	// ... in goroutine N"), so parked can find it.
 	made := make(chan workqueue.TypedDelayingInterface[string])
 	go func() {
-		l.creator = goroutineID()
+		l.creator = goroutines.Current()
 		made <- workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Clock: clk})
 	}()
 	c, err := cgloop.New(inf.inf, cgloop.Options{
@@ -144,32 +144,10 @@ func (l *clientGoCtl) flush() (time.Duration, bool, error) {
 // found is false if no goroutine runs the loop.
 func (l *clientGoCtl) parked() (parked, found bool) {
 	creator := "in goroutine " + l.creator + "\n"
-	for _, g := range allGoroutines() {
-		if !strings.Contains(g, "waitingLoop") || !strings.Contains(g+"\n", creator) {
-			continue
+	for _, g := range goroutines.All() {
+		if strings.Contains(g, "waitingLoop") && strings.Contains(g+"\n", creator) {
+			return goroutines.State(g) == "select", true
 		}
-		header, _, _ := strings.Cut(g, "\n")
-		return strings.Contains(header, "[select]") || strings.Contains(header, "[select, "), true
 	}
 	return false, false
-}
-
-// goroutineID is the calling goroutine's number, as stack dumps print it.
-func goroutineID() string {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
-	return id
-}
-
-// allGoroutines is every goroutine's stack, taken with the world stopped.
-func allGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return strings.Split(string(buf[:n]), "\n\n")
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 }
