@@ -2,14 +2,12 @@ package main
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cachelab/cachelab/internal/golden"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 )
 
@@ -49,20 +47,7 @@ func TestJSONGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = wallTime.ReplaceAllString(got, `"wallTimeMs":0`)
-			file := filepath.Join("testdata", "golden", tc.golden+".jsonl")
-			if *update {
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (write it with -update)", err)
-			}
-			if d := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); d != "" {
-				t.Errorf("--output json differs from %s (-want +got; -update rewrites it):\n%s", file, d)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.golden+".jsonl"), got, *update, "--output json")
 		})
 	}
 }

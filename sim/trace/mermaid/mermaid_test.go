@@ -4,14 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/cachelab/cachelab/internal/golden"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/trace/mermaid"
@@ -78,19 +77,7 @@ func divergeAtStep4(r *mermaid.Run) {
 
 func compare(t *testing.T, file, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (write it with -update)", err)
-	}
-	if d := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); d != "" {
-		t.Errorf("the diagram differs from %s (-want +got; -update rewrites it):\n%s", file, d)
-	}
+	golden.Check(t, file, got, *update, "the diagram")
 }
 
 // bigRun is a run no diagram can draw whole: steps steps, each writing
