@@ -27,8 +27,8 @@ import (
 // A real controller's workers run whenever a key is ready. Here they run
 // in rounds, at the end of each step, once both informers have settled:
 //
-//	settle ─▶ hand the held handler calls on ─▶ flush due delays
-//	   ▲            (add / coalesce lines)             │
+//	settle ─▶ flush due delays ─▶ hand the held handler calls on
+//	   ▲                              (add / coalesce lines)
 //	   │                                               ▼
 //	apply the round's writes ◀── each side: up to <workers> keys,
 //	  (etcd, then settle)          ProcessNextWorkItem each
@@ -450,10 +450,13 @@ func (r *runner) reconcileAll() error {
 	for round := 0; ; round++ {
 		busy := false
 		for _, c := range r.ctls {
-			c.release()
+			// Keys whose delay has passed first: client-go's delaying
+			// loop queues them as the clock moves, before any held call
+			// is handed on, so cachelab's must be queued first too.
 			if _, _, err := c.loop.flush(); err != nil {
 				return err
 			}
+			c.release()
 			busy = busy || c.loop.ready() > 0
 		}
 		if !busy {
@@ -472,9 +475,6 @@ func (r *runner) reconcileAll() error {
 			for i := 0; i < c.cfg.workers && c.loop.ready() > 0; i++ {
 				c.loop.process(r.ctx)
 			}
-			if _, _, err := c.loop.flush(); err != nil { // client-go's delaying loop takes in the requeues
-				return err
-			}
 		}
 		wrote, err := r.applyWrites()
 		if err != nil {
@@ -489,7 +489,8 @@ func (r *runner) reconcileAll() error {
 }
 
 // ctlDue is how long until the controllers' next delayed key is due, if
-// one waits (cachelab's queue tells; client-go's must agree).
+// one waits (cachelab's queue tells, flushing what is due already;
+// client-go's must agree).
 func (r *runner) ctlDue() (time.Duration, bool) {
 	if len(r.ctls) == 0 || r.stopped {
 		return 0, false

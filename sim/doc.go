@@ -222,8 +222,8 @@
 // they are asked for and made once for both sides when the round ends;
 // within an advance the clock stops at each moment a key's delay ends.
 // client-go's delaying queue moves keys on its own goroutine; before each
-// round, and after each side's, the runner waits until that goroutine is
-// parked, as it does for the watch cache's.
+// round the runner waits until that goroutine is parked, as it does for
+// the watch cache's.
 //
 // # Levers, in any order
 //
