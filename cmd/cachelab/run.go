@@ -132,7 +132,7 @@ file:line.`,
 		"(one self-contained file to open in any browser, offline), or mermaid: a sequence diagram of the run, written when it ends (cachelab's events and "+
 		"client-go's verdict per step; kept under GitHub's size limits, aggregated if need be: see sim/trace/mermaid)")
 	f.Var(&o.only, "only", "show only these layers, comma-separated (etcd, cache, sim, log, request, watch, reflector, "+
-		"transform, pop, indexer, handler or handler/<name>, synced, show, queue, note): text and mermaid")
+		"transform, pop, indexer, handler or handler/<name>, synced, workqueue, reconcile, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
 		"in particular: faults, requests, a relist that names it): text and mermaid")
 	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's lines of one layer and kind that number over %d "+
