@@ -13,9 +13,11 @@
 //	etcd ─► request/watch ─► reflector ─► transform ─► pop ─► indexer ─► handler/<name> ─► synced
 //	            (both)        (cachelab)     (both)   (cachelab)  (both)      (both)          (both)
 //
-// A step's events are printed layer by layer, in that order, and within a
-// layer in the order they happened on the side that recorded them
-// (Arrange).
+// After the handlers, a controller's (start-controller) workqueue and
+// reconcile layers, both compared. A step's events are printed layer by
+// layer, in that order, and within a layer in the order they happened on
+// the side that recorded them (Arrange); workqueue and reconcile lines
+// print together, interleaved as they happened.
 //
 // # Order
 //
