@@ -77,7 +77,7 @@ func (r *runner) apiserver(a args) (*apistorage.Server, string, error) {
 // onCache pulls a lever on a kube-apiserver's watch cache, and notes what
 // it did with etcd's revision: do says it, given the cache's owner (""
 // when the run has one kube-apiserver, else "apiserver-N's ").
-func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, rev int64) string) error {
+func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
 	api, name, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -90,22 +90,35 @@ func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, r
 	if name != "" {
 		owner = name + "'s "
 	}
-	r.note(trace.LayerCache, "", do(api, owner, rev))
+	msg, err := do(api, owner, rev)
+	if err != nil {
+		return err
+	}
+	r.note(trace.LayerCache, "", msg)
 	return nil
 }
 
 func holdCache(r *runner, a args) error {
-	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) string {
+	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.HoldCache()
-		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev)
+		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev), nil
 	})
 }
 
 func releaseCache(r *runner, a args) error {
-	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) string {
+	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.ReleaseCache()
+		// A cache held since a restart now lists etcd. The LISTs held at
+		// it go again only once it is ready: let through at once, a retry
+		// could reach it before or after, by the scheduler's say, and get
+		// 429 on one side and the list on the other.
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
+		defer cancel()
+		if err := api.WaitReady(ctx); err != nil {
+			return "", err
+		}
 		r.etcdChanged() // a LIST held at an unready cache goes again
-		return fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", owner, rev)
+		return fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", owner, rev), nil
 	})
 }
 
