@@ -3,13 +3,13 @@ package htmlview
 import (
 	"bytes"
 	"flag"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cachelab/cachelab/internal/golden"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -24,19 +24,7 @@ func TestGolden(t *testing.T) {
 			if err := Write(&b, loadRun(t, name)); err != nil {
 				t.Fatal(err)
 			}
-			golden := "testdata/" + name + ".html"
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(want), b.String()); d != "" {
-				t.Errorf("Write(%s) differs from %s (-want +got); run with -update if the change is meant:\n%s", name, golden, d)
-			}
+			golden.Check(t, "testdata/"+name+".html", b.String(), *update, "Write("+name+")")
 		})
 	}
 }
