@@ -27,15 +27,7 @@ func (r *Recorder) Add(layer string, kind Kind, key, detail string) {
 func (r *Recorder) Record(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.Tamper != nil {
-		r.Tamper(&e)
-	}
-	r.got = append(r.got, e)
-	r.total++
-	if r.kinds == nil {
-		r.kinds = map[Kind]int{}
-	}
-	r.kinds[e.Kind]++
+	r.insert(e, len(r.got))
 }
 
 // RecordBefore records e ahead of the last event recorded in its layer
@@ -44,24 +36,27 @@ func (r *Recorder) Record(e Event) {
 // either order, on two goroutines.
 func (r *Recorder) RecordBefore(e Event, jump func(prev Event) bool) {
 	r.mu.Lock()
-	last := -1
+	defer r.mu.Unlock()
+	at := len(r.got)
 	for i := len(r.got) - 1; i >= 0; i-- {
 		if r.got[i].Layer == e.Layer {
-			last = i
+			if jump(r.got[i]) {
+				at = i
+			}
 			break
 		}
 	}
-	if last < 0 || !jump(r.got[last]) {
-		r.mu.Unlock()
-		r.Record(e)
-		return
-	}
-	defer r.mu.Unlock()
+	r.insert(e, at)
+}
+
+// insert records e at index at of the step's events; r.mu is held.
+func (r *Recorder) insert(e Event, at int) {
 	if r.Tamper != nil {
 		r.Tamper(&e)
 	}
-	r.got = append(r.got[:last+1], r.got[last:]...)
-	r.got[last] = e
+	r.got = append(r.got, Event{})
+	copy(r.got[at+1:], r.got[at:])
+	r.got[at] = e
 	r.total++
 	if r.kinds == nil {
 		r.kinds = map[Kind]int{}
