@@ -112,14 +112,20 @@ func releaseCache(r *runner, a args) error {
 		// it go again only once it is ready: let through at once, a retry
 		// could reach it before or after, by the scheduler's say, and get
 		// 429 on one side and the list on the other.
-		ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
-		defer cancel()
-		if err := api.WaitReady(ctx); err != nil {
+		if err := r.waitReady(api); err != nil {
 			return "", err
 		}
 		r.etcdChanged() // a LIST held at an unready cache goes again
 		return fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", owner, rev), nil
 	})
+}
+
+// waitReady waits, for at most the settle timeout, until api's watch
+// cache has listed etcd and is ready.
+func (r *runner) waitReady(api *apistorage.Server) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
+	defer cancel()
+	return api.WaitReady(ctx)
 }
 
 func restartAPIServer(r *runner, a args) error {
@@ -136,9 +142,7 @@ func restartAPIServer(r *runner, a args) error {
 	// The new cache lists etcd at once, unless it is held: the trace says
 	// which, not how far the list got when the lever returned.
 	if !api.Held() {
-		ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
-		defer cancel()
-		if err := api.WaitReady(ctx); err != nil {
+		if err := r.waitReady(api); err != nil {
 			return err
 		}
 	}
