@@ -80,9 +80,13 @@ const observedAnnotation = "cachelab.dev/observed-image"
 // scenario's handler names cannot contain its parentheses.
 const ctlHandlerName = "(controller)"
 
-// maxRounds bounds the rounds of one step: a controller whose reconciles
-// keep writing never runs out of ready keys.
-const maxRounds = 200
+// maxRestless bounds how often one key may be reconciled at one instant of
+// the scenario's clock. A key comes back at once only when an event
+// queues it again; a reconcile that writes every time makes its own
+// event, and never lets its key rest. Every other way back (a failure's
+// backoff, a requeue-after) waits for the clock, so this counts the only
+// loop a step could not leave, whatever the number of keys or workers.
+const maxRestless = 100
 
 // ctlLoop is one implementation's controller, stepped by the runner.
 type ctlLoop interface {
@@ -127,6 +131,12 @@ type ctlSide struct {
 	// the handed-on call, to write its line once the queue's length
 	// says whether it coalesced.
 	enqueued *controller.Event
+
+	// The keys taken this round, and how often each was taken at the
+	// current instant of the scenario's clock (restless).
+	reconciledRound []string
+	instant         time.Time
+	atInstant       map[string]int
 }
 
 func newCtlSide(r *runner, s *side, cfg ctlConfig) *ctlSide {
@@ -144,6 +154,7 @@ func (c *ctlSide) event(e controller.Event) {
 	case controller.Enqueue, controller.Unkeyable:
 		c.enqueued = &e
 	case controller.Get:
+		c.reconciledRound = append(c.reconciledRound, e.Key)
 		wq("get", e.Key)
 	case controller.RateLimited:
 		wq("requeue", fmt.Sprintf("%s in %v (rate-limited)", e.Key, e.Delay))
@@ -244,6 +255,9 @@ func (c *ctlSide) reconcile(key string) (controller.Result, error) {
 		return res, fmt.Errorf("the cache holds a %T, not an object", obj)
 	}
 	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
+	if c.r.opts.ctlRestless {
+		image += " at rv " + u.GetResourceVersion()
+	}
 	if u.GetAnnotations()[observedAnnotation] == image {
 		return res, nil // up to date: level-triggered, nothing to write
 	}
@@ -442,12 +456,15 @@ func (r *runner) applyWrites() (bool, error) {
 }
 
 // reconcileAll runs the controllers' rounds until no key is ready on
-// either side (see the top of this file).
+// either side (see the top of this file). A round takes up to <workers>
+// keys on each side, so the number of rounds grows with the keys: it is
+// bounded by the keys and what they do, not by a budget. Only a key that
+// keeps coming back without the clock moving is an error (maxRestless).
 func (r *runner) reconcileAll() error {
 	if len(r.ctls) == 0 || r.stopped {
 		return nil
 	}
-	for round := 0; ; round++ {
+	for {
 		busy := false
 		for _, c := range r.ctls {
 			// Keys whose delay has passed first: client-go's delaying
@@ -462,10 +479,6 @@ func (r *runner) reconcileAll() error {
 		if !busy {
 			return nil
 		}
-		if round == maxRounds {
-			return fmt.Errorf("the controllers still have keys ready after %d rounds in one step: a reconcile that writes every time "+
-				"never lets its key rest", maxRounds)
-		}
 		rev, err := r.revision()
 		if err != nil {
 			return err
@@ -475,6 +488,9 @@ func (r *runner) reconcileAll() error {
 			for i := 0; i < c.cfg.workers && c.loop.ready() > 0; i++ {
 				c.loop.process(r.ctx)
 			}
+		}
+		if err := r.restless(); err != nil {
+			return err
 		}
 		wrote, err := r.applyWrites()
 		if err != nil {
@@ -486,6 +502,28 @@ func (r *runner) reconcileAll() error {
 			}
 		}
 	}
+}
+
+// restless is the error for a key reconciled maxRestless times at this
+// instant of the scenario's clock (cachelab's controller counts; client-go's
+// reconciles the same keys or diverges).
+func (r *runner) restless() error {
+	c := r.ctls[0]
+	now := r.clock.Now()
+	if !c.instant.Equal(now) {
+		c.instant, c.atInstant = now, map[string]int{}
+	}
+	for _, key := range c.reconciledRound {
+		c.atInstant[key]++
+		if n := c.atInstant[key]; n >= maxRestless {
+			return fmt.Errorf("the controllers reconciled %s %d times at %v, each time ready again at once: "+
+				"a reconcile that writes every time never lets its key rest", key, n, now.Sub(epoch))
+		}
+	}
+	for _, c := range r.ctls {
+		c.reconciledRound = c.reconciledRound[:0]
+	}
+	return nil
 }
 
 // ctlDue is how long until the controllers' next delayed key is due, if

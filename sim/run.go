@@ -56,6 +56,10 @@ type Options struct {
 	// ctlPlant, in tests only, alters cachelab's controller's options: a
 	// bug planted in cachelab's loop, which the comparison must catch.
 	ctlPlant func(*controller.Options)
+	// ctlRestless, in tests only, makes every reconcile write: each
+	// records the resourceVersion it read beside the image, which its
+	// own write changes, so its key is never at rest.
+	ctlRestless bool
 	// lateTimers, in tests only, makes each side's clock wait this long
 	// (real time) before it makes a timer, and before it hands on a
 	// timer's tick: a reflector's goroutine that a busy machine runs
