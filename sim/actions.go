@@ -138,6 +138,7 @@ func (r *runner) compact() error {
 		}
 		return fmt.Errorf("compact to %d: %w", rev, err)
 	}
+	r.etcdChanged() // a held LIST at an older resourceVersion now gets 410
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
 	return nil
 }
@@ -557,10 +558,22 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// etcdChanged tells each side's connection that the scenario wrote to etcd:
-// a retry held because it would fail on a corrupt value again goes
-// through now (world.Conn.EtcdChanged).
-func (r *runner) etcdChanged() {
+// etcdChanged notes that the step changed what etcd holds (a write, a
+// compaction, other data after a restore or a wipe): a retry held because
+// it would fail the same way again (world.Conn.EtcdChanged) may now get
+// another answer, and goes through when the step settles (letHeldGo).
+// Not at once: a command that writes twice (delete ns0/a ns0/b) would
+// let a retry through between its writes on one side and after them on
+// the other, by the scheduler's say (issue 27, case 4).
+func (r *runner) etcdChanged() { r.heldMayGo = true }
+
+// letHeldGo lets the retries held until etcd changed go through, once for
+// all the changes a step (or a controller's round) made.
+func (r *runner) letHeldGo() {
+	if !r.heldMayGo {
+		return
+	}
+	r.heldMayGo = false
 	for _, s := range r.sides {
 		if s.conn != nil {
 			s.conn.EtcdChanged()

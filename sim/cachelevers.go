@@ -115,7 +115,7 @@ func releaseCache(r *runner, a args) error {
 		if err := r.waitReady(api); err != nil {
 			return "", err
 		}
-		r.etcdChanged() // a LIST held at an unready cache goes again
+		r.etcdChanged() // a LIST held at an unready cache goes again, when the step settles
 		return fmt.Sprintf("%swatch cache released: it catches up with etcd at rv %d", owner, rev), nil
 	})
 }

@@ -159,9 +159,11 @@
 // put-raw stores bytes kube-apiserver cannot decode under a pod's key;
 // every LIST then fails (E12) and the reflector retries on a growing
 // real-clock backoff. Since each retry would fail the same way until
-// etcd changes, the connection holds the next one until the scenario writes
-// to etcd again (a held retry counts as settled), so a step shows one
-// failure, on every run. expire-continue answers the next continue page
+// etcd changes, the connection holds the next one until a step changes
+// etcd again (a held retry counts as settled), so a step shows one
+// failure, on every run. The held retry goes when that step settles,
+// after all its writes (a delete of two objects is one change, not two),
+// so both sides' retries meet the same etcd. expire-continue answers the next continue page
 // with the 410 a compaction between pages gives (E4); fail-next
 // list=<status> page=n fails only page n of a paged LIST. A reflector
 // pages only when it LISTs (the classic stack, or the default one with

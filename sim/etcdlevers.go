@@ -77,6 +77,7 @@ func (r *runner) travel(what string, restart func() error) error {
 		return err
 	}
 	r.resumedAt(before)
+	r.etcdChanged() // other data: a held retry may not meet the same value
 	after, err := r.revision()
 	if err != nil {
 		return err

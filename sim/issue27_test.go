@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // runOne parses src and runs it once in the given stack and world,
@@ -67,5 +70,79 @@ func TestRestlessKeyIsNamed(t *testing.T) {
 	_, err := runOne(t, "restless", src, Options{Server: ServerEtcd, ctlRestless: true})
 	if err == nil || !strings.Contains(err.Error(), "reconciled ns0/a 100 times at 0s") {
 		t.Fatalf("err = %v, want ns0/a named as never at rest", err)
+	}
+}
+
+// fullTrace is a run as `cachelab run --impl both --full` prints its steps:
+// the world's lines and both sides', step by step.
+func fullTrace(res *Result) string {
+	var b strings.Builder
+	for _, sr := range res.Steps {
+		trace.WriteStep(&b, sr, trace.TextStyle{Impl: "both"})
+	}
+	return b.String()
+}
+
+// sameEveryRun runs src n times and fails if any run's trace differs from
+// the first's: a trace that depends on the scheduler is a bug, even if
+// both sides agree in each run. It returns the first run's result.
+func sameEveryRun(t *testing.T, name, src string, opts Options, n int) *Result {
+	t.Helper()
+	first, err := runOne(t, name, src, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fullTrace(first)
+	for i := 2; i <= n; i++ {
+		res, err := runOne(t, name, src, opts)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if got := fullTrace(res); got != want {
+			t.Fatalf("run %d printed another trace than run 1 (-run 1 +run %d):\n%s", i, i, cmp.Diff(want, got))
+		}
+	}
+	return first
+}
+
+// Issue 27, case 4: a retry held until etcd changes goes through once per
+// step, after all of the step's writes, on both sides. Let through at
+// the first of two deletes, one side's retry met etcd between them and
+// the other's after both, and one side showed an extra LIST/WATCH round.
+func TestHeldRetryGoesOncePerStep(t *testing.T) {
+	src := `# A label-selected informer, a value kube-apiserver cannot decode, and two deletes in one step.
+# Server: etcd
+
+create ns0/a ns0/b ns0/c labels=(app=web)
+----
+
+put-raw ns1/x garbage
+----
+
+add-handler h
+----
+
+start labels=(app=web)
+----
+
+delete ns0/a ns0/b
+----
+`
+	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
+		t.Run(string(stack), func(t *testing.T) {
+			res := sameEveryRun(t, "held-retry", src, Options{Stack: stack}, 3)
+			last := res.Steps[len(res.Steps)-1]
+			for impl, events := range last.Sides {
+				lists := 0
+				for _, e := range events {
+					if e.Layer == trace.LayerRequest && e.Op == "LIST" {
+						lists++
+					}
+				}
+				if lists != 1 {
+					t.Errorf("%s: %d LISTs in the step that deleted twice, want 1 (the held retry, once)", impl, lists)
+				}
+			}
+		})
 	}
 }

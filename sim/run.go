@@ -109,6 +109,9 @@ type runner struct {
 	// stays set until both informers have reached etcd's revision, if
 	// need be after a disconnect, a failed request or a stop.
 	unseenWrite bool
+	// heldMayGo is set when the step changed etcd: the retries held
+	// until it did go through when the step settles (letHeldGo).
+	heldMayGo bool
 	// cluster is the etcd cluster's state the levers keep
 	// (clusterlevers.go); nil on a single member.
 	cluster *clusterState

@@ -26,6 +26,7 @@ import (
 // indexer as cachelab; if it does not, that is a divergence, reported with
 // what each side had.
 func (r *runner) settle() error {
+	r.letHeldGo()
 	if err := r.settleCache(); err != nil {
 		return err
 	}

@@ -140,8 +140,9 @@ func (p *Conn) SetExpireContinue() {
 // (E12). Every retry fails the same way until etcd changes, with the
 // reflector's backoff growing on the real clock (to 30-60 s), so how
 // many a step shows would be chance: the connection holds the next LIST or
-// watch until the scenario writes to etcd (etcdChanged), and a side
-// whose retry is held counts as settled.
+// watch until the scenario has changed etcd (EtcdChanged, which the
+// simulator calls once a step's writes are all made), and a side whose
+// retry is held counts as settled.
 //
 // An unready watch cache (C5) is the same story: every LIST the reflector
 // retries gets 429 until the cache has listed etcd, so the retry waits
