@@ -133,6 +133,19 @@ func restartAPIServer(r *runner, a args) error {
 	if err != nil {
 		return err
 	}
+	// The old cache ends every watch, and the informers re-watch at
+	// once: their calls wait (world.Conn.Pause) until the new cache has
+	// listed etcd, so that they meet a ready cache on every run, not
+	// sometimes a cache that answers 429 for a moment. A cache held from
+	// starting is not ready until release-cache: they meet it unready.
+	for _, s := range r.sides {
+		s.conn.Pause()
+	}
+	defer func() {
+		for _, s := range r.sides {
+			s.conn.Resume()
+		}
+	}()
 	if err := api.RestartCache(); err != nil {
 		return err
 	}

@@ -84,9 +84,11 @@
 // etcd)", and bookmarks the cache sends on its own clock say so, with the
 // time. Its levers are hold-cache and release-cache (the cache falls
 // behind etcd, and catches up) and restart-apiserver (a new cache, not
-// ready until it has listed etcd: a LIST it answers with 429 is retried,
-// and the retry held, as E12's below, until release-cache has waited for
-// the cache to be ready); E12's levers (put-raw, delete-raw)
+// ready until it has listed etcd: the informers' re-watches wait, unseen,
+// until it has, so they meet it ready on every run; after hold-cache they
+// meet it unready, and a LIST it answers with 429 is retried, and the
+// retry held, as E12's below, until release-cache has waited for the
+// cache to be ready); E12's levers (put-raw, delete-raw)
 // belong to the etcd world, and Parse refuses them elsewhere. etcd's own
 // levers work in both: behind the cache it is kube-apiserver's own watch
 // of etcd that resumes after restart-etcd or a member's failure, and the

@@ -146,3 +146,50 @@ delete ns0/a ns0/b
 		})
 	}
 }
+
+// Issue 27, case 5: a kube-apiserver restart ends every watch of the old
+// cache, and the informers' immediate re-watches meet the new cache once
+// it has listed etcd, on every run: never a 429 on one run and the wait
+// for the cache on another (seen in the classic stack after a restore).
+func TestRestartAPIServerRewatchMeetsReadyCache(t *testing.T) {
+	src := `# etcd restored, time passes, kube-apiserver restarts: the re-watches meet the new cache.
+# Server: watchcache
+
+add-handler h1
+----
+
+create ns0/a ns0/b
+----
+
+start stack=classic
+----
+
+etcd-snapshot s1
+----
+
+create ns0/c
+----
+
+etcd-restore s1
+----
+
+advance 10s
+----
+
+restart-apiserver
+----
+
+advance 5s
+----
+`
+	res := sameEveryRun(t, "restart-rewatch", src, Options{}, 4)
+	for _, sr := range res.Steps {
+		for impl, events := range sr.Sides {
+			for _, e := range events {
+				if strings.Contains(e.Text(), "429") {
+					t.Errorf("step %d (%s), %s: %s; want the re-watch to meet a ready cache", sr.Index, sr.Cmd, impl, e.Text())
+				}
+			}
+		}
+	}
+}

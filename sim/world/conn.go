@@ -48,6 +48,7 @@ type Conn struct {
 	stalled         int            // calls waiting in stale
 	staleWhy        string         // why they wait, for the trace
 	held            chan struct{}  // closed on reconnect; nil while connected
+	paused          chan struct{}  // closed by Resume; nil unless a lever paused the calls (Pause)
 	waiting         int            // calls waiting in held
 	open            map[*connWatch]struct{}
 	parked          bool          // the last call failed with a status whose retry waits on the fake clock

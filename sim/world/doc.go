@@ -30,6 +30,10 @@
 //   - a LIST that failed on a value kube-apiserver cannot decode holds the
 //     informer's retries until etcd changes (EtcdChanged), since each
 //     would fail the same way on a real-clock backoff.
+//   - Pause and Resume: a lever that changes the server in two parts (a
+//     kube-apiserver restart) holds the calls its first part causes, with
+//     no trace line, until its second part is done, so that they meet the
+//     server in one state on every run.
 //
 // The levers on etcd itself (restart, snapshot, restore, wipe) are
 // listwatch.Embedded's; writes are listwatch.Writer's.

@@ -29,6 +29,9 @@ func (p *Conn) nextPage(opts metav1.ListOptions) int {
 // the page it named, if it named one), waits while disconnected, and
 // holds a retry that would fail on a corrupt value again (holdRetries).
 func (p *Conn) admit(ctx context.Context, verb string, page int) error {
+	if err := p.waitPaused(ctx); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	p.parked = false
 	if code, ok := p.failNext[verb]; ok && (verb != "list" || p.failPage == 0 || p.failPage == page) {
@@ -62,6 +65,49 @@ func (p *Conn) admit(ctx context.Context, verb string, page int) error {
 			p.waiting--
 		}
 		p.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// Pause holds every call made from now on, with no trace line, until
+// Resume. A lever that changes the server in two parts pauses the calls
+// its first part causes until the second is done, so that they meet the
+// server in one state on every run: a kube-apiserver restart ends every
+// watch of the old watch cache, and the informers' immediate re-watches
+// would reach the new one before or after it has listed etcd (429, or
+// the list), by the scheduler's say. The lever resumes before its step
+// settles, so the wait is never seen.
+func (p *Conn) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused == nil {
+		p.paused = make(chan struct{})
+	}
+}
+
+// Resume lets the calls Pause held go on, in the state the lever left
+// the server in.
+func (p *Conn) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused != nil {
+		close(p.paused)
+		p.paused = nil
+	}
+}
+
+// waitPaused waits while the calls are paused (Pause), or until ctx ends.
+func (p *Conn) waitPaused(ctx context.Context) error {
+	p.mu.Lock()
+	paused := p.paused
+	p.mu.Unlock()
+	if paused == nil {
+		return nil
+	}
+	select {
+	case <-paused:
+		return nil
+	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
