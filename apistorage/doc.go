@@ -56,7 +56,10 @@
 //     only once it is past that poll, and Quiescent counts a goroutine
 //     parked in one of apimachinery's wall-clock wait loops as busy, so
 //     that a clock moved right after a start reaches the bookmark timer
-//     on every run at the same point.
+//     on every run at the same point. kube-apiserver's cache consistency
+//     checker, which compares the cache with etcd every few minutes of
+//     wall time, is switched off: walltime.go lists every wall-clock
+//     loop of the storage and what is done about each.
 //
 // WithSource tells a caller whether a LIST was answered from the cache or
 // from etcd.

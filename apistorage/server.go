@@ -109,6 +109,9 @@ func New(ctx context.Context, client *clientv3.Client, res listwatch.Resource, o
 	if opts.HistoryWindow == 0 {
 		opts.HistoryWindow = DefaultHistoryWindow
 	}
+	if err := disableWallClockChecks(); err != nil {
+		return nil, err
+	}
 	s := &Server{res: res, opts: opts, client: client, watches: map[*Watch]struct{}{}, name: opts.Name}
 	s.compactor = etcd3.NewCompactor(client, 0, opts.Clock, nil)
 	if !opts.Cache {

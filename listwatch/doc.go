@@ -57,12 +57,14 @@
 //   - E7: a watch that falls behind etcd's compaction ends with an Error
 //     event, 410 Expired: the client must relist.
 //   - E8: a watch that allowed bookmarks gets a BOOKMARK (an empty object
-//     carrying only a resourceVersion) when etcd reports progress. etcd does
-//     so on request (RequestProgress) or on its own timer; it answers a
-//     request only when every watch on the client's stream has caught up
-//     and its revision has reached every watch's start. kube-apiserver's
-//     watch cache sends them about once a minute; here their timing is a
-//     simulator control.
+//     carrying only a resourceVersion) when etcd reports progress on
+//     request (RequestProgress); etcd answers a request only when every
+//     watch on the client's stream has caught up and its revision has
+//     reached every watch's start. As kube-apiserver's etcd3 watcher
+//     does for a client's watch, it does not ask etcd for progress on
+//     etcd's own timer (every 10 minutes of wall time), so no bookmark
+//     comes of time passing. kube-apiserver's watch cache sends them
+//     about once a minute; here their timing is a simulator control.
 //   - E9: watch-list (SendInitialEvents) streams every object as ADDED, then
 //     a BOOKMARK annotated k8s.io/initial-events-end at the snapshot
 //     revision, then live events on the same stream. etcd is watched from

@@ -120,9 +120,13 @@ func (w *watcher) run(ctx context.Context) {
 	// etcd is watched from after the snapshot before the initial events
 	// are delivered, as kube-apiserver's etcd3 watcher does: a client that
 	// is slow to take them does not hold the watch back, so a compaction
-	// meanwhile does not break it.
-	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1),
-		clientv3.WithPrevKV(), clientv3.WithProgressNotify())
+	// meanwhile does not break it. Like kube-apiserver's etcd3 watcher
+	// for a client's watch, it does not ask etcd for progress
+	// notifications on etcd's own timer (WithProgressNotify: every 10
+	// minutes of wall time); a progress request (RequestProgress) still
+	// reaches it, since etcd answers those on every watch of the stream
+	// (E8).
+	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithPrevKV())
 	w.follow(ctx, ch, initial)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -191,5 +192,60 @@ advance 5s
 				}
 			}
 		}
+	}
+}
+
+// Issue 27, case 3: wall time reaches no verdict and no trace, however
+// long a person pauses between steps. etcd sends progress notifications
+// every 10 minutes of wall time on the watches that ask for them: with
+// that cut to 100 ms, a run paused between its steps for longer must
+// print what it prints unpaused, in both worlds. (The pause is the input
+// here, a person at the --step prompt, not a wait for anything.)
+// kube-apiserver's cache consistency checker, the other such loop, is
+// off (apistorage's TestNoWallClockConsistencyChecker).
+func TestPauseBetweenStepsChangesNothing(t *testing.T) {
+	src := `# Time passes for the informers, and for a person reading the trace.
+# Server: any
+
+add-handler h1
+----
+
+create ns0/a ns0/b
+----
+
+start
+----
+
+advance 70s
+----
+
+update ns0/a labels=(v=2)
+----
+
+advance 30s
+----
+
+show store
+----
+`
+	for _, server := range []string{ServerWatchCache, ServerEtcd} {
+		t.Run(server, func(t *testing.T) {
+			opts := Options{Server: server, progressNotify: 100 * time.Millisecond, SettleTimeout: 3 * time.Second}
+			res, err := runOne(t, "pause", src, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.OnStep = func(trace.StepResult) bool {
+				time.Sleep(400 * time.Millisecond) // a person reading the step
+				return true
+			}
+			paused, err := runOne(t, "pause", src, opts)
+			if err != nil {
+				t.Fatalf("paused: %v", err)
+			}
+			if d := cmp.Diff(fullTrace(res), fullTrace(paused)); d != "" {
+				t.Errorf("the paused run printed another trace (-unpaused +paused):\n%s", d)
+			}
+		})
 	}
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// records the resourceVersion it read beside the image, which its
 	// own write changes, so its key is never at rest.
 	ctlRestless bool
+	// progressNotify, in tests only, is how often the embedded etcd sends
+	// progress notifications on the watches that ask for them (etcd's
+	// 10 minutes of wall time if 0).
+	progressNotify time.Duration
 	// lateTimers, in tests only, makes each side's clock wait this long
 	// (real time) before it makes a timer, and before it hands on a
 	// timer's tick: a reflector's goroutine that a busy machine runs
@@ -355,7 +359,7 @@ func (r *runner) worldAllows(cmd string) error {
 func (r *runner) connect() error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members()})
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), ProgressNotifyInterval: r.opts.progressNotify})
 		if err != nil {
 			return err
 		}
