@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/cachelab/cachelab/internal/scenarioclock"
 )
 
 // tickClock is the fake clock as a side sees it. It tells the runner
@@ -20,7 +21,7 @@ import (
 // client-go stops the fired one first). So a timer that is due counts as
 // pending until the next NewTimer, or until it is stopped.
 type tickClock struct {
-	*clocktesting.FakeClock
+	*scenarioclock.Clock
 
 	late time.Duration // Options.lateTimers
 
@@ -28,8 +29,8 @@ type tickClock struct {
 	live map[*tickTimer]time.Time // deadline of each timer not yet handled or stopped
 }
 
-func newTickClock(c *clocktesting.FakeClock, late time.Duration) *tickClock {
-	return &tickClock{FakeClock: c, late: late, live: map[*tickTimer]time.Time{}}
+func newTickClock(c *scenarioclock.Clock, late time.Duration) *tickClock {
+	return &tickClock{Clock: c, late: late, live: map[*tickTimer]time.Time{}}
 }
 
 // NewTimer makes a timer, and counts every due one as handled.
@@ -43,7 +44,7 @@ func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
 			delete(c.live, t)
 		}
 	}
-	t := &tickTimer{Timer: c.FakeClock.NewTimer(d), c: c}
+	t := &tickTimer{Timer: c.Clock.NewTimer(d), c: c}
 	c.live[t] = now.Add(d)
 	if c.late > 0 {
 		t.relayLate()
@@ -142,7 +143,7 @@ func (c stopClock) After(d time.Duration) <-chan time.Time {
 	if c.jitter != nil {
 		d = c.jitter.forClientGo(d, c.stopped)
 	}
-	fired := c.FakeClock.After(d)
+	fired := c.Clock.After(d)
 	out := make(chan time.Time, 1)
 	go func() {
 		select {

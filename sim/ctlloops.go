@@ -8,12 +8,12 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/cgloop"
 	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/internal/scenarioclock"
 )
 
 // --- cachelab: controller/ on cachelab's informer ---
@@ -24,7 +24,7 @@ type cachelabCtl struct {
 	inf   *informer.SharedIndexInformer
 }
 
-func newCachelabCtl(ctx context.Context, side *ctlSide, inf cachelabInformer, clk *clocktesting.FakeClock, plant func(*controller.Options)) (*cachelabCtl, error) {
+func newCachelabCtl(ctx context.Context, side *ctlSide, inf cachelabInformer, clk *scenarioclock.Clock, plant func(*controller.Options)) (*cachelabCtl, error) {
 	l := &cachelabCtl{inf: inf.inf}
 	opts := controller.Options{
 		Informer: inf.inf,
@@ -77,7 +77,7 @@ type clientGoCtl struct {
 	timeout time.Duration
 }
 
-func newClientGoCtl(side *ctlSide, inf clientGoInformer, clk *clocktesting.FakeClock, timeout time.Duration) (*clientGoCtl, error) {
+func newClientGoCtl(side *ctlSide, inf clientGoInformer, clk *scenarioclock.Clock, timeout time.Duration) (*clientGoCtl, error) {
 	l := &clientGoCtl{inf: inf.inf, timeout: timeout}
 	// The delaying queue's loop runs on the scenario's clock. Making it
 	// on a goroutine of its own marks that loop's goroutine ("created by

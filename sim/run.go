@@ -13,11 +13,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/scenarioclock"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -92,7 +92,7 @@ type runner struct {
 	client  *clientv3.Client     // the world's own connection: writes, compaction
 	res     listwatch.Resource
 	writer  *listwatch.Writer
-	clock   *clocktesting.FakeClock
+	clock   *scenarioclock.Clock
 	sides   []*side // cachelab, client-go
 	clients []*clientv3.Client
 	cfg     *startConfig  // set by start
@@ -217,7 +217,7 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 	if opts.SettleTimeout == 0 {
 		opts.SettleTimeout = 10 * time.Second
 	}
-	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: clocktesting.NewFakeClock(epoch)}
+	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: scenarioclock.New(epoch)}
 	r.classic = r.stack() == informer.Classic
 	if err := claimProcess(r.stack()); err != nil {
 		return nil, err

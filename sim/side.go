@@ -11,10 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/internal/scenarioclock"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -56,7 +56,7 @@ type side struct {
 	impl  string
 	rec   *trace.Recorder
 	conn  *world.Conn
-	clock *clocktesting.FakeClock
+	clock *scenarioclock.Clock
 	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
 
 	handlers []*handler // in the order added, removed ones included
