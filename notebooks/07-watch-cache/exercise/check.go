@@ -41,7 +41,7 @@ func Checks(predict PredictFunc) []lab.Check {
 		{ID: "C5", Behaviour: "not ready: a limit goes to etcd, the rest 429", Run: story(
 			create("shop/a"), create("shop/b"), hold(), restart(), create("shop/c"),
 			list("0", "", 0), list("", "", 0), list("2", "Exact", 0), list("0", "", 2), list("", "", 1), list("2", "", 1),
-			release(), list("0", "", 2), list("2", "Exact", 0))},
+			release(), list("0", "", 2), list("2", "Exact", 0), list("3", "Exact", 0))},
 		{ID: "C5", Behaviour: "a restart without a hold: ready at once", Run: story(
 			create("shop/a"), restart(), create("shop/b"), list("0", "", 0), list("", "", 0))},
 	}

@@ -71,6 +71,8 @@ func TestEachCheckCanFail(t *testing.T) {
 			[]string{`LIST rv="3" match=Exact (step 9, after create shop/d)`, "etcd answered", yours, "the cache answered"}},
 		{"an unready cache's exact read at etcd's revision", flaws{unreadyExactAtRev: true},
 			[]string{`LIST rv="2" limit=1 (step 11, after LIST rv="" limit=1)`, `resourceVersion "2"`, yours, `resourceVersion "4"`}},
+		{"a held restart's snapshots start at the restart, not at its list on release", flaws{sinceAtRestart: true},
+			[]string{`LIST rv="3" match=Exact (step 15, after LIST rv="2" match=Exact)`, "etcd answered", yours, "the cache answered"}},
 		{"no answer for a LIST the cache refuses with 429", flaws{dropRefused: true},
 			[]string{`LIST rv="0" (step 6, after create shop/c): in kube-apiserver`, "the cache refused it with 429", yours, "gave it no answer"}},
 		{"an answer for release-cache too", flaws{answerRelease: true},
@@ -123,6 +125,7 @@ type flaws struct {
 	limitNotExact         bool // N with a limit (no match) read as NotOlderThan
 	restartKeepsSnapshots bool // exact reads before a restart still from the cache
 	unreadyExactAtRev     bool // an unready cache's exact read at etcd's revision
+	sinceAtRestart        bool // a held restart's oldest snapshot is the restart's revision
 	dropRefused           bool // no answer for a LIST refused with 429
 	answerRelease         bool // an answer for release-cache too
 	endState              bool // a consistent read falls back only if the cache is held at the story's end
@@ -166,7 +169,10 @@ func (f flaws) predict(steps []Step) []Answer {
 		case "release-cache":
 			w.held, w.cached = false, w.rev
 			if !w.ready {
-				w.ready, w.since = true, w.rev
+				w.ready = true
+				if !f.sinceAtRestart {
+					w.since = w.rev
+				}
 			}
 			if f.answerRelease {
 				out = append(out, w.answer("cache", w.rev, 0))
