@@ -63,7 +63,7 @@ func Checks(impl Impl) []lab.Check {
 		{ID: "K2", Behaviour: "a turn: Get, reconcile, Done; false once shut down", Run: loop(
 			turn{add: []string{"web", "db"}}, turn{}, turn{add: []string{"web"}}, turn{shutdown: true})},
 		{ID: "K2", Behaviour: "a reconcile panics: Done runs all the same", Run: loop(
-			turn{add: []string{"web"}, panics: true}, turn{add: []string{"web"}},
+			turn{add: []string{"web"}}, turn{add: []string{"web"}, panics: true}, turn{add: []string{"web"}},
 			turn{add: []string{"db", "web"}, panics: true}, turn{}, turn{shutdown: true})},
 		{ID: "K3", Behaviour: "an error: AddRateLimited, 5ms, 10ms, 20ms", Run: loop(
 			turn{add: []string{"web"}, err: "boom"}, turn{add: []string{"web"}, err: "boom"},

@@ -87,7 +87,7 @@ func TestEachCheckCanFail(t *testing.T) {
 			[]string{`reconcile returns error "boom"`, loop, "Yours never makes client-go's Done(web). Without it web stays held by a worker for ever", "from Len 0 to 1, and yours from Len 0 to 0"}},
 		{"Done at the end, not deferred", withLoop(flawedLoop{notDeferred: true}),
 			[]string{"reconcile panics", loop, "which panicked, and let the panic go on.",
-				"Yours never makes client-go's Done(web). client-go's loop defers Done, so it runs even when reconcile panics",
+				"Yours never makes client-go's Done(web). client-go's loop defers Done, so it runs even when reconcile panics. Your Done, at exercise_test.go:" + lineOf(t, "// planted: Done, not deferred") + ", was not reached on this turn.",
 				"from Len 0 to 1, and yours from Len 0 to 0 (web is only marked dirty), and no Get hands it out again"}},
 		{"Done before reconcile", withLoop(flawedLoop{doneFirst: true}),
 			[]string{loop, "Yours makes the same calls in another order: Done(web) (at exercise_test.go:" + lineOf(t, "// planted: Done first") + ") where client-go's loop makes reconcile(web)", "a second worker"}},
@@ -237,7 +237,7 @@ func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) 
 		q.Forget(key)
 	}
 	if f.notDeferred || f.doneOnSuccessOnly && err == nil {
-		q.Done(key)
+		q.Done(key) // planted: Done, not deferred
 	}
 	if f.doneTwice {
 		q.Done(key)

@@ -138,6 +138,9 @@ func heldForEver(key string, panicked bool, want, got *recorder) string {
 	s := fmt.Sprintf("Without it %s stays held by a worker for ever: "+
 		"Add(%s) after this turn takes client-go's queue from Len %d to %d, and yours from Len %d to %d (%s is only marked dirty), and no Get hands it out again.",
 		key, key, wl, want.inner.Len(), gl, got.inner.Len(), key)
+	if got.doneAt != "" {
+		s = fmt.Sprintf("Your Done, at %s, was not reached on this turn. ", got.doneAt) + s
+	}
 	if panicked {
 		s = "client-go's loop defers Done, so it runs even when reconcile panics. " + s +
 			" (A worker does live on after a panic whenever something recovers it: controller-runtime does, and so does HandleCrash with utilruntime.ReallyCrash false.)"

@@ -25,6 +25,7 @@ type recorder struct {
 	limiter *tracedLimiter
 	log     []call
 	held    map[string]bool
+	doneAt  string // where the loop last called Done
 }
 
 // call is one call a loop made: on the queue, or of the reconcile.
@@ -103,6 +104,7 @@ func (r *recorder) Get() (string, bool) {
 
 func (r *recorder) Done(key string) {
 	r.record("Done(%s)", key)
+	r.doneAt = r.log[len(r.log)-1].at
 	delete(r.held, key)
 	r.inner.Done(key)
 }
