@@ -60,8 +60,8 @@ func Checks(impl Impl) []lab.Check {
 			}
 			return nil
 		}},
-		{ID: "K2", Behaviour: "a turn: Get, reconcile, Done; false once shut down", Run: loop(
-			turn{add: []string{"web", "db"}}, turn{}, turn{add: []string{"web"}}, turn{shutdown: true})},
+		{ID: "K2", Behaviour: "a turn: Get, reconcile, Done; drain, then false", Run: loop(
+			turn{add: []string{"web", "db"}}, turn{}, turn{add: []string{"web", "cache"}}, turn{shutdown: true})},
 		{ID: "K2", Behaviour: "a reconcile panics: Done runs all the same", Run: loop(
 			turn{add: []string{"web"}}, turn{add: []string{"web"}, panics: true}, turn{add: []string{"web"}},
 			turn{add: []string{"db", "web"}, panics: true}, turn{}, turn{shutdown: true})},

@@ -109,6 +109,8 @@ func TestEachCheckCanFail(t *testing.T) {
 			[]string{loop, "Yours never makes client-go's Forget(web)."}},
 		{"an error requeued with Add", withLoop(flawedLoop{errAdd: true}),
 			[]string{loop, "Yours makes Add(web) (at exercise_test.go:", "where client-go's loop makes AddRateLimited(web) (the limiter said 5ms)"}},
+		{"false as soon as the queue shuts down, without draining it", withLoop(flawedLoop{noDrain: true}),
+			[]string{"turn 4 (ShutDown()", "client-go's loop called Get() → cache", loop, "called nothing, and returned false.", "Yours never calls Get, so it takes no key. After ShutDown, Get still hands out what is queued (W3)"}},
 		{"true at shutdown", withLoop(flawedLoop{trueAtShutdown: true}),
 			[]string{"client-go's loop called Get() → shut down, and returned false;", loop, "called Get() → shut down, and returned true."}},
 	}
@@ -189,10 +191,13 @@ func (l *flawedLimiter) NumRequeues(item string) int { // planted: NumRequeues
 type flawedLoop struct {
 	doneOnSuccessOnly, noForget, afterWins, afterNoForget, errAdd, trueAtShutdown bool
 	notDeferred, doneFirst, doneBeforeRequeue, doneTwice, recoverPanic            bool
-	doneAtShutdown, forgetOnError                                                 bool
+	doneAtShutdown, forgetOnError, noDrain                                        bool
 }
 
 func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) (more bool) {
+	if f.noDrain && q.ShuttingDown() {
+		return false
+	}
 	key, shutdown := q.Get()
 	if shutdown {
 		if f.doneAtShutdown {

@@ -81,14 +81,20 @@ func explain(k int, w, g []call, wantEnd, gotEnd ending, want, got *recorder) st
 		return "\nfalse stops the worker (sample-controller's runWorker loops while it is true): return false only when Get reports the shutdown."
 	case len(missing) == 0 && len(extra) == 0:
 		return outOfOrder(canonical(w)[k], canonical(g)[k])
+	case len(missing) > 0 && strings.HasPrefix(missing[0].text, "Get() → ") && !slices.ContainsFunc(g, isGet):
+		s := "\nYours never calls Get, so it takes no key."
+		if want.inner.ShuttingDown() {
+			s += " After ShutDown, Get still hands out what is queued (W3): the workers drain the queue, and a turn returns false only when Get reports the shutdown."
+		}
+		return s
 	case len(missing) == 1 && len(extra) == 1:
 		return fmt.Sprintf("\nYours makes %s%s where client-go's loop makes %s.", extra[0].text, at(extra[0]), missing[0].text)
 	}
 	var b strings.Builder
 	for _, c := range missing {
 		fmt.Fprintf(&b, "\nYours never makes client-go's %s.", c.text)
-		if strings.HasPrefix(c.text, "Done(") {
-			b.WriteString(" " + heldForEver(strings.TrimSuffix(strings.TrimPrefix(c.text, "Done("), ")"), wantEnd.panicked, want, got))
+		if key := strings.TrimSuffix(strings.TrimPrefix(c.text, "Done("), ")"); strings.HasPrefix(c.text, "Done(") && got.held[key] {
+			b.WriteString(" " + heldForEver(key, wantEnd.panicked, want, got))
 		}
 	}
 	for _, c := range extra {
@@ -102,6 +108,8 @@ func explain(k int, w, g []call, wantEnd, gotEnd ending, want, got *recorder) st
 	}
 	return b.String()
 }
+
+func isGet(c call) bool { return strings.HasPrefix(c.text, "Get()") }
 
 // missingAndExtra are the calls of want that got does not make, and the
 // calls of got that want does not, counted as multisets.
