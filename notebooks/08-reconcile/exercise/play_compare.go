@@ -23,7 +23,7 @@ func compareTurn(label string, loop LoopFunc, want, got *recorder, wantEnd, gotE
 		return nil
 	}
 	return fmt.Errorf("%s:\nclient-go's loop called %s, and %s;\nyours, %s, called %s, and %s.%s",
-		label, calls(w), wantEnd, lab.Func(loop), calls(g), gotEnd, explain(k, w, g, wantEnd, gotEnd, want, got))
+		label, calls(w), wantEnd, lab.Func(loop), calls(g), gotEnd, explain(k, w, g, wantEnd, want, got))
 }
 
 // firstDifference is the index of the first call where two turns differ,
@@ -70,7 +70,7 @@ func requeue(text string) bool {
 // explain says how two turns' calls differ (k is the first call that
 // differs, in canonical order; k < 0 when only their endings do), and
 // why it matters when it is a mistake the chapter warns about.
-func explain(k int, w, g []call, wantEnd, gotEnd ending, want, got *recorder) string {
+func explain(k int, w, g []call, wantEnd ending, want, got *recorder) string {
 	missing, extra := missingAndExtra(w, g)
 	switch {
 	case k < 0 && wantEnd.panicked:
