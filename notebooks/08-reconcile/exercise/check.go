@@ -28,10 +28,11 @@ func Yours() Impl {
 // Checks are the behaviours the lab checks. The limiter's run the same
 // calls on client-go's TypedItemExponentialFailureRateLimiter and on
 // impl's, and compare every value returned; the loop's play the same
-// story (keys queued, what each reconcile returns) to client-go's loop
-// and to impl's, each on a client-go rate-limiting queue of its own, and
-// compare every call each makes on its queue, what it returns, and the
-// queue's state after each turn.
+// story (keys queued, what each reconcile returns, or that it panics) to
+// client-go's loop and to impl's, each on a client-go rate-limiting queue
+// of its own, and compare every call each makes on its queue, in
+// client-go's order, how the turn ends (its return value, or the
+// reconcile's panic going on), and the queue's state after each turn.
 func Checks(impl Impl) []lab.Check {
 	limiter := func(base, max time.Duration, calls ...limiterCall) func() error {
 		return func() error { return sameLimiter(impl, base, max, calls) }
@@ -59,8 +60,11 @@ func Checks(impl Impl) []lab.Check {
 			}
 			return nil
 		}},
-		{ID: "K2", Behaviour: "a turn: Get, reconcile, Done; false once shut down", Run: loop(
-			turn{add: []string{"web", "db"}}, turn{}, turn{add: []string{"web"}}, turn{shutdown: true})},
+		{ID: "K2", Behaviour: "a turn: Get, reconcile, Done; drain, then false", Run: loop(
+			turn{add: []string{"web", "db"}}, turn{}, turn{add: []string{"web", "cache"}}, turn{shutdown: true})},
+		{ID: "K2", Behaviour: "a reconcile panics: Done runs all the same", Run: loop(
+			turn{add: []string{"web"}}, turn{add: []string{"web"}, panics: true}, turn{add: []string{"web"}},
+			turn{add: []string{"db", "web"}, panics: true}, turn{}, turn{shutdown: true})},
 		{ID: "K3", Behaviour: "an error: AddRateLimited, 5ms, 10ms, 20ms", Run: loop(
 			turn{add: []string{"web"}, err: "boom"}, turn{add: []string{"web"}, err: "boom"},
 			turn{add: []string{"web"}, err: "boom"})},
@@ -106,7 +110,8 @@ func randomCalls(rnd *rand.Rand, n int) []limiterCall {
 }
 
 // randomTurns is n turns over three keys, each queueing one or two keys
-// and reconciling with a random result, then a shutdown.
+// and reconciling with a random result (one in eight panics), then a
+// shutdown.
 func randomTurns(rnd *rand.Rand, n int) []turn {
 	keys := []string{"web", "db", "cache"}
 	out := make([]turn, 0, n+1)
@@ -115,13 +120,15 @@ func randomTurns(rnd *rand.Rand, n int) []turn {
 		if rnd.IntN(3) == 0 {
 			t.add = append(t.add, keys[rnd.IntN(3)])
 		}
-		switch rnd.IntN(4) {
-		case 0:
+		switch rnd.IntN(8) {
+		case 0, 4:
 			t.err = "boom"
-		case 1:
+		case 1, 5:
 			t.after = time.Duration(1+rnd.IntN(10)) * time.Second
-		case 2:
+		case 2, 6:
 			t.err, t.after = "boom", time.Duration(1+rnd.IntN(10))*time.Second
+		case 3:
+			t.panics = true
 		}
 		out = append(out, t)
 	}

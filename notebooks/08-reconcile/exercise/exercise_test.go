@@ -3,6 +3,9 @@ package exercise
 import (
 	"context"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +32,7 @@ func TestSolutionPasses(t *testing.T) {
 
 // skeletonSum is the SHA-256 of loop.go as committed: the untouched
 // skeleton. Once you edit loop.go this test steps aside.
-const skeletonSum = "144ce755063d7b69a20057dca1d642a54fc4c05793e3edc4f90a78bb26ea6958"
+const skeletonSum = "7ef084b4b8002cddb46e1ebf57d6c34dcd84373ff9a39df1a7ccb19f28cd2018"
 
 // The untouched skeleton fails the lab, and each failure says what
 // client-go does instead.
@@ -37,79 +40,136 @@ func TestSkeletonFails(t *testing.T) {
 	lab.SkeletonFails(t, "loop.go", skeletonSum, Checks(Yours()))
 }
 
-// Every check can fail: each is failed by at least one plausible mistake,
-// so none passes whatever the code does.
+// Every check can fail, and says so where the learner can act on it:
+// each plausible mistake below (the chapter warns of each) fails a check
+// whose message holds the words it must, and each check is failed by at
+// least one of them, so none passes whatever the code does.
 func TestEachCheckCanFail(t *testing.T) {
 	ref := reference()
-	withLimiter := func(f func(base, max time.Duration) workqueue.TypedRateLimiter[string]) Impl {
-		return Impl{NewLimiter: f, ProcessNextWorkItem: ref.ProcessNextWorkItem}
+	withLimiter := func(f flawedLimiter) Impl {
+		return Impl{NewLimiter: func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
+			l := f
+			l.base, l.max = base, max
+			if !l.noMap {
+				l.failures = map[string]int{}
+			}
+			return &l
+		}, ProcessNextWorkItem: ref.ProcessNextWorkItem}
 	}
-	withLoop := func(f LoopFunc) Impl { return Impl{NewLimiter: ref.NewLimiter, ProcessNextWorkItem: f} }
-	mistakes := map[string]Impl{
-		"the delay doubles from the first failure (base·2^(n+1))": withLimiter(func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
-			return &flawedLimiter{base: base, max: max, skipFirst: true}
-		}),
-		"no cap": withLimiter(func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
-			return &flawedLimiter{base: base, max: max, noCap: true}
-		}),
-		"integer arithmetic that overflows": withLimiter(func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
-			return &flawedLimiter{base: base, max: max, shift: true}
-		}),
-		"Forget does nothing": withLimiter(func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
-			return &flawedLimiter{base: base, max: max, noForget: true}
-		}),
-		"one count for every item": withLimiter(func(base, max time.Duration) workqueue.TypedRateLimiter[string] {
-			return &flawedLimiter{base: base, max: max, shared: true}
-		}),
-		"Done only on success":             withLoop(flawedLoop{doneOnSuccessOnly: true}.turn),
-		"no Forget on success":             withLoop(flawedLoop{noForget: true}.turn),
-		"RequeueAfter wins over the error": withLoop(flawedLoop{afterWins: true}.turn),
-		"RequeueAfter without Forget":      withLoop(flawedLoop{afterNoForget: true}.turn),
-		"an error requeued with Add":       withLoop(flawedLoop{errAdd: true}.turn),
-		"true at shutdown":                 withLoop(flawedLoop{trueAtShutdown: true}.turn),
+	withLoop := func(f flawedLoop) Impl {
+		return Impl{NewLimiter: ref.NewLimiter, ProcessNextWorkItem: func(ctx context.Context, q Queue, r ReconcileFunc) bool { // planted: the loop
+			return f.turn(ctx, q, r)
+		}}
 	}
-	runs := map[string][]lab.Check{}
-	for name, m := range mistakes {
-		runs[name] = Checks(m)
-		if lab.Passed(lab.Run(runs[name])) {
-			t.Errorf("mistake %q passes every check", name)
+	when := "yours, (*flawedLimiter).When (exercise_test.go:" + lineOf(t, "// planted: When") + ")"
+	num := "yours, (*flawedLimiter).NumRequeues (exercise_test.go:" + lineOf(t, "// planted: NumRequeues") + ")"
+	loop := " (exercise_test.go:" + lineOf(t, "// planted: the loop") + "), called"
+	mistakes := []struct {
+		name string
+		impl Impl
+		says []string
+	}{
+		{"the delay doubles from the first failure (base·2^(n+1))", withLimiter(flawedLimiter{skipFirst: true}),
+			[]string{"client-go's limiter returns 5ms", when, "returns 10ms"}},
+		{"no cap", withLimiter(flawedLimiter{noCap: true}),
+			[]string{"client-go's limiter returns 16m40s", when, "returns 21m50.72s"}},
+		{"integer arithmetic that overflows", withLimiter(flawedLimiter{shift: true}),
+			[]string{"call 42", "client-go's limiter returns 16m40s", when, "returns -2069896h36m35.949551616s"}},
+		{"converted to a Duration before the overflow check", withLimiter(flawedLimiter{convertFirst: true}),
+			[]string{"client-go's limiter returns 16m40s", when, "returns -2562047h47m16.854775808s"}},
+		{"Forget does nothing", withLimiter(flawedLimiter{noForget: true}),
+			[]string{`NumRequeues("web"), with 0 failures of web recorded since it was last forgotten`, "client-go's limiter returns 0", num, "returns 3"}},
+		{"one count for every item", withLimiter(flawedLimiter{shared: true}),
+			[]string{`NumRequeues("db"), with 0 failures of db recorded`, "client-go's limiter returns 0", num, "returns 1"}},
+		{"no map made for the counts", withLimiter(flawedLimiter{noMap: true}),
+			[]string{"your code panicked at exercise_test.go:" + lineOf(t, "// planted: the nil map") + ", in (*flawedLimiter).When: assignment to entry in nil map"}},
+		{"Done only on success", withLoop(flawedLoop{doneOnSuccessOnly: true}),
+			[]string{`reconcile returns error "boom"`, loop, "Yours never makes client-go's Done(web). Without it web stays held by a worker for ever", "from Len 0 to 1, and yours from Len 0 to 0"}},
+		{"Done at the end, not deferred", withLoop(flawedLoop{notDeferred: true}),
+			[]string{"reconcile panics", loop, "which panicked, and let the panic go on.",
+				"Yours never makes client-go's Done(web). client-go's loop defers Done, so it runs even when reconcile panics. Your Done, at exercise_test.go:" + lineOf(t, "// planted: Done, not deferred") + ", was not reached on this turn.",
+				"from Len 0 to 1, and yours from Len 0 to 0 (web is only marked dirty), and no Get hands it out again"}},
+		{"Done before reconcile", withLoop(flawedLoop{doneFirst: true}),
+			[]string{loop, "Yours makes the same calls in another order: Done(web) (at exercise_test.go:" + lineOf(t, "// planted: Done first") + ") where client-go's loop makes reconcile(web)", "a second worker"}},
+		{"Done before the requeue", withLoop(flawedLoop{doneBeforeRequeue: true}),
+			[]string{loop, "Yours makes the same calls in another order: Done(web) (at exercise_test.go:" + lineOf(t, "// planted: Done before the requeue") + ") where client-go's loop makes Forget(web)", "calls Done last (deferred)"}},
+		{"Done twice (deferred, and at the end)", withLoop(flawedLoop{doneTwice: true}),
+			[]string{loop, "Yours makes Done(web) (at exercise_test.go:", "which client-go's loop does not. Each Get has exactly one Done"}},
+		{"the reconcile's panic recovered", withLoop(flawedLoop{recoverPanic: true}),
+			[]string{"reconcile panics", "and let the panic go on;", loop, "and returned true.", "does not recover a reconcile's panic"}},
+		{"Done at shutdown", withLoop(flawedLoop{doneAtShutdown: true}),
+			[]string{"shut down", "Yours makes Done() (at exercise_test.go:" + lineOf(t, "// planted: Done at shutdown") + "), which client-go's loop does not"}},
+		{"no Forget on success", withLoop(flawedLoop{noForget: true}),
+			[]string{"reconcile returns success", loop, "Yours never makes client-go's Forget(web)."}},
+		{"Forget on error too", withLoop(flawedLoop{forgetOnError: true}),
+			[]string{loop, "Yours makes Forget(web) (at exercise_test.go:" + lineOf(t, "// planted: Forget on error") + "), which client-go's loop does not."}},
+		{"RequeueAfter wins over the error", withLoop(flawedLoop{afterWins: true}),
+			[]string{loop, "Yours makes AddAfter(web, 1h0m0s) (at exercise_test.go:", "where client-go's loop makes AddRateLimited(web) (the limiter said 5ms)"}},
+		{"RequeueAfter without Forget", withLoop(flawedLoop{afterNoForget: true}),
+			[]string{loop, "Yours never makes client-go's Forget(web)."}},
+		{"an error requeued with Add", withLoop(flawedLoop{errAdd: true}),
+			[]string{loop, "Yours makes Add(web) (at exercise_test.go:", "where client-go's loop makes AddRateLimited(web) (the limiter said 5ms)"}},
+		{"false as soon as the queue shuts down, without draining it", withLoop(flawedLoop{noDrain: true}),
+			[]string{"turn 4 (ShutDown()", "client-go's loop called Get() → cache", loop, "called nothing, and returned false.", "Yours never calls Get, so it takes no key. After ShutDown, Get still hands out what is queued (W3)"}},
+		{"true at shutdown", withLoop(flawedLoop{trueAtShutdown: true}),
+			[]string{"client-go's loop called Get() → shut down, and returned false;", loop, "called Get() → shut down, and returned true."}},
+	}
+	var planted []lab.Mistake
+	for _, m := range mistakes {
+		planted = append(planted, lab.Mistake{Name: m.name, Checks: Checks(m.impl), Says: m.says})
+	}
+	lab.MistakesFail(t, Checks(ref), planted)
+}
+
+// lineOf is the line of this file that holds marker, where a planted
+// mistake is: the line its report must point at.
+func lineOf(t *testing.T, marker string) string {
+	t.Helper()
+	src, err := os.ReadFile("exercise_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(l, marker) {
+			return strconv.Itoa(i + 1)
 		}
 	}
-	lab.EachCanFail(t, Checks(ref), runs)
+	t.Fatalf("no line ends with %q", marker)
+	return ""
 }
 
 // flawedLimiter is the reference limiter with one mistake switched on.
 type flawedLimiter struct {
 	base, max                                 time.Duration
 	skipFirst, noCap, shift, noForget, shared bool
+	convertFirst, noMap                       bool
 	failures                                  map[string]int
 }
 
 func (l *flawedLimiter) key(item string) string {
-	if l.failures == nil {
-		l.failures = map[string]int{}
-	}
 	if l.shared {
 		return ""
 	}
 	return item
 }
 
-func (l *flawedLimiter) When(item string) time.Duration {
+func (l *flawedLimiter) When(item string) time.Duration { // planted: When
 	k := l.key(item)
 	n := l.failures[k]
-	l.failures[k] = n + 1
+	l.failures[k] = n + 1 // planted: the nil map
 	if l.skipFirst {
 		n++
 	}
 	var d time.Duration
-	if l.shift {
+	switch b := float64(l.base) * math.Pow(2, float64(n)); {
+	case l.shift:
 		d = l.base << n // overflows past 2^63
-	} else {
+	case l.convertFirst:
+		d = time.Duration(b) // past 2^63 the conversion gives math.MinInt64 on amd64
+	case b > math.MaxInt64:
 		d = time.Duration(math.MaxInt64)
-		if b := float64(l.base) * math.Pow(2, float64(n)); b <= math.MaxInt64 {
-			d = time.Duration(b)
-		}
+	default:
+		d = time.Duration(b)
 	}
 	if l.noCap {
 		return d
@@ -123,25 +183,55 @@ func (l *flawedLimiter) Forget(item string) {
 	}
 }
 
-func (l *flawedLimiter) NumRequeues(item string) int { return l.failures[l.key(item)] }
+func (l *flawedLimiter) NumRequeues(item string) int { // planted: NumRequeues
+	return l.failures[l.key(item)]
+}
 
 // flawedLoop is the reference loop with one mistake switched on.
 type flawedLoop struct {
 	doneOnSuccessOnly, noForget, afterWins, afterNoForget, errAdd, trueAtShutdown bool
+	notDeferred, doneFirst, doneBeforeRequeue, doneTwice, recoverPanic            bool
+	doneAtShutdown, forgetOnError, noDrain                                        bool
 }
 
-func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) bool {
+func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) (more bool) {
+	if f.noDrain && q.ShuttingDown() {
+		return false
+	}
 	key, shutdown := q.Get()
 	if shutdown {
+		if f.doneAtShutdown {
+			q.Done(key) // planted: Done at shutdown
+		}
 		return f.trueAtShutdown
 	}
+	if f.recoverPanic {
+		defer func() {
+			if recover() != nil {
+				more = true
+			}
+		}()
+	}
+	if f.doneFirst {
+		q.Done(key) // planted: Done first
+	}
+	deferred := !f.notDeferred && !f.doneFirst && !f.doneBeforeRequeue && !f.doneOnSuccessOnly
+	if deferred {
+		defer q.Done(key)
+	}
 	res, err := reconcile(ctx, key)
+	if f.doneBeforeRequeue {
+		q.Done(key) // planted: Done before the requeue
+	}
 	switch {
 	case err != nil && res.RequeueAfter > 0 && f.afterWins:
 		q.AddAfter(key, res.RequeueAfter)
 	case err != nil && f.errAdd:
 		q.Add(key)
 	case err != nil:
+		if f.forgetOnError {
+			q.Forget(key) // planted: Forget on error
+		}
 		q.AddRateLimited(key)
 	case res.RequeueAfter > 0:
 		if !f.afterNoForget {
@@ -151,7 +241,10 @@ func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) 
 	case !f.noForget:
 		q.Forget(key)
 	}
-	if err == nil || !f.doneOnSuccessOnly {
+	if f.notDeferred || f.doneOnSuccessOnly && err == nil {
+		q.Done(key) // planted: Done, not deferred
+	}
+	if f.doneTwice {
 		q.Done(key)
 	}
 	return true

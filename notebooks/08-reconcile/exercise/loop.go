@@ -78,8 +78,13 @@ func (l *Limiter) NumRequeues(item string) int {
 //     q.AddAfter(key, d);
 //   - no error otherwise: q.Forget(key), so its next failure waits the
 //     base delay again;
-//   - always q.Done(key) (deferred: it must run whatever happens), then
-//     return true.
+//   - always q.Done(key), once, after all of these (deferred: it must
+//     run whatever happens, a panic in reconcile too), then return true.
+//
+// Do not recover a panic of reconcile: sample-controller lets it go on
+// up to the worker, whose HandleCrash logs it and crashes the process.
+// The checks compare your calls with client-go's loop's in order, and
+// name the line of yours where they first differ.
 func ProcessNextWorkItem(ctx context.Context, q Queue, reconcile ReconcileFunc) bool {
 	// TODO
 	return false

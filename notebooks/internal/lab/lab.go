@@ -1,6 +1,11 @@
 // Package lab runs a chapter's exercise checks and reports them the way a
 // lab sheet would: one line per behaviour (its REFERENCE.md ID and what it
-// says), "pass", or the first difference from client-go in plain words.
+// says), "pass", or the first difference from client-go in plain words,
+// with the line of the learner's code it comes from: the line that
+// panicked (Safely), the line that made a call (Caller), or the function
+// that gave a wrong answer (Func, Method). A lab's checker lives in the
+// files of its exercise directory whose names start with "check" or
+// "play"; every other file of a chapter is the code under check.
 package lab
 
 import (
@@ -24,23 +29,15 @@ type Result struct {
 	Err error
 }
 
-// Run runs every check. A check that panics fails with the panic, so an
+// Run runs every check. A check that panics fails with the panic and the
+// line of the code under check where it happened (Safely), so an
 // unfinished exercise reports rather than crashes.
 func Run(checks []Check) []Result {
 	out := make([]Result, len(checks))
 	for i, c := range checks {
-		out[i] = Result{Check: c, Err: safely(c.Run)}
+		out[i] = Result{Check: c, Err: Safely(c.Run)}
 	}
 	return out
-}
-
-func safely(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("your code panicked: %v", r)
-		}
-	}()
-	return f()
 }
 
 // Passed reports whether every check passed.

@@ -75,3 +75,55 @@ func EachCanFail(t *testing.T, reference []Check, mistakes map[string][]Check) {
 		}
 	}
 }
+
+// Mistake is a plausible wrong solution, planted to prove the checks: the
+// lab's checks run against it, and what its report must say.
+type Mistake struct {
+	Name   string
+	Checks []Check
+	// Says are the words a learner who made this mistake must read: one
+	// failed check's message holds every one of them (the behaviour that
+	// differs, the line of the code that is wrong, ...).
+	Says []string
+}
+
+// MistakesFail checks both ways that the checks catch each mistake:
+// every mistake fails a check whose message says what it must, and every
+// check of the reference run is failed by at least one mistake, so none
+// passes whatever the code does.
+func MistakesFail(t *testing.T, reference []Check, mistakes []Mistake) {
+	t.Helper()
+	runs := map[string][]Check{}
+	for _, m := range mistakes {
+		runs[m.Name] = m.Checks
+		rs := Run(m.Checks)
+		if Passed(rs) {
+			t.Errorf("mistake %q passes every check", m.Name)
+			continue
+		}
+		if !anySays(rs, m.Says) {
+			var b strings.Builder
+			Report(&b, "report", rs)
+			t.Errorf("mistake %q: no failure says all of %q; its report:\n%s", m.Name, m.Says, b.String())
+		}
+	}
+	EachCanFail(t, reference, runs)
+}
+
+// anySays reports whether one failed result's message holds every one of
+// says.
+func anySays(rs []Result, says []string) bool {
+	for _, r := range rs {
+		if r.Err == nil {
+			continue
+		}
+		all := true
+		for _, s := range says {
+			all = all && strings.Contains(r.Err.Error(), s)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
