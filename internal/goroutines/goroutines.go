@@ -9,24 +9,42 @@ package goroutines
 import (
 	"runtime"
 	"strings"
+	"sync"
+	"unsafe"
 )
 
-// Dump is every goroutine's stack, as runtime.Stack writes it.
+// Dump is every goroutine's stack, as runtime.Stack writes it. The
+// simulator takes one at every poll of a settle, thousands in a long
+// run: the dump is written into a buffer kept from one call to the next
+// (sized to the largest so far), and only what it holds is copied out.
 func Dump() []byte {
-	buf := make([]byte, 1<<20)
+	scratch.Lock()
+	defer scratch.Unlock()
 	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return buf[:n]
+		n := runtime.Stack(scratch.buf, true)
+		if n < len(scratch.buf) {
+			return append([]byte(nil), scratch.buf[:n]...)
 		}
-		buf = make([]byte, 2*len(buf))
+		scratch.buf = make([]byte, 2*len(scratch.buf))
 	}
 }
+
+// scratch is Dump's buffer.
+var scratch = struct {
+	sync.Mutex
+	buf []byte
+}{buf: make([]byte, 1<<18)}
 
 // All is Dump split into one text per goroutine: a header line
 // ("goroutine 42 [select, 2 minutes]:"), its frames, and the "created by"
 // line.
-func All() []string { return strings.Split(string(Dump()), "\n\n") }
+func All() []string {
+	d := Dump()
+	if len(d) == 0 {
+		return nil
+	}
+	return strings.Split(unsafe.String(&d[0], len(d)), "\n\n") // d is this call's own copy
+}
 
 // State is a goroutine's state from its header: "select", "chan receive",
 // "sync.Cond.Wait", "running", "runnable", ... without the time it has
