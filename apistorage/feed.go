@@ -41,6 +41,7 @@ type feed struct {
 	given   uint64             // the revision of the last thing handed over (list, event or bookmark)
 	pending int                // events etcd has sent that the feed has not handed over
 	stalled int                // the cacher's calls (a LIST, a WATCH) waiting while held
+	compact int64              // the compaction revision the cacher's compactor last read
 }
 
 func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool) *feed {
@@ -74,6 +75,25 @@ func (f *feed) waitOpen() bool {
 		f.stalled--
 	}
 	return !f.closed
+}
+
+// CompactRevision is what the cacher's snapshot compactor polls (every
+// 15 s of the clock): the revision etcd was last compacted at, as
+// kube-apiserver knows it. The feed notes what it answered, so that
+// NextWork can tell when the next poll will find something new.
+func (f *feed) CompactRevision() int64 {
+	rev := f.Interface.CompactRevision()
+	f.mu.Lock()
+	f.compact = rev
+	f.mu.Unlock()
+	return rev
+}
+
+// compactSeen is the revision the compactor last read.
+func (f *feed) compactSeen() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.compact
 }
 
 // gave notes that the cacher was handed revision rv.

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"k8s.io/apiserver/pkg/storage/cacher"
-	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
 )
@@ -129,29 +127,6 @@ func dispatching(c *cacher.Cacher) bool {
 	}
 	return false
 }
-
-// cacherClock is the clock the cacher gets: the server's, with one
-// change. The cacher's bookmark timer draws its period from [1 s, 1.25 s)
-// (wait.Jitter(time.Second, 0.25)) from an unseeded source, so a clock
-// step between the two would fire it in some runs and not in others. The
-// period is pinned at 1 s.
-type cacherClock struct{ clock.WithTicker }
-
-func (c cacherClock) NewTimer(d time.Duration) clock.Timer {
-	return pinnedTimer{c.WithTicker.NewTimer(pin(d))}
-}
-
-// pin pins the bookmark timer's period (see cacherClock).
-func pin(d time.Duration) time.Duration {
-	if d >= time.Second && d <= time.Second+time.Second/4 {
-		return time.Second
-	}
-	return d
-}
-
-type pinnedTimer struct{ clock.Timer }
-
-func (t pinnedTimer) Reset(d time.Duration) bool { return t.Timer.Reset(pin(d)) }
 
 // Stalled reports whether every request in progress on these servers (a
 // LIST, or a WATCH not yet open) waits in a cache for it to reach a

@@ -89,6 +89,8 @@ type cache struct {
 	feed       *feed // what the cacher gets from etcd
 	cacher     *cacher.Cacher
 	delegator  *cacher.CacheDelegator
+	clock      *cacherClock // the cacher's, which keeps its timers (NextWork)
+	created    time.Time    // when the cacher was made, on the server's clock
 }
 
 func (c *cache) stop() {
@@ -216,6 +218,8 @@ func (s *Server) startCache() (*cache, error) {
 	held := s.held
 	s.mu.Unlock()
 	f := newFeed(noDeadlines{store}, s.opts.Clock, held)
+	clk := &cacherClock{WithTicker: s.opts.Clock}
+	created := s.opts.Clock.Now() // the cacher counts its bookmark buckets from here
 	c, err := cacher.NewCacherFromConfig(cacher.Config{
 		Storage:             f,
 		Versioner:           storage.APIObjectVersioner{},
@@ -227,13 +231,13 @@ func (s *Server) startCache() (*cache, error) {
 		NewFunc:             s.newObject,
 		NewListFunc:         s.newList,
 		Codec:               unstructured.UnstructuredJSONScheme,
-		Clock:               cacherClock{s.opts.Clock},
+		Clock:               clk,
 	})
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("kube-apiserver's watch cache for %s: %w", s.res.Resource, err)
 	}
-	cc := &cache{store: noDeadlines{store}, closeStore: store.Close, feed: f, cacher: c,
+	cc := &cache{store: noDeadlines{store}, closeStore: store.Close, feed: f, cacher: c, clock: clk, created: created,
 		delegator: cacher.NewCacheDelegator(c, servedByEtcd{noDeadlines{store}})}
 	s.mu.Lock()
 	s.cache = cc
