@@ -333,9 +333,11 @@ func (r *runner) advance(d time.Duration) error {
 	// fire that timer once, and race the watches' deadlines; so in the
 	// watch-cache world, while informers run, time passes a second at a
 	// time, as it does for a real kube-apiserver, and everything settles
-	// after each second.
+	// after each second. The seconds at which nothing is due (quiet) are
+	// passed in one move: a day is a few thousand moments, not 86,400.
+	stepwise := r.cached() && r.cfg != nil && !r.stopped
 	step := d
-	if r.cached() && r.cfg != nil && !r.stopped {
+	if stepwise {
 		step = time.Second
 	}
 	for left := d; left > 0; {
@@ -346,15 +348,23 @@ func (r *runner) advance(d time.Duration) error {
 		if len(r.sides) > 0 && r.sides[0].conn != nil {
 			until = r.sides[0].conn.ParkedUntil()
 		}
+		chunk := min(step, left)
 		// Time stops where a controller's delayed key is due, and the
 		// controllers reconcile then (controllers.go).
-		chunk := min(step, left)
 		due, waiting := r.ctlDue()
 		keyDue := waiting && due <= chunk
 		if keyDue {
 			chunk = due
 		}
+		quiet := time.Duration(0)
+		if stepwise && !keyDue && !r.opts.secondBySecond {
+			quiet = r.quiet(left, due, waiting)
+			if quiet > 0 {
+				chunk = quiet
+			}
+		}
 		r.clock.Step(chunk)
+		r.moves++
 		left -= chunk
 		for i, s := range r.sides {
 			// A reflector waiting on the clock moves on. Within an
@@ -373,7 +383,7 @@ func (r *runner) advance(d time.Duration) error {
 			if err := r.reconcileAll(); err != nil {
 				return err
 			}
-		case left > 0 && chunk == step && r.cached() && r.cfg != nil && !r.stopped:
+		case left > 0 && stepwise && (chunk == step || quiet > 0):
 			if err := r.settleSecond(); err != nil {
 				return err
 			}
@@ -381,6 +391,36 @@ func (r *runner) advance(d time.Duration) error {
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
 	return nil
+}
+
+// quiet is how long, in whole seconds from now (or all of left), time can
+// pass in one move of the clock in the watch-cache world with nothing
+// happening on the way: nothing is due before its end but the watch
+// cache's bookmark timer, at whose ticks no watch is due a bookmark, and
+// the compactor's, which has nothing to compact (apistorage's NextWork).
+// Second by second, the same seconds would pass with nothing to show; the
+// one tick of the bookmark timer at the end of the move hands nothing on
+// either, and leaves the timer's next tick a second later, where it would
+// have been. A controller's delayed key due in keyDue (if waiting) counts
+// too: cachelab's queue waits on no timer (controller.Options.Manual).
+// 0 means the next second has something due.
+func (r *runner) quiet(left, keyDue time.Duration, waiting bool) time.Duration {
+	now := r.clock.Now()
+	next, ok := r.clock.Next()
+	if waiting && (!ok || now.Add(keyDue).Before(next)) {
+		next, ok = now.Add(keyDue), true
+	}
+	for _, a := range r.apis {
+		if at, due := a.NextWork(); due && (!ok || at.Before(next)) {
+			next, ok = at, true
+		}
+	}
+	if !ok || next.Sub(now) > left {
+		return left
+	}
+	// The last whole second of the grid before next: now+k < next <= now+k+1.
+	k := (next.Sub(now) + time.Second - 1) / time.Second * time.Second
+	return max(k-time.Second, 0)
 }
 
 // resyncPeriod is how often the reflectors resync (0: never): the queue

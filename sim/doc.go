@@ -109,6 +109,12 @@
 // every minute and before a watch's deadline), so advance moves time a
 // second at a time there, settling after each second, as time passes for
 // a real kube-apiserver; the bookmark timer's jitter is pinned at 1 s.
+// The seconds at which nothing is due pass in one move of the clock: the
+// scenario's clock (internal/scenarioclock) says when its next timer is
+// due, leaving out the cache's own, of which apistorage's NextWork says
+// when one next matters (a bookmark due, a compaction to make, a wait
+// that ends). A day of scenario time is then a few thousand moves, each
+// settled, and prints what 86,400 would (TestQuietSecondsPassInOneMove).
 //
 // # An etcd cluster
 //

@@ -249,3 +249,116 @@ show store
 		})
 	}
 }
+
+// timePasses is a scenario in which a lot happens on the clock: resyncs,
+// a handler's own resync period, a controller's requeue-after and
+// backoff, the cache's bookmarks (each minute once the cache has moved
+// past a watch's start, and before a watch's deadline), watches ending at
+// their timeout, and a held cache a consistent read waits for.
+const timePasses = `# Time passes behind the watch cache.
+# Server: watchcache
+
+add-handler h1 resync=45s
+----
+
+create ns0/a ns0/b
+----
+
+start-controller
+----
+
+start resync=30s
+----
+
+reconcile-requeue ns0/a after=100s times=3
+----
+
+reconcile-fail ns0/b times=4
+----
+
+update ns0/a labels=(v=1)
+----
+
+advance 13m
+----
+
+update ns0/a labels=(v=2)
+----
+
+advance 7m
+----
+
+hold-cache
+----
+
+update ns0/b labels=(v=3)
+----
+
+advance 70s
+----
+
+release-cache
+----
+
+advance 3m
+----
+`
+
+// Issue 27, case 2: scenario time is cheap behind the watch cache. An
+// advance passes the seconds at which nothing is due in one move of the
+// clock; it must print exactly what passing them one by one prints, in
+// both stacks.
+func TestQuietSecondsPassInOneMove(t *testing.T) {
+	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
+		t.Run(string(stack), func(t *testing.T) {
+			ref, err := runOne(t, "time-passes", timePasses, Options{Stack: stack, secondBySecond: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			quick, err := runOne(t, "time-passes", timePasses, Options{Stack: stack})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(fullTrace(ref), fullTrace(quick)); d != "" {
+				t.Errorf("quiet seconds passed in one move print another trace (-second by second +quiet moves):\n%s", d)
+			}
+		})
+	}
+}
+
+// Issue 27, case 2: a day behind the watch cache, with an informer and a
+// controller running, is a few thousand moments, not 86,400 seconds
+// (each settled): its cost is counted in the clock's moves, which do not
+// depend on the machine.
+func TestADayBehindTheWatchCache(t *testing.T) {
+	src := script("add-handler h1", "create ns0/a", "start-controller", "start", "update ns0/a labels=(v=2)",
+		"reconcile-requeue ns0/a after=1h times=30", "advance 24h", "show store")
+	sc, err := Parse("a-day.txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := Open(context.Background(), sc, Options{Seed: 1, Server: ServerWatchCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.Close()
+	for _, st := range sc.Steps {
+		sr, err := ses.Step(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sr.Divergence != nil {
+			t.Fatal(sr.Divergence)
+		}
+	}
+	if got := ses.Clock(); got != 24*time.Hour {
+		t.Errorf("clock at %v, want 24h", got)
+	}
+	// A bookmark a minute and a watch every 5 minutes, on one second
+	// each, and the second before each: about 6,000 moves.
+	if moves := ses.r.moves; moves > 8000 {
+		t.Errorf("the day took %d moves of the clock; second by second is 86,400", moves)
+	} else {
+		t.Logf("a day behind the watch cache: %d moves of the clock", moves)
+	}
+}

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/cachelab/cachelab/sim/trace"
+import (
+	"time"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
 
 // Progress is how far a run has got, counted since it began: what a
 // person watching a long step (a 10,000-object start) wants to see move.
@@ -9,6 +13,8 @@ type Progress struct {
 	Created int // objects created in etcd (create, bulk-create)
 	Relayed int // watch events the connection handed to cachelab's reflector
 	Calls   int // calls to cachelab's handlers
+	// Clock is the scenario's time: an advance of a day moves it on.
+	Clock time.Duration
 }
 
 // Progress reads the run's counts. Unlike every other method of Session,
@@ -17,5 +23,6 @@ type Progress struct {
 // older in one count than in another, never torn.
 func (s *Session) Progress() Progress {
 	rec := s.r.sides[0].rec // cachelab's; sides is fixed by Open
-	return Progress{Created: int(s.r.created.Load()), Relayed: rec.Counted(trace.KindEvent), Calls: rec.Counted(trace.KindCall)}
+	return Progress{Created: int(s.r.created.Load()), Relayed: rec.Counted(trace.KindEvent), Calls: rec.Counted(trace.KindCall),
+		Clock: s.r.clock.Since(epoch)}
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// records the resourceVersion it read beside the image, which its
 	// own write changes, so its key is never at rest.
 	ctlRestless bool
+	// secondBySecond, in tests only, moves the clock through every second
+	// of an advance in the watch-cache world, quiet or not: the reference
+	// the quiet moves are held against.
+	secondBySecond bool
 	// progressNotify, in tests only, is how often the embedded etcd sends
 	// progress notifications on the watches that ask for them (etcd's
 	// 10 minutes of wall time if 0).
@@ -116,6 +120,12 @@ type runner struct {
 	// heldMayGo is set when the step changed etcd: the retries held
 	// until it did go through when the step settles (letHeldGo).
 	heldMayGo bool
+	// moves counts the clock's moves in advances: what a long advance
+	// costs (each move settles both sides).
+	moves int
+	// quietAt is when the caches were last seen quiescent within the
+	// settle in progress (cachesQuiescent).
+	quietAt *activity
 	// cluster is the etcd cluster's state the levers keep
 	// (clusterlevers.go); nil on a single member.
 	cluster *clusterState

@@ -22,6 +22,11 @@ const progressEvery = 250 * time.Millisecond
 //
 //	step 3 (start): 10,000 objects created · 6,412 events relayed · 5,980 handler calls
 //
+// A step that moves the scenario's clock (a long advance) shows how far
+// it has got, so that a day of scenario time is seen to pass:
+//
+//	step 6 (advance 24h): clock 3h12m0s (+3h12m0s) · 0 objects created · ...
+//
 // The line is redrawn in place (carriage return, erase line) on each tick
 // of its ticker and erased when the step ends, before the step's trace is
 // printed. It is only for a terminal: the counts go by too fast to be
@@ -33,12 +38,14 @@ type progress struct {
 	width  int           // the terminal's columns; a longer line is cut, or it would wrap and not be erased
 	stop   chan struct{} // closed by end
 	done   chan struct{} // closed when the loop has erased its line
+	began  time.Duration // the scenario's clock when the step began
 }
 
 // startProgress starts drawing step n's progress line, until the
 // returned func is called; that func returns once the line is erased.
 func startProgress(w io.Writer, ticker clock.Ticker, width int, read func() sim.Progress, n int, cmd string) (end func()) {
 	p := &progress{w: w, read: read, ticker: ticker, width: width, stop: make(chan struct{}), done: make(chan struct{})}
+	p.began = read().Clock
 	go p.loop(fmt.Sprintf("step %d (%s): ", n, cmd))
 	return func() {
 		close(p.stop)
@@ -53,7 +60,7 @@ func (p *progress) loop(prefix string) {
 	for {
 		select {
 		case <-p.ticker.C():
-			fmt.Fprintf(p.w, "\r\x1b[K%s", p.fit(prefix+progressText(p.read())))
+			fmt.Fprintf(p.w, "\r\x1b[K%s", p.fit(prefix+progressText(p.read(), p.began)))
 			drawn = true
 		case <-p.stop:
 			if drawn {
@@ -74,8 +81,13 @@ func (p *progress) fit(line string) string {
 	return line
 }
 
-// progressText is the counts in words.
-func progressText(pr sim.Progress) string {
-	return fmt.Sprintf("%s objects created · %s events relayed · %s handler calls",
+// progressText is the counts in words, after the scenario's clock if it
+// has moved since the step began.
+func progressText(pr sim.Progress, began time.Duration) string {
+	clock := ""
+	if pr.Clock != began {
+		clock = fmt.Sprintf("clock %v (+%v) · ", pr.Clock, pr.Clock-began)
+	}
+	return clock + fmt.Sprintf("%s objects created · %s events relayed · %s handler calls",
 		trace.Thousands(pr.Created), trace.Thousands(pr.Relayed), trace.Thousands(pr.Calls))
 }

@@ -50,6 +50,12 @@ func TestProgressLine(t *testing.T) {
 	if got := <-w; !strings.HasSuffix(got, "10,001 events relayed · 9,000 handler calls") {
 		t.Errorf("second line: %q, want the new counts", got)
 	}
+	<-counts
+	counts <- sim.Progress{Created: 10000, Relayed: 10001, Calls: 9000, Clock: 3*time.Hour + 12*time.Minute}
+	clk.Step(progressEvery)
+	if got, want := <-w, "\r\x1b[Kstep 3 (start): clock 3h12m0s (+3h12m0s) · 10,000 objects created"; !strings.HasPrefix(got, want) {
+		t.Errorf("once the scenario's clock moves:\n got %q\nwant %q...", got, want)
+	}
 	end()
 	if got, want := <-w, "\r\x1b[K"; got != want {
 		t.Errorf("at the end: %q, want the line erased (%q)", got, want)
