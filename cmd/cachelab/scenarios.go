@@ -120,8 +120,8 @@ func (m *Main) showScenario(name string, file bool) error {
 	return writeError(w.err, "while printing the scenario")
 }
 
-// describe writes what a scenario shows, the IDs it covers, its world and
-// its steps.
+// describe writes what a scenario shows, the IDs it covers (its "#
+// Covers:" line's), its world and its steps.
 func describe(w io.Writer, sc *sim.Scenario) {
 	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
 	for _, l := range strings.Split(sc.About, "\n") {
@@ -129,7 +129,10 @@ func describe(w io.Writer, sc *sim.Scenario) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "\nCovers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
+	fmt.Fprintln(w)
+	if len(sc.IDs) > 0 { // a file of one's own may name none
+		fmt.Fprintf(w, "Covers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
+	}
 	fmt.Fprintf(w, "Server:  %s\n", world(sc))
 	fmt.Fprintf(w, "\nSteps ('cachelab run %s' prints what each does):\n", sc.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
