@@ -24,8 +24,9 @@ func TestCoversLine(t *testing.T) {
 		{"repeats once", "# s\n# Covers: F1 P6 F1 E12 P6\n", []string{"F1", "P6", "E12"}},
 		{"commas", "# s\n# Covers: F1, P6,E12\n", []string{"F1", "P6", "E12"}},
 		{"anywhere in the paragraph", "# s\n# Covers: C4\n# Server: watchcache\n", []string{"C4"}},
-		{"none", "# A scenario that names P1 in its prose.\n", nil},
+		{"no line", "# A scenario that names P1 in its prose.\n", nil},
 		{"empty line", "# s\n# Covers:\n", nil},
+		{"none", "# s\n# Covers: none\n", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,8 +47,9 @@ func TestCoversLineErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
 	}{
-		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces; "watch-list" is not one`},
+		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; "watch-list" is not one`},
 		{"lower case", "# s\n# Covers: p1\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
 	}

@@ -31,8 +31,9 @@ prints the scenario's file as it is written instead, to copy and edit:
 
 With --commands it lists the commands a scenario file can use instead. A
 scenario file is in cockroachdb's datadriven format: a '#' paragraph saying
-what it shows and the IDs it covers, then directives, each a command line, a
-line '----', and the output the step is expected to print (possibly none)
+what it shows, whose '# Covers:' line names the IDs it covers (those, and
+only those, are its COVERS), then directives, each a command line, a line
+'----', and the output the step is expected to print (possibly none)
 followed by a blank line:
 
   # Deleting a pod: one DELETED event, one OnDelete.
