@@ -18,9 +18,10 @@
 // # A scenario
 //
 // A scenario file is in cockroachdb's datadriven format. It opens with a
-// "#" paragraph saying what it shows and which REFERENCE.md behaviours it
-// covers; then come commands, each followed by "----" and the trace it is
-// expected to print:
+// "#" paragraph saying what it shows, with a "# Covers:" line naming the
+// REFERENCE.md behaviours it covers (the scenario's IDs are that line's,
+// each once: IDs the prose mentions are not covers); then come commands,
+// each followed by "----" and the trace it is expected to print:
 //
 //	# A label selector turns "no longer matches" into a delete.
 //	# Covers: E5 E6 P1 P2

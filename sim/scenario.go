@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
@@ -26,7 +25,9 @@ type Scenario struct {
 	File  string // the path it was read from, for errors
 	Title string // the first sentence of the opening comment
 	About string // the whole opening comment, without the "# "
-	IDs   []string
+	// IDs are the behaviour IDs (REFERENCE.md) of its "# Covers:" line,
+	// each once, in the order written; none without one.
+	IDs []string
 	// Server is the world the scenario needs, from its "# Server:" line:
 	// ServerEtcd, ServerWatchCache, ServerAny, or "" (not said: the
 	// world its levers need, WrittenFor).
@@ -81,8 +82,6 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-var idPattern = regexp.MustCompile(`\b[A-Z][0-9]{1,2}\b`)
-
 // Parse reads a scenario from src; file names it in errors. It checks the
 // text, the layout, every command's arguments, and that each step can run
 // where it stands (replay.go), so a run never starts on a file it would
@@ -132,7 +131,11 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 	}
 	sc.About = strings.Join(about, "\n")
 	sc.Title = firstSentence(strings.Join(about, " "))
-	sc.IDs = idPattern.FindAllString(sc.About, -1)
+	ids, n, err := parseCovers(about)
+	if err != nil {
+		return fail(n+1, "%v", err)
+	}
+	sc.IDs = ids
 	for n, l := range about {
 		v, ok := strings.CutPrefix(l, "Server:")
 		if !ok {

@@ -31,8 +31,9 @@ prints the scenario's file as it is written instead, to copy and edit:
 
 With --commands it lists the commands a scenario file can use instead. A
 scenario file is in cockroachdb's datadriven format: a '#' paragraph saying
-what it shows and the IDs it covers, then directives, each a command line, a
-line '----', and the output the step is expected to print (possibly none)
+what it shows, whose '# Covers:' line names the IDs it covers (those, and
+only those, are its COVERS), then directives, each a command line, a line
+'----', and the output the step is expected to print (possibly none)
 followed by a blank line:
 
   # Deleting a pod: one DELETED event, one OnDelete.
@@ -120,8 +121,8 @@ func (m *Main) showScenario(name string, file bool) error {
 	return writeError(w.err, "while printing the scenario")
 }
 
-// describe writes what a scenario shows, the IDs it covers, its world and
-// its steps.
+// describe writes what a scenario shows, the IDs it covers (its "#
+// Covers:" line's), its world and its steps.
 func describe(w io.Writer, sc *sim.Scenario) {
 	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
 	for _, l := range strings.Split(sc.About, "\n") {
@@ -129,7 +130,10 @@ func describe(w io.Writer, sc *sim.Scenario) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "\nCovers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
+	fmt.Fprintln(w)
+	if len(sc.IDs) > 0 { // a file of one's own may name none
+		fmt.Fprintf(w, "Covers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
+	}
 	fmt.Fprintf(w, "Server:  %s\n", world(sc))
 	fmt.Fprintf(w, "\nSteps ('cachelab run %s' prints what each does):\n", sc.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -83,7 +83,11 @@ func WriteHeader(w io.Writer, h Header) {
 	}
 	sort.Strings(gates)
 	fmt.Fprintf(w, "# cachelab %s vs client-go %s · scenario %s: %s\n", h.Cachelab, h.ClientGo, h.Scenario, h.Title)
-	fmt.Fprintf(w, "# stack %s · seed %d · server %s · etcd %s · covers %s\n", h.Stack, h.Seed, h.Server, h.Etcd, strings.Join(h.IDs, " "))
+	covers := "" // a scenario that names no IDs gets no "covers"
+	if len(h.IDs) > 0 {
+		covers = " · covers " + strings.Join(h.IDs, " ")
+	}
+	fmt.Fprintf(w, "# stack %s · seed %d · server %s · etcd %s%s\n", h.Stack, h.Seed, h.Server, h.Etcd, covers)
 	fmt.Fprintf(w, "# client-go feature gates: %s\n", strings.Join(gates, " "))
 }
 

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A scenario covers the IDs of its "# Covers:" line, each once, in the
+// order written; IDs its prose mentions are not covers (issue 27, case
+// 14: corrupt-object listed "F1 P6 E12 F1 F3 F4 F6 P6", harvested from
+// every ID-shaped word of its opening comment).
+func TestCoversLine(t *testing.T) {
+	cases := []struct {
+		name, about string
+		want        []string
+	}{
+		{"one line", "# Deleting a pod.\n# Covers: P1 E6\n", []string{"P1", "E6"}},
+		{"prose IDs are not covers", "# F1's request, then P6's sync.\n# Covers: E12 F1 F3\n", []string{"E12", "F1", "F3"}},
+		{"repeats once", "# s\n# Covers: F1 P6 F1 E12 P6\n", []string{"F1", "P6", "E12"}},
+		{"commas", "# s\n# Covers: F1, P6,E12\n", []string{"F1", "P6", "E12"}},
+		{"anywhere in the paragraph", "# s\n# Covers: C4\n# Server: watchcache\n", []string{"C4"}},
+		{"no line", "# A scenario that names P1 in its prose.\n", nil},
+		{"empty line", "# s\n# Covers:\n", nil},
+		{"none", "# s\n# Covers: none\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := Parse("x.txt", []byte(c.about+"\nstart\n----\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(sc.IDs, c.want) {
+				t.Errorf("got IDs %q, want %q", sc.IDs, c.want)
+			}
+		})
+	}
+}
+
+// A "# Covers:" line that is not a list of IDs, or a second one, is an
+// error at its line.
+func TestCoversLineErrors(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; "watch-list" is not one`},
+		{"lower case", "# s\n# Covers: p1\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.txt", []byte(c.src))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want a *ParseError", err)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("got  %q\nwant %q...", err, c.want)
+			}
+		})
+	}
+}
+
+// Every built-in and regression scenario covers at least one behaviour,
+// and each ID it covers is one REFERENCE.md defines.
+func TestScenarioCoversAreReferenceIDs(t *testing.T) {
+	defined := referenceIDs(t)
+	files, _ := filepath.Glob("scenarios/*.txt")
+	more, _ := filepath.Glob("testdata/regress/*.txt")
+	for _, file := range append(files, more...) {
+		sc, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sc.IDs) == 0 {
+			t.Errorf("%s: no \"# Covers:\" line naming the behaviours (REFERENCE.md) it shows", file)
+		}
+		for _, id := range sc.IDs {
+			if !defined[id] {
+				t.Errorf("%s covers %s, which REFERENCE.md does not define", file, id)
+			}
+		}
+	}
+}
+
+var referenceID = regexp.MustCompile(`(?m)^- ([A-Z][0-9]{1,2}) `)
+
+// referenceIDs are the behaviour IDs REFERENCE.md defines: each starts a
+// list item ("- F5 A LIST failing ...").
+func referenceIDs(t *testing.T) map[string]bool {
+	t.Helper()
+	src, err := os.ReadFile("../REFERENCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, m := range referenceID.FindAllStringSubmatch(string(src), -1) {
+		ids[m[1]] = true
+	}
+	if len(ids) < 100 {
+		t.Fatalf("found %d IDs in REFERENCE.md; its list items changed shape", len(ids))
+	}
+	return ids
+}
