@@ -2,11 +2,16 @@ package sim
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/golden"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -81,8 +86,35 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 			if res.Divergence != nil {
 				t.Fatal(res.Divergence)
 			}
+			checkTrace(t, "other-stack", sc, res)
 		})
 	}
+}
+
+// checkTrace holds a run's trace (each step's world lines and cachelab's,
+// as a scenario file's expected output holds them) against
+// testdata/traces/<dir>/<name>.txt. The runs in the other stack and in
+// the other world compare the two sides only, and two sides that lose
+// the same race agree: the file is what catches a trace that changes from
+// run to run there (issue 27, cases 4 and 5), at no cost beyond the runs.
+// go test ./sim -run TestScenarios -rewrite rewrites the files.
+func checkTrace(t *testing.T, dir string, sc *Scenario, res *Result) {
+	t.Helper()
+	var b strings.Builder
+	for _, sr := range res.Steps {
+		fmt.Fprintf(&b, "%s\n----\n%s\n", sr.Cmd, trace.StepOutput(sr))
+	}
+	rewrite := false
+	if f := flag.Lookup("rewrite"); f != nil {
+		rewrite = f.Value.String() == "true"
+	}
+	file := filepath.Join("testdata", "traces", dir, sc.Name+".txt")
+	if rewrite {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden.Check(t, file, b.String(), rewrite, "the trace in "+dir)
 }
 
 func stackOf(sc *Scenario) informer.Stack {
@@ -119,6 +151,7 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 			if res.Divergence != nil {
 				t.Fatal(res.Divergence)
 			}
+			checkTrace(t, "other-world", sc, res)
 		})
 	}
 }
