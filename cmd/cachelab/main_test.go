@@ -145,6 +145,7 @@ func TestCLI(t *testing.T) {
 			"freeport":  cmdFreeport,
 			"mute":      cmdMute,
 			"emptydir":  cmdEmptydir,
+			"mode":      cmdMode,
 			// process_test.go
 			"start":       cmdStart,
 			"waitfor":     cmdWaitfor,
@@ -235,6 +236,20 @@ func cmdEmptydir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(names) > 0 {
 		ts.Fatalf("%s is not empty: %s", args[0], strings.Join(names, " "))
+	}
+}
+
+// cmdMode checks a file's permission bits, in octal.
+//
+//	mode private.txt 0600
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mode <file> <octal mode>")
+	}
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := fmt.Sprintf("%04o", fi.Mode().Perm()); got != args[1] {
+		ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
 	}
 }
 

@@ -90,7 +90,10 @@ every line. CACHELAB_TERM_WIDTH=N wraps at N columns (0: not at all)
 whether or not stdout is a terminal.
 
 A scenario file must be a regular file of at most 1 MiB: a named pipe, a
-directory or a device is refused.
+directory or a device is refused. A run never writes over it: --output
+html= naming it (by any of its names) and a stdout that goes into it are
+refused, and every file the run will write is checked before the first
+step.
 
 ` + exitHelp + `
 
@@ -142,7 +145,8 @@ file:line.`,
 	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
-		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
+		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
+		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
 	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
@@ -199,6 +203,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	out.scenario, out.total = sc.Name, len(sc.Steps)
 	if o.rewrite && sc.Builtin {
 		return usage(fmt.Errorf("--rewrite: %s is a built-in scenario; copy %s from cachelab's source and rewrite the copy", sc.Name, sc.File))
+	}
+	if err := m.checkOutputs(sc, o); err != nil {
+		return usage(err)
 	}
 	open := m.open
 	if open == nil { // a Main not made by NewMain
