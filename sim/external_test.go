@@ -52,7 +52,7 @@ func TestExternalEtcd(t *testing.T) {
 		t.Errorf("the run left %d keys under /registry/", left.Count)
 	}
 	if _, err := Run(ctx, mustParse(t, "# restart\n\nrestart-etcd\n----\n"), Options{Etcd: etcd}); err == nil ||
-		!strings.Contains(err.Error(), "restart-etcd: it needs the embedded etcd") {
+		!strings.Contains(err.Error(), "inline.txt:3: restart-etcd needs the embedded etcd") {
 		t.Errorf("restart-etcd on an external etcd: got %v", err)
 	}
 }

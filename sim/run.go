@@ -39,6 +39,11 @@ type Options struct {
 	// EtcdMembers, if above 0, is how many members the embedded etcd
 	// has, whatever the scenario asks (etcd-cluster asks for a cluster).
 	EtcdMembers int
+	// CompactExternalEtcd lets compact run on an external etcd (Etcd),
+	// where it is refused otherwise: etcd's compaction is global, and
+	// discards every application's history before the revision, not
+	// only the run's (check.go).
+	CompactExternalEtcd bool
 	// SettleTimeout bounds how long a side may go without progress while
 	// a step settles (10s if 0): a new trace line, a change in its
 	// connection's state or a relist backoff in progress restarts it.
@@ -200,9 +205,13 @@ type Session struct {
 	n      int
 }
 
-// Open starts etcd (or connects to it) and prepares both sides; nothing
-// runs until the first Step.
+// Open checks that the run's options can carry out every step (Check),
+// starts etcd (or connects to it) and prepares both sides; nothing runs
+// until the first Step.
 func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
+	if err := Check(sc, opts); err != nil {
+		return nil, err
+	}
 	if opts.SettleTimeout == 0 {
 		opts.SettleTimeout = 10 * time.Second
 	}
@@ -332,9 +341,13 @@ func (r *runner) server() string {
 }
 
 // worldAllows says why a lever cannot be pulled in the run's world (a
-// scenario run with --server in the other one), or nil.
-func (r *runner) worldAllows(cmd string) error {
-	switch w := r.server(); {
+// scenario run with --server in the other one), or nil. Check refuses
+// such a step before the run starts; this is the step's own guard.
+func (r *runner) worldAllows(cmd string) error { return serverAllows(cmd, r.server()) }
+
+// serverAllows says why cmd cannot run in world w, or nil.
+func serverAllows(cmd, w string) error {
+	switch {
 	case cacheOnly[cmd] && w != ServerWatchCache:
 		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, ServerWatchCache)
 	case etcdOnly[cmd] && w == ServerWatchCache:

@@ -46,7 +46,6 @@ type Main struct {
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
-
 	// running is the session of the run in progress, for a panic on
 	// another goroutine to abandon (crash.go).
 	mu      sync.Mutex
@@ -88,7 +87,7 @@ func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (sessi
 const (
 	exitOK       = 0
 	exitDiverged = 1 // client-go differed from cachelab
-	exitUsage    = 2 // bad input: command, flag, scenario name or file, etcd endpoint or TLS file
+	exitUsage    = 2 // bad input, before the run: command, flag, scenario, a step its options cannot carry out, an output file, etcd endpoint or TLS file
 	exitRunError = 3 // the run could not go on: etcd, a step that failed, a settle timeout, an internal error
 	// 128+n: stopped by signal n, as a shell reports a process killed by
 	// it: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP, and 141 (SIGPIPE's
@@ -99,9 +98,11 @@ const (
 // exitHelp is the exit status paragraph of the root and run help texts.
 const exitHelp = `Exit status: 0 when client-go agreed with cachelab at every step; 1 when it
 differed, or when a step printed something other than the scenario file
-expects; 2 for bad input (an unknown command, flag or scenario, a missing,
-malformed or non-regular scenario file, a malformed etcd endpoint or a
-missing TLS file); 3 when the run could not go on (etcd could not be started
+expects; 2 for bad input, found before the run starts (an unknown command,
+flag or scenario, a missing, malformed or non-regular scenario file, a
+step the run's options cannot carry out, an output file that cannot be
+written or is the scenario, a malformed etcd endpoint, a missing TLS file
+or a CA file with no certificate); 3 when the run could not go on (etcd could not be started
 or reached, a step could not be carried out, cachelab did not settle, an
 internal error). Stopped by a signal, the run removes what it made (the
 embedded etcd's data, or its keys in an external etcd) and exits 128 plus

@@ -31,6 +31,7 @@ type runOptions struct {
 	settleTimeout time.Duration
 	rewrite       bool
 	members       int        // --etcd-members: 0 keeps the scenario's etcd
+	compactEtcd   bool       // --allow-compacting-external-etcd
 	only          layersFlag // --only: the layers to show
 	full          bool       // --full: every line of a large step, unsummarized
 	progress      choice     // --progress (hidden): auto, always, never
@@ -73,10 +74,20 @@ scenario that starts with etcd-cluster asks for one itself, and stops,
 starts and moves the leadership of its members (cachelab scenarios
 --commands).
 
+Every step is checked against the run's options before the first one runs:
+a step that --server, --etcd-members or --etcd-endpoints leaves no way to
+carry out (a watch-cache lever without the watch cache, a member lever on
+one member, ...) is refused with its file:line (exit 2).
+
 With --etcd-endpoints (or $ETCDCTL_ENDPOINTS) the run uses an etcd of your
 own: it checks the endpoints in turn, each within --dial-timeout, until one
 answers, and says for each one that does not what went wrong. The run keeps
-to its own key prefix and removes it at the end. As with etcdctl, the
+to its own key prefix and removes it at the end. A lever that needs the
+embedded etcd (restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, the
+cluster levers) is refused there before the first step, and so is
+compact, because etcd's compaction is global: it would discard every
+application's history, not only the run's, so it runs there only with
+--allow-compacting-external-etcd. As with etcdctl, the
 ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY and
 ETCDCTL_DIAL_TIMEOUT environment variables stand in for flags not given (the
 TLS ones only when there are endpoints).
@@ -149,6 +160,9 @@ file:line.`,
 		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
+	f.BoolVar(&o.compactEtcd, "allow-compacting-external-etcd", false, "let the scenario's compact steps compact the etcd of "+
+		"--etcd-endpoints. etcd's compaction is global: every application's history before that revision is gone, not only "+
+		"the run's keys, so without this flag such a scenario is refused before its first step")
 	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
 		"instead of the scenario's own (a scenario that starts with etcd-cluster asks for a cluster)")
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
@@ -207,12 +221,16 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := m.checkOutputs(sc, o); err != nil {
 		return usage(err)
 	}
+	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
+		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd}
+	if err := sim.Check(sc, opts); err != nil {
+		return refused(err, sc)
+	}
 	open := m.open
 	if open == nil { // a Main not made by NewMain
 		open = openSession
 	}
-	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
-		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members})
+	ses, err := open(ctx, sc, opts)
 	if err != nil || ctx.Err() != nil {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
@@ -265,6 +283,17 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		summary += "\n✓ every step printed what " + sc.File + " expects"
 	}
 	return writeError(p.summary(summary), "at the end")
+}
+
+// refused is the error for a scenario the run's options cannot carry
+// out (sim.Check): bad input, exit 2, naming the step it would have
+// failed at.
+func refused(err error, sc *sim.Scenario) error {
+	var re *sim.RefusedError
+	if !errors.As(err, &re) {
+		return usage(err)
+	}
+	return atStep(usage(err), trace.FailUsage, re.Step, sc, sc.Steps[re.Step-1])
 }
 
 // openFailed is the error for a session that could not be opened, or
