@@ -39,6 +39,20 @@ type Options struct {
 	// EtcdMembers, if above 0, is how many members the embedded etcd
 	// has, whatever the scenario asks (etcd-cluster asks for a cluster).
 	EtcdMembers int
+	// EtcdDir, if set, is the embedded etcd's data directory: an empty
+	// directory the caller made, and removes once the session is closed
+	// (the CLI does, so that it knows from the start what to remove
+	// should it have to exit at once). Empty: a temporary directory,
+	// removed by Close.
+	EtcdDir string
+	// QuickClose makes Close return as soon as what the run owns outside
+	// the process is gone (the embedded etcd stopped and its temporary
+	// data directory removed, or the run's keys deleted from an external
+	// etcd), without waiting for the embedded etcd's last listeners and
+	// connections to close: an etcd cluster's take up to about 6 s. For a
+	// process that exits after the run, as the CLI does; a test that
+	// checks nothing is left running leaves it off.
+	QuickClose bool
 	// CompactExternalEtcd lets compact run on an external etcd (Etcd),
 	// where it is refused otherwise: etcd's compaction is global, and
 	// discards every application's history before the revision, not
@@ -289,13 +303,22 @@ func (s *Session) Abandon() {
 	}
 	if r.etcd != nil {
 		closed := make(chan struct{})
-		go func() { defer close(closed); _ = r.etcd.Close() }()
+		go func() { defer close(closed); _ = r.etcd.Stop() }()
 		select {
 		case <-closed:
 		case <-time.After(2 * time.Second):
 			_ = os.RemoveAll(r.etcd.Dir()) // etcd is stuck; the process is about to end it
 		}
 	}
+}
+
+// KeyPrefix is where the run writes in an external etcd (its own
+// prefix, which Close deletes), or "" on the embedded etcd.
+func (s *Session) KeyPrefix() string {
+	if s.r.etcd != nil {
+		return ""
+	}
+	return "/registry/" + s.r.res.Resource + "/"
 }
 
 // stack is the stack the run uses: the override, or the scenario's start.
@@ -361,7 +384,7 @@ func serverAllows(cmd, w string) error {
 func (r *runner) connect() error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members()})
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir})
 		if err != nil {
 			return err
 		}
@@ -462,7 +485,10 @@ func (r *runner) close() {
 	for _, c := range r.clients {
 		_ = c.Close()
 	}
-	if r.etcd != nil {
+	switch {
+	case r.etcd != nil && r.opts.QuickClose:
+		_ = r.etcd.Stop()
+	case r.etcd != nil:
 		_ = r.etcd.Close()
 	}
 }

@@ -39,7 +39,24 @@ func TestMain(m *testing.M) {
 		"cachelab":           main,
 		"cachelab-diverging": mainDiverging,
 		"cachelab-panicking": mainPanicking,
+		"cachelab-slowclose": mainSlowClose,
 	})
+}
+
+// cachelab-slowclose is cachelab whose session's Close says so on stderr
+// and never returns: a clean-up that hangs, which a second signal must
+// cut short without leaving the run's data behind.
+func mainSlowClose() {
+	m := NewMain()
+	wrapSessions(m, func(s session) session { return slowClose{session: s} })
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+type slowClose struct{ session }
+
+func (slowClose) Close() {
+	fmt.Fprintln(os.Stderr, "test: closing, and never done")
+	select {}
 }
 
 // cachelab-panicking is cachelab whose first update step panics on
@@ -147,13 +164,14 @@ func TestCLI(t *testing.T) {
 			"emptydir":  cmdEmptydir,
 			"mode":      cmdMode,
 			// process_test.go
-			"start":       cmdStart,
-			"waitfor":     cmdWaitfor,
-			"signal":      cmdSignal,
-			"closestdout": cmdClosestdout,
-			"enter":       cmdEnter,
-			"waitdialed":  cmdWaitdialed,
-			"exitcode":    cmdExitcode,
+			"start":         cmdStart,
+			"waitfor":       cmdWaitfor,
+			"signal":        cmdSignal,
+			"closestdout":   cmdClosestdout,
+			"enter":         cmdEnter,
+			"waitdialed":    cmdWaitdialed,
+			"exitcode":      cmdExitcode,
+			"stoppedwithin": cmdStoppedwithin,
 		},
 	})
 }

@@ -46,10 +46,19 @@ type Main struct {
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
-	// running is the session of the run in progress, for a panic on
-	// another goroutine to abandon (crash.go).
+	// exiting is set when the process ends with the run (runProcess):
+	// the run then closes without waiting for etcd's last goroutines.
+	exiting bool
+	// exit ends the process (os.Exit) where a run cannot return: a panic
+	// on another goroutine, a second stop signal.
+	exit func(code int)
+
+	// running is the session of the run in progress, and dataDir the
+	// embedded etcd's data directory, for a panic on another goroutine
+	// or a second signal to abandon (crash.go, signals.go).
 	mu      sync.Mutex
 	running session
+	dataDir string
 }
 
 // session is what a run needs of a *sim.Session.
@@ -66,12 +75,15 @@ type session interface {
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).
 	Abandon()
+	// KeyPrefix is where the run writes in an external etcd, "" on the
+	// embedded one.
+	KeyPrefix() string
 }
 
 // NewMain returns a Main wired to the process.
 func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession}
+		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession, exit: os.Exit}
 }
 
 func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
@@ -102,13 +114,16 @@ expects; 2 for bad input, found before the run starts (an unknown command,
 flag or scenario, a missing, malformed or non-regular scenario file, a
 step the run's options cannot carry out, an output file that cannot be
 written or is the scenario, a malformed etcd endpoint, a missing TLS file
-or a CA file with no certificate); 3 when the run could not go on (etcd could not be started
-or reached, a step could not be carried out, cachelab did not settle, an
-internal error). Stopped by a signal, the run removes what it made (the
-embedded etcd's data, or its keys in an external etcd) and exits 128 plus
-the signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for
-SIGHUP, and 141 when stdout is closed by its reader (as by 'head'). A second
-signal ends the process at once, without cleaning up.`
+or a CA file with no certificate); 3 when the run could not go on (etcd
+could not be started or reached, a step could not be carried out,
+cachelab did not settle, an internal error). Stopped by a signal, the run
+removes what it made (the embedded etcd's data, or its keys in an external
+etcd) and exits 128 plus the signal's number: 130 for SIGINT (Ctrl-C), 143
+for SIGTERM, 129 for SIGHUP, and 141 when stdout is closed by its reader
+(as by 'head'). A second signal, during that clean-up, ends the run at
+once: it still removes the embedded etcd's data, and names the key prefix
+it may leave in an external etcd; a third ends the process whatever it is
+doing.`
 
 // Run runs one command line (without the program name) and returns the
 // exit code. Errors are printed to Stderr. A panic in the command is an

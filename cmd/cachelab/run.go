@@ -204,8 +204,9 @@ func (m *Main) check(o *runOptions) error {
 // and notes in out what the JSON summary says. It drives a session itself
 // rather than calling sim.Run, so that the header is printed before the
 // first step and --step can pause between steps. However it ends, the
-// session is closed before run returns: that removes the embedded etcd's
-// data, or the run's keys in an external one.
+// session is closed before run returns: that stops etcd and removes the
+// run's keys from an external one; then the embedded etcd's data
+// directory is removed (datadir.go).
 func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, out *outcome) error {
 	if err := m.check(o); err != nil {
 		return usage(err)
@@ -222,10 +223,15 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		return usage(err)
 	}
 	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
-		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd}
+		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
+		QuickClose: m.exiting}
 	if err := sim.Check(sc, opts); err != nil {
 		return refused(err, sc)
 	}
+	if opts.EtcdDir, err = m.makeDataDir(o); err != nil {
+		return runError(err)
+	}
+	defer m.dropDataDir() // after the session's Close, deferred below
 	open := m.open
 	if open == nil { // a Main not made by NewMain
 		open = openSession
@@ -234,6 +240,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err != nil || ctx.Err() != nil {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
+	// The session is the running one until it is closed: a panic or a
+	// second signal while it closes abandons it.
+	m.setRunning(ses)
+	defer m.setRunning(nil)
 	defer ses.Close()
 	out.started = true
 	defer func() { out.clock = ses.Clock() }() // before Close
@@ -252,8 +262,6 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
 	}
-	m.setRunning(ses)
-	defer m.setRunning(nil)
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}
