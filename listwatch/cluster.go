@@ -129,6 +129,7 @@ func (e *Embedded) reservePort() (net.Listener, error) {
 		l, err := transport.NewListenerWithOpts("127.0.0.1:0", "http",
 			transport.WithSocketOpts(&transport.SocketOpts{ReusePort: true}))
 		if err == nil {
+			go refuse(l)
 			return l, nil
 		}
 		e.reusePort = false // the first reservation fails, or none does
@@ -139,6 +140,23 @@ func (e *Embedded) reservePort() (net.Listener, error) {
 	}
 	_ = l.Close()
 	return closedListener{l.Addr()}, nil
+}
+
+// refuse closes every connection a reservation accepts, until the
+// reservation is let go. A member that starts asks each of its peers
+// whether the cluster knows it already (etcd's bootstrap: GET /members,
+// with a 1 s timeout); a peer not started yet would hold the question in
+// its reservation's backlog for that whole second, and the first member
+// of three waits two. Closed at once, the question fails at once, as it
+// would against a port nothing listens on.
+func refuse(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return // let go
+		}
+		_ = c.Close()
+	}
 }
 
 // closedListener is a port reserved and already let go: only its address
