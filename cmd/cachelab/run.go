@@ -293,17 +293,6 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	return writeError(p.summary(summary), "at the end")
 }
 
-// refused is the error for a scenario the run's options cannot carry
-// out (sim.Check): bad input, exit 2, naming the step it would have
-// failed at.
-func refused(err error, sc *sim.Scenario) error {
-	var re *sim.RefusedError
-	if !errors.As(err, &re) {
-		return usage(err)
-	}
-	return atStep(usage(err), trace.FailUsage, re.Step, sc, sc.Steps[re.Step-1])
-}
-
 // openFailed is the error for a session that could not be opened, or
 // was opened as a signal came (it is closed at once).
 func openFailed(ctx context.Context, ses session, err error, external bool) error {
