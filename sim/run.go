@@ -285,7 +285,11 @@ func (s *Session) Finish() *trace.Divergence {
 	return nil
 }
 
-// Close stops everything the session started.
+// Close stops everything the session started and removes what it wrote
+// outside the process (the run's keys in an external etcd; the embedded
+// etcd's temporary data directory). It returns once every goroutine the
+// session started has ended, or, with Options.QuickClose, once that data
+// is gone.
 func (s *Session) Close() { s.r.close() }
 
 // Abandon removes what the session wrote outside the process (the
