@@ -140,6 +140,7 @@ func TestCheckAllows(t *testing.T) {
 // another application's history survives the run (issue 27, case 6).
 // Allowed, it does what the flag says.
 func TestExternalEtcdKeepsOthersHistory(t *testing.T) {
+	quietKlog() // before this test's etcd clients log through klog
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	server, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir()})

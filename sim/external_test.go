@@ -16,6 +16,7 @@ import (
 // for the test, over TLS with client certificates, as a real cluster's):
 // both implementations agree, and the run leaves nothing behind in etcd.
 func TestExternalEtcd(t *testing.T) {
+	quietKlog() // before this test's etcd clients log through klog
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tls := testcerts.Write(t, t.TempDir())

@@ -193,16 +193,23 @@ func claimProcess(st informer.Stack) error {
 		process.runs++
 		return nil
 	}
-	process.klog.Do(func() {
-		// client-go logs its reflector's warnings (a very short watch, a
-		// 410) through klog; the trace says the same things in order.
-		klog.SetLogger(logr.Discard())
-	})
+	quietKlog()
 	if err := setFeatureGates(st); err != nil {
 		return err
 	}
 	process.stack, process.runs = st, 1
 	return nil
+}
+
+// quietKlog silences klog, once per process: client-go logs its
+// reflector's warnings (a very short watch, a 410) through klog, and the
+// trace says the same things in order. klog's logger is a plain variable
+// that every klog call reads, an etcd client's gRPC logging among them,
+// so this must come before any such goroutine exists: the first run's
+// claimProcess, before it connects to etcd, or a test that starts an etcd
+// of its own before its first run.
+func quietKlog() {
+	process.klog.Do(func() { klog.SetLogger(logr.Discard()) })
 }
 
 func releaseProcess() {
