@@ -1,7 +1,6 @@
 package listwatch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,13 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cachelab/cachelab/internal/goroutines"
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/rafthttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -132,6 +129,7 @@ func (e *Embedded) reservePort() (net.Listener, error) {
 		l, err := transport.NewListenerWithOpts("127.0.0.1:0", "http",
 			transport.WithSocketOpts(&transport.SocketOpts{ReusePort: true}))
 		if err == nil {
+			go refuse(l)
 			return l, nil
 		}
 		e.reusePort = false // the first reservation fails, or none does
@@ -142,6 +140,23 @@ func (e *Embedded) reservePort() (net.Listener, error) {
 	}
 	_ = l.Close()
 	return closedListener{l.Addr()}, nil
+}
+
+// refuse closes every connection a reservation accepts, until the
+// reservation is let go. A member that starts asks each of its peers
+// whether the cluster knows it already (etcd's bootstrap: GET /members,
+// with a 1 s timeout); a peer not started yet would hold the question in
+// its reservation's backlog for that whole second, and the first member
+// of three waits two. Closed at once, the question fails at once, as it
+// would against a port nothing listens on.
+func refuse(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return // let go
+		}
+		_ = c.Close()
+	}
 }
 
 // closedListener is a port reserved and already let go: only its address
@@ -339,25 +354,6 @@ func (e *Embedded) MemberRevision(ctx context.Context, i int) (int64, error) {
 		return 0, fmt.Errorf("listwatch: member %s is stopped", m.name)
 	}
 	return m.server.Server.KV().Rev(), nil
-}
-
-// waitPeerConns waits, after every member of a cluster stopped, for the
-// goroutines of their last peer connections to end, so that Close leaves
-// nothing running. A member's peer server wraps each connection so that
-// every Read sets its own deadline (etcd's transport.timeoutConn), which
-// undoes the deadline net/http sets to abort its read after a request:
-// a connection that answered a request between members (a version
-// check, say) can stay up to rafthttp's read timeout, 5 s, after its
-// server closed, until that deadline passes. Any such goroutine in the
-// process counts; the wait is bounded by that timeout.
-func waitPeerConns() {
-	deadline := time.Now().Add(rafthttp.DefaultConnReadTimeout + time.Second)
-	for time.Now().Before(deadline) {
-		if !bytes.Contains(goroutines.Dump(), []byte("transport.timeoutConn.Read")) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // tick waits a raft heartbeat, or until ctx ends: what a wait for the

@@ -238,3 +238,51 @@ func TestClusterTLS(t *testing.T) {
 		t.Errorf("Revision = %d, %v; want %d", r, err, rev)
 	}
 }
+
+// Stopping a whole cluster is prompt: its members stop at once, none
+// handing its leadership to a peer that is stopping too (etcd's graceful
+// stop waits up to its request timeout, 5 s, for that), and the data
+// directory is gone when Stop returns. What etcd leaves closing (its
+// listeners, and peer connections that keep a 5 s read deadline) closes
+// in the background; Wait waits for it, as Close does. Issue 27, case 9:
+// every run on a cluster used to wait about 6 s before it exited.
+func TestClusterStopIsPrompt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Wait()
+	putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
+	dir := e.Dir()
+	start := time.Now()
+	if err := e.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Well under etcd's 5 s request timeout and peer read timeout,
+	// either of which a stop that waited would take.
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Stop took %v", took)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Stop returned with %s still there (%v)", dir, err)
+	}
+}
+
+// A cluster starts without waiting on its own reservations: the first
+// member used to wait two 1 s timeouts of etcd's bootstrap, asking peers
+// not started yet whose reserved ports took the question and never
+// answered (refuse).
+func TestClusterStartsPromptly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	e := startCluster(ctx, t)
+	// Under the 2 s those timeouts took, with room for a busy machine:
+	// a cluster starts in a few hundred milliseconds.
+	if took := time.Since(start); took >= 2*time.Second {
+		t.Errorf("a 3-member cluster took %v to start", took)
+	}
+	putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -88,12 +89,38 @@ func (opts ClientOptions) tlsConfig() (*tls.Config, error) {
 	case scheme == "http":
 		return nil, nil
 	}
+	if err := checkCAFile(opts.TLS.CAFile); err != nil {
+		return nil, err
+	}
 	info := transport.TLSInfo{TrustedCAFile: opts.TLS.CAFile, CertFile: opts.TLS.CertFile, KeyFile: opts.TLS.KeyFile}
 	cfg, err := info.ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("listwatch: TLS files: %w", err)
 	}
 	return cfg, nil
+}
+
+// checkCAFile refuses a CA file (if one is named) that holds no PEM
+// certificate. etcd's client reads such a file as an empty pool of CAs,
+// which trusts no server: every connection would fail later with
+// "certificate signed by unknown authority", far from its cause.
+func checkCAFile(file string) error {
+	if file == "" {
+		return nil
+	}
+	rest, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("listwatch: TLS files: %w", err)
+	}
+	for {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			return fmt.Errorf("listwatch: TLS files: the CA file %s holds no PEM certificate (-----BEGIN CERTIFICATE-----): it would trust no server", file)
+		}
+		if block.Type == "CERTIFICATE" {
+			return nil
+		}
+	}
 }
 
 // parseEndpoint checks that ep is a URL etcd's client can dial and this

@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,6 +50,28 @@ func TestCheckEndpoints(t *testing.T) {
 			t.Errorf("%v: %v", tc.endpoints, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%v: got %v, want an error containing %q", tc.endpoints, err, tc.want)
+		}
+	}
+}
+
+// A CA file that holds no certificate trusts nobody: etcd's client
+// accepts it (an empty pool), and every server is then "signed by unknown
+// authority". Check refuses it, naming the file (issue 27, case 10).
+func TestCheckCAFileHoldsACertificate(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"empty.pem": "",
+		"text.pem":  "not a certificate\n",
+		"key.txt":   "-----BEGIN NOTHING-----\n-----END NOTHING-----\n",
+	} {
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := listwatch.ClientOptions{Endpoints: []string{"https://a:1"}, TLS: listwatch.TLSFiles{CAFile: file}}.Check()
+		want := "listwatch: TLS files: the CA file " + file + " holds no PEM certificate (-----BEGIN CERTIFICATE-----): it would trust no server"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v\nwant %s", name, err, want)
 		}
 	}
 }

@@ -60,6 +60,10 @@ type Embedded struct {
 	// reusePort: a cluster's ports were reserved with SO_REUSEPORT, and
 	// its members bind them with it too (cluster.go).
 	reusePort bool
+	// stopped is set by Stop, and closing counts what it left closing in
+	// the background (stop.go).
+	stopped bool
+	closing sync.WaitGroup
 }
 
 // member is one etcd server of an Embedded.
@@ -398,31 +402,6 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	return out.Close()
 }
 
-func (e *Embedded) stop() {
-	if e.client != nil {
-		_ = e.client.Close()
-		e.client = nil
-	}
-	// A cluster's members stop together: each waits up to a second for
-	// its peers' connections to it to end, which they do as they stop.
-	var wg sync.WaitGroup
-	for _, m := range e.members {
-		wg.Go(m.stop)
-	}
-	wg.Wait()
-}
-
-// stop stops m's server, if it runs, dropping its streams first.
-func (m *member) stop() {
-	if m.server == nil {
-		return
-	}
-	m.crash()
-	m.server.Close()
-	<-m.server.Err() // closed once every etcd goroutine has exited
-	m.server = nil
-}
-
 // endStreamsOn is a stream interceptor that ends each stream when crashed
 // is done. The handler learns it as it learns that a client went away,
 // from the stream's context; the client is told Unavailable, as when a
@@ -448,22 +427,3 @@ type streamWithContext struct {
 }
 
 func (s streamWithContext) Context() context.Context { return s.ctx }
-
-// Close stops the server and removes a temporary data directory.
-func (e *Embedded) Close() error {
-	e.stop()
-	if e.cluster() {
-		waitPeerConns()
-	}
-	return e.removeDir()
-}
-
-func (e *Embedded) removeDir() error {
-	if !e.ownDir {
-		return nil
-	}
-	if err := os.RemoveAll(e.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("listwatch: remove %s: %w", e.dir, err)
-	}
-	return nil
-}

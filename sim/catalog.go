@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -88,53 +87,108 @@ func Load(nameOrFile string) (*Scenario, error) {
 // RewriteFile writes outputs (each step's StepOutput) into the expected
 // blocks of the file sc was loaded from, leaving everything else as it
 // is. It re-reads the file first and refuses if its steps changed since
-// the run read them; it replaces the file in one rename, keeping its
-// permissions.
+// the run read them.
+//
+// The file is the user's: it is rewritten in place, through the file
+// descriptor it was read from, so that a symlink stays a symlink (its
+// target gets the text), a hard link sees the new text too, and the
+// file's inode, mode and owner stay what they were. A file marked
+// read-only is refused (CheckRewrite). Should the write fail half-way (a
+// full disk), the old text is written back.
 func RewriteFile(sc *Scenario, outputs []string) error {
 	if sc.Builtin {
 		return fmt.Errorf("%s is a built-in scenario: rewrite a copy of it, or rewrite the built-ins with go test ./sim -run TestScenarios -rewrite", sc.Name)
 	}
-	src, err := readScenarioFile(sc.File)
+	f, err := openRewrite(sc.File)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	src, err := readScenario(f, sc.File)
+	if err != nil {
+		return err
+	}
+	out, err := rewritten(sc, src, outputs)
+	if err != nil {
+		return err
+	}
+	return writeInPlace(f, src, out)
+}
+
+// CheckRewrite says why RewriteFile could not write file, before a run
+// spends its time: it is not a regular file, it is marked read-only (no
+// write bit in its mode: cachelab does not override that, even where the
+// user could, as root can), or it cannot be opened to write.
+func CheckRewrite(file string) error {
+	f, err := openRewrite(file)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openRewrite opens file to read and write, following symlinks, without
+// blocking (a named pipe is refused, not waited on), and checks what it
+// opened.
+func openRewrite(file string) (*os.File, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if kind := fileKind(fi.Mode()); kind != "" {
+		return nil, fmt.Errorf("%s is %s: a scenario file must be a regular file", file, kind)
+	}
+	if perm := fi.Mode().Perm(); perm&0o222 == 0 {
+		return nil, fmt.Errorf("%s is read-only (mode %04o); cachelab does not write over a file marked read-only: "+
+			"make it writable (chmod u+w %s) or rewrite a copy", file, perm, file)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) || !now.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s changed while it was opened: not rewritten", file)
+	}
+	return f, nil
+}
+
+// rewritten is src, the file as it is now, with outputs in its expected
+// blocks, if its steps are still those sc ran.
+func rewritten(sc *Scenario, src []byte, outputs []string) ([]byte, error) {
 	now, err := Parse(sc.File, src)
 	if err != nil {
-		return fmt.Errorf("not rewritten: %w", err)
+		return nil, fmt.Errorf("not rewritten: %w", err)
 	}
 	if len(now.Steps) != len(sc.Steps) {
-		return fmt.Errorf("%s changed during the run (%d steps, then %d): not rewritten", sc.File, len(sc.Steps), len(now.Steps))
+		return nil, fmt.Errorf("%s changed during the run (%d steps, then %d): not rewritten", sc.File, len(sc.Steps), len(now.Steps))
 	}
 	for i := range now.Steps {
 		if now.Steps[i].Text != sc.Steps[i].Text {
-			return fmt.Errorf("%s changed during the run (%s): not rewritten", sc.File, now.Pos(now.Steps[i]))
+			return nil, fmt.Errorf("%s changed during the run (%s): not rewritten", sc.File, now.Pos(now.Steps[i]))
 		}
 	}
-	out, err := now.Rewrite(src, outputs)
-	if err != nil {
+	return now.Rewrite(src, outputs)
+}
+
+// writeInPlace replaces f's content, which is old, with text. If the
+// write fails, it writes old back, and says whether that worked.
+func writeInPlace(f *os.File, old, text []byte) error {
+	err := replaceContent(f, text)
+	if err == nil {
+		return nil
+	}
+	if rerr := replaceContent(f, old); rerr != nil {
+		return fmt.Errorf("%s: writing failed (%w), and so did putting the old text back (%v): the file may be cut short", f.Name(), err, rerr)
+	}
+	return fmt.Errorf("%s: writing failed, the old text is back: %w", f.Name(), err)
+}
+
+func replaceContent(f *os.File, text []byte) error {
+	if _, err := f.WriteAt(text, 0); err != nil {
 		return err
 	}
-	fi, err := os.Stat(sc.File)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(sc.File), "."+filepath.Base(sc.File)+".rewrite-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), sc.File)
+	return f.Truncate(int64(len(text)))
 }
 
 // readScenarioFile reads a regular file of at most MaxScenarioSize bytes.
@@ -147,6 +201,12 @@ func readScenarioFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readScenario(f, name)
+}
+
+// readScenario reads f, opened from name, if it is a regular file of at
+// most MaxScenarioSize bytes.
+func readScenario(f *os.File, name string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err

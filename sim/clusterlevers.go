@@ -503,9 +503,14 @@ func (p *replay) singleMember(cmd string) error {
 	if p.cluster == nil {
 		return nil
 	}
-	why := "it copies one member's data, which would disagree with the other members' raft logs"
+	return fmt.Errorf("%s works on a single-member etcd, and this scenario runs on a cluster (etcd-cluster): %s", cmd, singleMemberWhy(cmd))
+}
+
+// singleMemberWhy says why cmd, a single-member etcd's lever, cannot run
+// on a cluster.
+func singleMemberWhy(cmd string) string {
 	if cmd == "restart-etcd" {
-		why = "each connection would come back on whichever member answered first, which differs from run to run; stop and start members instead"
+		return "each connection would come back on whichever member answered first, which differs from run to run; stop and start members instead"
 	}
-	return fmt.Errorf("%s works on a single-member etcd, and this scenario runs on a cluster (etcd-cluster): %s", cmd, why)
+	return "it copies one member's data, which would disagree with the other members' raft logs"
 }

@@ -56,10 +56,16 @@
 // no control characters, and each step against those before it (no
 // update of an object never created, no second start, no handler that
 // was never added, no restore of a snapshot not yet taken; a restore
-// brings back the snapshot's objects, a wipe none). A file Parse accepts
-// runs to its end; only the levers that restart etcd (restart-etcd,
-// etcd-snapshot, etcd-restore, etcd-wipe) on an external etcd, which
-// depends on the run's options, can still stop a run halfway.
+// brings back the snapshot's objects, a wipe none; two "# Server:"
+// lines). What depends on the run's options, Check refuses before
+// anything starts (Open calls it first), with the step's file:line: a
+// lever of the other world (Options.Server), a lever that needs the
+// embedded etcd on an external one (restart-etcd, etcd-snapshot,
+// etcd-restore, etcd-wipe, the cluster levers), compact on an external
+// etcd unless Options.CompactExternalEtcd allows it (etcd's compaction is
+// global: it would discard other applications' history too), and a lever
+// the etcd of Options.EtcdMembers cannot pull. No step is refused
+// halfway for a reason known before the run.
 //
 // # Two worlds: kube-apiserver with and without its watch cache
 //

@@ -72,7 +72,7 @@ func TestEtcdLeversEmbeddedOnly(t *testing.T) {
 	for _, cmd := range []string{"etcd-snapshot s1", "etcd-wipe"} {
 		_, err := Run(ctx, mustParse(t, "# s\n\n"+cmd+"\n----\n"), Options{Etcd: etcd})
 		name, _, _ := strings.Cut(cmd, " ")
-		if err == nil || !strings.Contains(err.Error(), name+": it needs the embedded etcd") {
+		if err == nil || !strings.Contains(err.Error(), "inline.txt:3: "+name+" needs the embedded etcd") {
 			t.Errorf("%s on an external etcd: got %v", cmd, err)
 		}
 	}

@@ -39,6 +39,25 @@ type Options struct {
 	// EtcdMembers, if above 0, is how many members the embedded etcd
 	// has, whatever the scenario asks (etcd-cluster asks for a cluster).
 	EtcdMembers int
+	// EtcdDir, if set, is the embedded etcd's data directory: an empty
+	// directory the caller made, and removes once the session is closed
+	// (the CLI does, so that it knows from the start what to remove
+	// should it have to exit at once). Empty: a temporary directory,
+	// removed by Close.
+	EtcdDir string
+	// QuickClose makes Close return as soon as what the run owns outside
+	// the process is gone (the embedded etcd stopped and its temporary
+	// data directory removed, or the run's keys deleted from an external
+	// etcd), without waiting for the embedded etcd's last listeners and
+	// connections to close: an etcd cluster's take up to about 6 s. For a
+	// process that exits after the run, as the CLI does; a test that
+	// checks nothing is left running leaves it off.
+	QuickClose bool
+	// CompactExternalEtcd lets compact run on an external etcd (Etcd),
+	// where it is refused otherwise: etcd's compaction is global, and
+	// discards every application's history before the revision, not
+	// only the run's (check.go).
+	CompactExternalEtcd bool
 	// SettleTimeout bounds how long a side may go without progress while
 	// a step settles (10s if 0): a new trace line, a change in its
 	// connection's state or a relist backoff in progress restarts it.
@@ -195,16 +214,23 @@ func claimProcess(st informer.Stack) error {
 		process.runs++
 		return nil
 	}
-	process.klog.Do(func() {
-		// client-go logs its reflector's warnings (a very short watch, a
-		// 410) through klog; the trace says the same things in order.
-		klog.SetLogger(logr.Discard())
-	})
+	quietKlog()
 	if err := setFeatureGates(st); err != nil {
 		return err
 	}
 	process.stack, process.runs = st, 1
 	return nil
+}
+
+// quietKlog silences klog, once per process: client-go logs its
+// reflector's warnings (a very short watch, a 410) through klog, and the
+// trace says the same things in order. klog's logger is a plain variable
+// that every klog call reads, an etcd client's gRPC logging among them,
+// so this must come before any such goroutine exists: the first run's
+// claimProcess, before it connects to etcd, or a test that starts an etcd
+// of its own before its first run.
+func quietKlog() {
+	process.klog.Do(func() { klog.SetLogger(logr.Discard()) })
 }
 
 func releaseProcess() {
@@ -221,9 +247,13 @@ type Session struct {
 	n      int
 }
 
-// Open starts etcd (or connects to it) and prepares both sides; nothing
-// runs until the first Step.
+// Open checks that the run's options can carry out every step (Check),
+// starts etcd (or connects to it) and prepares both sides; nothing runs
+// until the first Step.
 func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
+	if err := Check(sc, opts); err != nil {
+		return nil, err
+	}
 	if opts.SettleTimeout == 0 {
 		opts.SettleTimeout = 10 * time.Second
 	}
@@ -283,7 +313,11 @@ func (s *Session) Finish() *trace.Divergence {
 	return nil
 }
 
-// Close stops everything the session started.
+// Close stops everything the session started and removes what it wrote
+// outside the process (the run's keys in an external etcd; the embedded
+// etcd's temporary data directory). It returns once every goroutine the
+// session started has ended, or, with Options.QuickClose, once that data
+// is gone.
 func (s *Session) Close() { s.r.close() }
 
 // Abandon removes what the session wrote outside the process (the
@@ -301,13 +335,22 @@ func (s *Session) Abandon() {
 	}
 	if r.etcd != nil {
 		closed := make(chan struct{})
-		go func() { defer close(closed); _ = r.etcd.Close() }()
+		go func() { defer close(closed); _ = r.etcd.Stop() }()
 		select {
 		case <-closed:
 		case <-time.After(2 * time.Second):
 			_ = os.RemoveAll(r.etcd.Dir()) // etcd is stuck; the process is about to end it
 		}
 	}
+}
+
+// KeyPrefix is where the run writes in an external etcd (its own
+// prefix, which Close deletes), or "" on the embedded etcd.
+func (s *Session) KeyPrefix() string {
+	if s.r.etcd != nil {
+		return ""
+	}
+	return "/registry/" + s.r.res.Resource + "/"
 }
 
 // stack is the stack the run uses: the override, or the scenario's start.
@@ -353,9 +396,13 @@ func (r *runner) server() string {
 }
 
 // worldAllows says why a lever cannot be pulled in the run's world (a
-// scenario run with --server in the other one), or nil.
-func (r *runner) worldAllows(cmd string) error {
-	switch w := r.server(); {
+// scenario run with --server in the other one), or nil. Check refuses
+// such a step before the run starts; this is the step's own guard.
+func (r *runner) worldAllows(cmd string) error { return serverAllows(cmd, r.server()) }
+
+// serverAllows says why cmd cannot run in world w, or nil.
+func serverAllows(cmd, w string) error {
+	switch {
 	case cacheOnly[cmd] && w != ServerWatchCache:
 		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, ServerWatchCache)
 	case etcdOnly[cmd] && w == ServerWatchCache:
@@ -369,7 +416,8 @@ func (r *runner) worldAllows(cmd string) error {
 func (r *runner) connect() error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), ProgressNotifyInterval: r.opts.progressNotify})
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir,
+			ProgressNotifyInterval: r.opts.progressNotify})
 		if err != nil {
 			return err
 		}
@@ -470,7 +518,10 @@ func (r *runner) close() {
 	for _, c := range r.clients {
 		_ = c.Close()
 	}
-	if r.etcd != nil {
+	switch {
+	case r.etcd != nil && r.opts.QuickClose:
+		_ = r.etcd.Stop()
+	case r.etcd != nil:
 		_ = r.etcd.Close()
 	}
 }

@@ -136,11 +136,16 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 		return fail(n+1, "%v", err)
 	}
 	sc.IDs = ids
+	serverLine := 0
 	for n, l := range about {
 		v, ok := strings.CutPrefix(l, "Server:")
 		if !ok {
 			continue
 		}
+		if serverLine > 0 {
+			return fail(n+1, "a second \"# Server:\" line; line %d says %q already: a scenario runs behind one kube-apiserver, so say it once", serverLine, sc.Server)
+		}
+		serverLine = n + 1
 		switch sc.Server = strings.TrimSpace(v); sc.Server {
 		case ServerEtcd, ServerWatchCache, ServerAny:
 		default:

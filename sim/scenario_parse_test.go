@@ -17,6 +17,9 @@ func TestParseErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"no comment", "create ns0/a\n----\n", "x.txt:1: a scenario starts with a # paragraph"},
+		// Issue 27, case 10: the last line used to win silently.
+		{"two server lines", "# s\n# Server: etcd\n# Server: watchcache\n\ncreate ns0/a\n----\n",
+			`x.txt:3: a second "# Server:" line; line 2 says "etcd" already: a scenario runs behind one kube-apiserver, so say it once`},
 		{"no separator", "# s\n\ncreate ns0/a\nstart\n", `x.txt:3: expected a line "----" after the command "create"`},
 		{"unknown command", "# s\n\ncreat ns0/a\n----\n", `x.txt:3: unknown command "creat"; want one of: add-apiserver, add-handler,`},
 		{"unknown argument", "# s\n\nstart stak=classic\n----\n", `x.txt:3: unknown argument "stak"; usage: start`},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime/debug"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -29,12 +28,15 @@ func (m *Main) setRunning(s session) {
 func (m *Main) exitOnPanic(_ context.Context, p any) {
 	fmt.Fprintf(m.Stderr, "cachelab: internal error (a bug in cachelab), on another goroutine: %v\n%s", p, debug.Stack())
 	m.mu.Lock()
-	s := m.running
+	s, dir := m.running, m.dataDir
 	m.mu.Unlock()
 	if s != nil {
 		s.Abandon()
 	}
-	os.Exit(exitRunError)
+	if dir != "" {
+		_ = removeDataDir(dir)
+	}
+	m.exit(exitRunError)
 }
 
 // handlePanics makes exitOnPanic the process's last panic handler, after

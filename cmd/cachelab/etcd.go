@@ -42,9 +42,16 @@ func etcdFlags(cmd *cobra.Command, o *listwatch.ClientOptions) {
 }
 
 // etcdFromEnv sets each etcd flag the command line left unset from its
-// environment variable, if that is set.
+// environment variable, if that is set. A flag given, even empty, wins
+// over its variable: an empty --etcd-cacert with $ETCDCTL_CACERT set
+// means no CA file. But an empty --etcd-endpoints is refused: it would
+// run on the embedded etcd without a word, where the user named an etcd
+// of their own and left out its address.
 func (m *Main) etcdFromEnv(cmd *cobra.Command, o *listwatch.ClientOptions) error {
 	f := cmd.Flags()
+	if f.Changed("etcd-endpoints") && len(o.Endpoints) == 0 {
+		return errors.New("--etcd-endpoints '': no endpoint given; to run on the embedded etcd, leave the flag out (and $ETCDCTL_ENDPOINTS unset)")
+	}
 	for _, e := range etcdEnv {
 		v := m.Getenv(e.env)
 		if v == "" || f.Changed(e.flag) || e.tls && len(o.Endpoints) == 0 {

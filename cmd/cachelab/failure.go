@@ -46,6 +46,17 @@ func atStep(err error, kind trace.FailureKind, n int, sc *sim.Scenario, st sim.S
 	return &stepFailure{at: trace.Failure{Kind: kind, Step: n, Pos: sc.Pos(st), Cmd: st.Text}, err: err}
 }
 
+// refused is the error for a scenario the run's options cannot carry
+// out (sim.Check): bad input, exit 2, naming the step it would have
+// failed at.
+func refused(err error, sc *sim.Scenario) error {
+	var re *sim.RefusedError
+	if !errors.As(err, &re) {
+		return usage(err)
+	}
+	return atStep(usage(err), trace.FailUsage, re.Step, sc, sc.Steps[re.Step-1])
+}
+
 // exitStatus is the exit status err calls for: an exitError's code; any
 // other error comes from cobra's reading of the command line, a usage
 // mistake.

@@ -12,10 +12,13 @@ func main() {
 // runProcess runs m as the process: SIGINT (Ctrl-C), SIGTERM and SIGHUP
 // cancel the run, and a closed stdout fails its next write, so that the
 // run stops its informers, stops etcd and removes what it wrote before the
-// process exits (signals.go).
+// process exits; a second signal exits at once (signals.go). The process
+// ends with the run, so the run does not wait for the embedded etcd's
+// last goroutines to end (sim.Options.QuickClose).
 func runProcess(m *Main, args []string) int {
 	m.handlePanics()
-	ctx, stop := notifyContext(context.Background())
+	m.exiting = true
+	ctx, stop := notifyContext(context.Background(), m.atOnce)
 	defer stop()
 	return m.Run(ctx, args)
 }

@@ -39,7 +39,24 @@ func TestMain(m *testing.M) {
 		"cachelab":           main,
 		"cachelab-diverging": mainDiverging,
 		"cachelab-panicking": mainPanicking,
+		"cachelab-slowclose": mainSlowClose,
 	})
+}
+
+// cachelab-slowclose is cachelab whose session's Close says so on stderr
+// and never returns: a clean-up that hangs, which a second signal must
+// cut short without leaving the run's data behind.
+func mainSlowClose() {
+	m := NewMain()
+	wrapSessions(m, func(s session) session { return slowClose{session: s} })
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+type slowClose struct{ session }
+
+func (slowClose) Close() {
+	fmt.Fprintln(os.Stderr, "test: closing, and never done")
+	select {}
 }
 
 // cachelab-panicking is cachelab whose first update step panics on
@@ -145,14 +162,16 @@ func TestCLI(t *testing.T) {
 			"freeport":  cmdFreeport,
 			"mute":      cmdMute,
 			"emptydir":  cmdEmptydir,
+			"mode":      cmdMode,
 			// process_test.go
-			"start":       cmdStart,
-			"waitfor":     cmdWaitfor,
-			"signal":      cmdSignal,
-			"closestdout": cmdClosestdout,
-			"enter":       cmdEnter,
-			"waitdialed":  cmdWaitdialed,
-			"exitcode":    cmdExitcode,
+			"start":         cmdStart,
+			"waitfor":       cmdWaitfor,
+			"signal":        cmdSignal,
+			"closestdout":   cmdClosestdout,
+			"enter":         cmdEnter,
+			"waitdialed":    cmdWaitdialed,
+			"exitcode":      cmdExitcode,
+			"stoppedwithin": cmdStoppedwithin,
 		},
 	})
 }
@@ -235,6 +254,20 @@ func cmdEmptydir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(names) > 0 {
 		ts.Fatalf("%s is not empty: %s", args[0], strings.Join(names, " "))
+	}
+}
+
+// cmdMode checks a file's permission bits, in octal.
+//
+//	mode private.txt 0600
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mode <file> <octal mode>")
+	}
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := fmt.Sprintf("%04o", fi.Mode().Perm()); got != args[1] {
+		ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
 	}
 }
 

@@ -38,6 +38,9 @@ type procKey struct{}
 // command's listener has heard.
 type procSlot struct {
 	p *proc
+	// stopTook is how long the last command took to exit after it was
+	// told to stop.
+	stopTook time.Duration
 	// dialed is closed when the mute listener accepts its first
 	// connection (nil before mute).
 	dialed <-chan struct{}
@@ -308,7 +311,8 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("the command has not exited %v after it was %s:\n%s", deadline, what, p.output())
 	}
 	if !p.signalled.IsZero() {
-		ts.Logf("[exited %v after it was told to stop]", time.Since(p.signalled).Round(time.Millisecond))
+		slot.stopTook = time.Since(p.signalled)
+		ts.Logf("[exited %v after it was told to stop]", slot.stopTook.Round(time.Millisecond))
 	}
 	slot.p = nil
 	p.release()
@@ -318,6 +322,24 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if got != want {
 		ts.Fatalf("the command exited with %d, want %d:\n%s", got, want, p.output())
+	}
+}
+
+// cmdStoppedwithin checks that the command exitcode waited for exited
+// within a duration of being told to stop. It bounds a stop that waits
+// on something (a timeout of etcd's, say), with room for a busy machine:
+// it is not a benchmark.
+//
+//	stoppedwithin 3s
+func cmdStoppedwithin(ts *testscript.TestScript, neg bool, args []string) {
+	slot := slotOf(ts)
+	if neg || len(args) != 1 || slot.stopTook == 0 {
+		ts.Fatalf("usage: stoppedwithin <duration> (after exitcode, for a command told to stop)")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	if slot.stopTook > d {
+		ts.Fatalf("the command took %v to exit after it was told to stop, want at most %v", slot.stopTook.Round(time.Millisecond), d)
 	}
 }
 

@@ -46,11 +46,19 @@ type Main struct {
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
+	// exiting is set when the process ends with the run (runProcess):
+	// the run then closes without waiting for etcd's last goroutines.
+	exiting bool
+	// exit ends the process (os.Exit) where a run cannot return: a panic
+	// on another goroutine, a second stop signal.
+	exit func(code int)
 
-	// running is the session of the run in progress, for a panic on
-	// another goroutine to abandon (crash.go).
+	// running is the session of the run in progress, and dataDir the
+	// embedded etcd's data directory, for a panic on another goroutine
+	// or a second signal to abandon (crash.go, signals.go).
 	mu      sync.Mutex
 	running session
+	dataDir string
 }
 
 // session is what a run needs of a *sim.Session.
@@ -67,12 +75,15 @@ type session interface {
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).
 	Abandon()
+	// KeyPrefix is where the run writes in an external etcd, "" on the
+	// embedded one.
+	KeyPrefix() string
 }
 
 // NewMain returns a Main wired to the process.
 func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession}
+		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession, exit: os.Exit}
 }
 
 func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
@@ -88,7 +99,7 @@ func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (sessi
 const (
 	exitOK       = 0
 	exitDiverged = 1 // client-go differed from cachelab
-	exitUsage    = 2 // bad input: command, flag, scenario name or file, etcd endpoint or TLS file
+	exitUsage    = 2 // bad input, before the run: command, flag, scenario, a step its options cannot carry out, an output file, etcd endpoint or TLS file
 	exitRunError = 3 // the run could not go on: etcd, a step that failed, a settle timeout, an internal error
 	// 128+n: stopped by signal n, as a shell reports a process killed by
 	// it: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP, and 141 (SIGPIPE's
@@ -99,15 +110,20 @@ const (
 // exitHelp is the exit status paragraph of the root and run help texts.
 const exitHelp = `Exit status: 0 when client-go agreed with cachelab at every step; 1 when it
 differed, or when a step printed something other than the scenario file
-expects; 2 for bad input (an unknown command, flag or scenario, a missing,
-malformed or non-regular scenario file, a malformed etcd endpoint or a
-missing TLS file); 3 when the run could not go on (etcd could not be started
-or reached, a step could not be carried out, cachelab did not settle, an
-internal error). Stopped by a signal, the run removes what it made (the
-embedded etcd's data, or its keys in an external etcd) and exits 128 plus
-the signal's number: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for
-SIGHUP, and 141 when stdout is closed by its reader (as by 'head'). A second
-signal ends the process at once, without cleaning up.`
+expects; 2 for bad input, found before the run starts (an unknown command,
+flag or scenario, a missing, malformed or non-regular scenario file, a
+step the run's options cannot carry out, an output file that cannot be
+written or is the scenario, a malformed etcd endpoint, a missing TLS file
+or a CA file with no certificate); 3 when the run could not go on (etcd
+could not be started or reached, a step could not be carried out,
+cachelab did not settle, an internal error). Stopped by a signal, the run
+removes what it made (the embedded etcd's data, or its keys in an external
+etcd) and exits 128 plus the signal's number: 130 for SIGINT (Ctrl-C), 143
+for SIGTERM, 129 for SIGHUP, and 141 when stdout is closed by its reader
+(as by 'head'). A second signal, during that clean-up, ends the run at
+once: it still removes the embedded etcd's data, and names the key prefix
+it may leave in an external etcd; a third ends the process whatever it is
+doing.`
 
 // Run runs one command line (without the program name) and returns the
 // exit code. Errors are printed to Stderr. A panic in the command is an

@@ -31,6 +31,7 @@ type runOptions struct {
 	settleTimeout time.Duration
 	rewrite       bool
 	members       int        // --etcd-members: 0 keeps the scenario's etcd
+	compactEtcd   bool       // --allow-compacting-external-etcd
 	only          layersFlag // --only: the layers to show
 	full          bool       // --full: every line of a large step, unsummarized
 	progress      choice     // --progress (hidden): auto, always, never
@@ -73,10 +74,20 @@ scenario that starts with etcd-cluster asks for one itself, and stops,
 starts and moves the leadership of its members (cachelab scenarios
 --commands).
 
+Every step is checked against the run's options before the first one runs:
+a step that --server, --etcd-members or --etcd-endpoints leaves no way to
+carry out (a watch-cache lever without the watch cache, a member lever on
+one member, ...) is refused with its file:line (exit 2).
+
 With --etcd-endpoints (or $ETCDCTL_ENDPOINTS) the run uses an etcd of your
 own: it checks the endpoints in turn, each within --dial-timeout, until one
 answers, and says for each one that does not what went wrong. The run keeps
-to its own key prefix and removes it at the end. As with etcdctl, the
+to its own key prefix and removes it at the end. A lever that needs the
+embedded etcd (restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, the
+cluster levers) is refused there before the first step, and so is
+compact, because etcd's compaction is global: it would discard every
+application's history, not only the run's, so it runs there only with
+--allow-compacting-external-etcd. As with etcdctl, the
 ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY and
 ETCDCTL_DIAL_TIMEOUT environment variables stand in for flags not given (the
 TLS ones only when there are endpoints).
@@ -90,7 +101,10 @@ every line. CACHELAB_TERM_WIDTH=N wraps at N columns (0: not at all)
 whether or not stdout is a terminal.
 
 A scenario file must be a regular file of at most 1 MiB: a named pipe, a
-directory or a device is refused.
+directory or a device is refused. A run never writes over it: --output
+html= naming it (by any of its names) and a stdout that goes into it are
+refused, and every file the run will write is checked before the first
+step.
 
 ` + exitHelp + `
 
@@ -142,9 +156,13 @@ file:line.`,
 	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
-		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed)")
+		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
+		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
 	etcdFlags(cmd, &o.etcd)
+	f.BoolVar(&o.compactEtcd, "allow-compacting-external-etcd", false, "let the scenario's compact steps compact the etcd of "+
+		"--etcd-endpoints. etcd's compaction is global: every application's history before that revision is gone, not only "+
+		"the run's keys, so without this flag such a scenario is refused before its first step")
 	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
 		"instead of the scenario's own (a scenario that starts with etcd-cluster asks for a cluster)")
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
@@ -186,8 +204,9 @@ func (m *Main) check(o *runOptions) error {
 // and notes in out what the JSON summary says. It drives a session itself
 // rather than calling sim.Run, so that the header is printed before the
 // first step and --step can pause between steps. However it ends, the
-// session is closed before run returns: that removes the embedded etcd's
-// data, or the run's keys in an external one.
+// session is closed before run returns: that stops etcd and removes the
+// run's keys from an external one; then the embedded etcd's data
+// directory is removed (datadir.go).
 func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, out *outcome) error {
 	if err := m.check(o); err != nil {
 		return usage(err)
@@ -200,15 +219,31 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if o.rewrite && sc.Builtin {
 		return usage(fmt.Errorf("--rewrite: %s is a built-in scenario; copy %s from cachelab's source and rewrite the copy", sc.Name, sc.File))
 	}
+	if err := m.checkOutputs(sc, o); err != nil {
+		return usage(err)
+	}
+	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
+		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
+		QuickClose: m.exiting}
+	if err := sim.Check(sc, opts); err != nil {
+		return refused(err, sc)
+	}
+	if opts.EtcdDir, err = m.makeDataDir(o); err != nil {
+		return runError(err)
+	}
+	defer m.dropDataDir() // after the session's Close, deferred below
 	open := m.open
 	if open == nil { // a Main not made by NewMain
 		open = openSession
 	}
-	ses, err := open(ctx, sc, sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
-		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members})
+	ses, err := open(ctx, sc, opts)
 	if err != nil || ctx.Err() != nil {
 		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
 	}
+	// The session is the running one until it is closed: a panic or a
+	// second signal while it closes abandons it.
+	m.setRunning(ses)
+	defer m.setRunning(nil)
 	defer ses.Close()
 	out.started = true
 	defer func() { out.clock = ses.Clock() }() // before Close
@@ -227,8 +262,6 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		check = false
 		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
 	}
-	m.setRunning(ses)
-	defer m.setRunning(nil)
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
 	}

@@ -13,8 +13,8 @@ import (
 //
 // A run owns things outside the process: the embedded etcd's data
 // directory (over 100 MB in $TMPDIR), or its key prefix in an external
-// etcd. sim.Session.Close removes them, so every way a run can end must
-// reach it:
+// etcd. sim.Session.Close (and, for the directory, datadir.go) removes
+// them, so every way a run can end must reach it:
 //
 //	SIGINT, SIGTERM, SIGHUP ──► cancel the run's context ──► the step in progress returns ──┐
 //	a write to a closed stdout ──► fails with EPIPE ───────► the printer returns the error ──┤
@@ -24,6 +24,16 @@ import (
 // Go's default for these signals is to end the process at once, and for
 // SIGPIPE, after a write to a closed stdout, too; neither runs deferred
 // calls. So main asks for all of them (notifyContext).
+//
+// That clean-up is prompt (on an etcd cluster too: listwatch's stop.go),
+// but a user who presses Ctrl-C again wants out now, not later. A second
+// signal ends the process at once (atOnce), and still leaves nothing in
+// $TMPDIR: the CLI makes the embedded etcd's data directory itself,
+// before etcd starts, so at any moment it knows what to remove, and
+// removes it before it exits. What it cannot remove at once, the keys of
+// a run on an external etcd (that takes a round trip to an etcd that may
+// be what is slow), it names, for etcdctl. A third signal ends the
+// process whatever it is doing.
 
 // stopSignals stop a run: Ctrl-C, kill's default, and the terminal
 // closing. One the process started with ignored stays ignored: nohup
@@ -60,13 +70,13 @@ func signalName(sig syscall.Signal) string {
 }
 
 // notifyContext returns a context that the first stop signal cancels,
-// with an interrupted as its cause. After that first signal the signals'
-// default comes back, so a second one ends the process at once (without
-// cleaning up: the way out when clean-up itself hangs). It also makes a
-// write to a closed stdout fail with EPIPE instead of killing the
-// process, so that the run stops through its write error and cleans up.
-// stop releases the signals.
-func notifyContext(parent context.Context) (ctx context.Context, stop func()) {
+// with an interrupted as its cause. A second stop signal calls again (on
+// the signal's goroutine, while the first one's clean-up goes on), after
+// which the signals' default comes back, so a third ends the process at
+// once. It also makes a write to a closed stdout fail with EPIPE instead
+// of killing the process, so that the run stops through its write error
+// and cleans up. stop releases the signals.
+func notifyContext(parent context.Context, again func(syscall.Signal)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	stoppers := stopSignals()
 	sigs := make(chan os.Signal, 1)
@@ -75,21 +85,49 @@ func notifyContext(parent context.Context) (ctx context.Context, stop func()) {
 	// raised it returns EPIPE. The channel is never read; the runtime
 	// drops what does not fit.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	done := make(chan struct{})
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
 		case s := <-sigs:
-			signal.Reset(stoppers...)
 			cancel(interrupted{sig: s.(syscall.Signal)})
-		case <-ctx.Done():
+		case <-quit:
+			return
+		}
+		select {
+		case s := <-sigs:
+			signal.Reset(stoppers...)
+			again(s.(syscall.Signal))
+		case <-quit:
 		}
 	}()
 	return ctx, func() {
 		signal.Stop(sigs)
+		close(quit)
 		cancel(nil)
 		<-done
 	}
+}
+
+// atOnce is the answer to a second stop signal: remove what the run made
+// in $TMPDIR, name what it left in an external etcd, and exit 128+n. The
+// clean-up the first signal began is abandoned where it is: etcd, still
+// running in this process, ends with it.
+func (m *Main) atOnce(sig syscall.Signal) {
+	m.mu.Lock()
+	dir, s := m.dataDir, m.running
+	m.mu.Unlock()
+	what := "nothing was left to remove"
+	if dir != "" {
+		what = "the embedded etcd's data directory is removed"
+		if err := removeDataDir(dir); err != nil {
+			what = fmt.Sprintf("the embedded etcd's data directory could not be removed: %v", err)
+		}
+	} else if s != nil && s.KeyPrefix() != "" {
+		what = fmt.Sprintf("the run's keys may be left in etcd: etcdctl del --prefix %s", s.KeyPrefix())
+	}
+	fmt.Fprintf(m.Stderr, "cachelab: %s again: stopping at once; %s\n", signalName(sig), what)
+	m.exit(exitSignalBase + int(sig))
 }
 
 // stopped is the error for a run that ctx stopped, where says when: its

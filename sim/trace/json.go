@@ -89,7 +89,7 @@ type Failure struct {
 type FailureKind string
 
 const (
-	FailUsage       FailureKind = "usage"       // bad input other than the file's text: a flag, an unknown scenario, a file that is not a regular file (exit 2)
+	FailUsage       FailureKind = "usage"       // bad input other than the file's text: a flag, an unknown scenario, a file that is not a regular file, a step the run's options cannot carry out (exit 2)
 	FailParse       FailureKind = "parse"       // a scenario file that cannot be read: Pos is its file:line (exit 2)
 	FailRun         FailureKind = "run"         // the run could not go on: etcd, a step that failed, a settle timeout (exit 3)
 	FailDivergence  FailureKind = "divergence"  // client-go differed from cachelab (exit 1)

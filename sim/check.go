@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+)
+
+// What a run's options cannot carry out. Parse checks a file on its own,
+// for the world its "# Server:" line names and the etcd its etcd-cluster
+// asks for. A run may be given others (--server, --etcd-members,
+// --etcd-endpoints), and some steps cannot run there: a watch-cache lever
+// without the watch cache, a lever that stops or copies etcd on an etcd
+// the run does not own, a member lever on one member. Found at its step,
+// such a step ends the run halfway, after seconds or minutes and after
+// earlier writes; Check finds it before anything starts, and Open calls
+// it first.
+//
+// One lever could run on an external etcd and must not unasked: compact.
+// etcd's compaction is global, not per key prefix: it discards every
+// key's history before the revision, another application's too, though
+// the run otherwise keeps to its own prefix. It runs there only when the
+// user says so (Options.CompactExternalEtcd,
+// --allow-compacting-external-etcd).
+
+// RefusedError is a step the run's options cannot carry out, found
+// before the run starts: Step is its number (1-based) in the scenario,
+// File:Line where it is, Msg why.
+type RefusedError struct {
+	File string
+	Line int
+	Step int
+	Msg  string
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// embeddedLevers are the levers only an etcd the run started itself can
+// pull, with what each does to it.
+var embeddedLevers = map[string]string{
+	"restart-etcd":      "it stops and starts etcd",
+	"etcd-snapshot":     "it copies etcd's data directory",
+	"etcd-restore":      "it puts a copy of etcd's data directory back",
+	"etcd-wipe":         "it removes etcd's data directory",
+	"etcd-cluster":      "it starts an etcd cluster of its own",
+	"etcd-stop-member":  "it stops a member of the cluster",
+	"etcd-start-member": "it starts a member of the cluster",
+	"etcd-move-leader":  "it moves the cluster's leadership",
+}
+
+// Check says why sc cannot run with opts, or nil: a *RefusedError for
+// the first step that the run's world (Options.Server), its etcd
+// (Options.Etcd, an external one) or its etcd's size
+// (Options.EtcdMembers) cannot carry out.
+func Check(sc *Scenario, opts Options) error {
+	server := opts.Server
+	if server == "" {
+		server = sc.WrittenFor()
+	}
+	external := len(opts.Etcd.Endpoints) > 0
+	if external && opts.EtcdMembers > 1 {
+		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)
+	}
+	members := newMembersCheck(sc, opts.EtcdMembers)
+	for i, st := range sc.Steps {
+		a, _ := commands[st.Cmd].parse(st.Args) // Parse checked them
+		err := serverAllows(st.Cmd, server)
+		switch {
+		case err != nil:
+		case external:
+			err = externalAllows(st.Cmd, opts.CompactExternalEtcd)
+		case members != nil:
+			err = members.step(st, a)
+		}
+		if err != nil {
+			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// externalAllows says why cmd cannot run on an etcd the run does not own.
+func externalAllows(cmd string, compact bool) error {
+	if what, ok := embeddedLevers[cmd]; ok {
+		return fmt.Errorf("%s needs the embedded etcd (%s); this run uses an external one (--etcd-endpoints)", cmd, what)
+	}
+	if cmd == "compact" && !compact {
+		return fmt.Errorf("compact compacts the whole etcd, not only this run's keys: on an external etcd (--etcd-endpoints) " +
+			"every application's history before that revision would be gone; --allow-compacting-external-etcd lets it")
+	}
+	return nil
+}
+
+// membersCheck replays a scenario's etcd levers on an embedded etcd of
+// another size than the one it asks for (--etcd-members): Parse checked
+// them against the scenario's own.
+type membersCheck struct {
+	n int
+	p *replay // its cluster, when n > 1
+}
+
+// newMembersCheck is the check for a run on n members, or nil when the
+// run's etcd is the one the scenario asks for.
+func newMembersCheck(sc *Scenario, n int) *membersCheck {
+	if n == 0 || n == sc.Members() {
+		return nil
+	}
+	c := &membersCheck{n: n, p: newReplay()}
+	if n > 1 {
+		c.p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
+	}
+	return c
+}
+
+func (c *membersCheck) step(st Step, a args) error {
+	switch st.Cmd {
+	case "etcd-cluster", "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
+		if c.n == 1 {
+			return fmt.Errorf("%s needs an etcd cluster, and --etcd-members 1 runs this scenario on one member", st.Cmd)
+		}
+		if st.Cmd == "etcd-cluster" {
+			return nil // the cluster is --etcd-members', not its members=
+		}
+		if err := c.p.clusterStep(st, a); err != nil {
+			return fmt.Errorf("%w (--etcd-members %d)", err, c.n)
+		}
+	case "restart-etcd", "etcd-snapshot", "etcd-restore", "etcd-wipe":
+		if c.n > 1 {
+			return fmt.Errorf("%s works on a single-member etcd, and --etcd-members %d runs this scenario on a cluster: %s",
+				st.Cmd, c.n, singleMemberWhy(st.Cmd))
+		}
+	}
+	return nil
+}
