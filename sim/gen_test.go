@@ -92,7 +92,7 @@ var (
 	genHandlers  = []string{"h1", "h2", "h3"}
 	genLabels    = []string{"(app=web)", "(app=db)", "(app=web,tier=front)", "()"}
 	genStatuses  = []string{"410", "429", "500", "503"}
-	genDurations = []string{"1s", "2s", "5s", "30s", "45s", "1m", "2m", "5m", "5m1s", "10m", "11m"}
+	genDurations = []string{"1s", "2s", "5s", "30s", "45s", "1m", "2m", "5m", "5m1s", "10m", "11m", "1h", "6h"} // hours: quiet moves (issue 27, case 2)
 	genPeriods   = []string{"0s", "10s", "30s", "1m", "5m"}
 	genShows     = []string{"store", "queue", "handlers", "requests", "synced", "metrics"}
 	genSnapshots = []string{"s1", "s2"}
@@ -350,6 +350,9 @@ func (g *gen) delete() string {
 
 func (g *gen) bulkCreate() string {
 	n := 1 + g.rng.IntN(5)
+	if g.maybe(8) {
+		n = 201 + g.rng.IntN(60) // more keys than the old 200 rounds of a controller's step (issue 27, case 1)
+	}
 	ns := g.pick([]string{"bulk", "ns1"})
 	line := fmt.Sprintf("bulk-create n=%d", n)
 	if ns != "bulk" || g.maybe(2) {
