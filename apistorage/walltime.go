@@ -18,7 +18,8 @@ import (
 //   - The cache consistency checker (DetectCacheInconsistency, beta and
 //     on by default since 1.34) compares the cache with etcd every 5 to
 //     7.5 minutes of wall time (cacher/consistency, CheckPeriod); a check
-//     that fails makes the cache delegator serve LISTs from etcd. It is
+//     that fails turns the cache's snapshots off, so the exact and paged
+//     LISTs it served from them go to etcd (C8). It is
 //     switched off here (disableWallClockChecks), as in a kube-apiserver
 //     started with --feature-gates=DetectCacheInconsistency=false: left
 //     on, a pause of five minutes put its goroutine in one of

@@ -13,7 +13,7 @@ import (
 // 5 to 7.5 minutes of wall time and, failing, sends LISTs to etcd. In a
 // simulation a person's pause at a --step prompt would decide that, and
 // its wait loop, once it has run, kept the cache from ever counting as
-// quiescent (issue 27, case 3).
+// quiescent (issue 27, case 3). C8.
 func TestNoWallClockConsistencyChecker(t *testing.T) {
 	wd := newWorld(t)
 	s := wd.server(t, true)
