@@ -1,12 +1,9 @@
 package sim
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -41,39 +38,11 @@ func TestCoversLine(t *testing.T) {
 	}
 }
 
-// A "# Covers:" line that is not a list of IDs, or a second one, is an
-// error at its line.
-func TestCoversLineErrors(t *testing.T) {
-	cases := []struct {
-		name, src, want string
-	}{
-		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; "watch-list" is not one`},
-		{"lower case", "# s\n# Covers: p1\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
-		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
-		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
-		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("x.txt", []byte(c.src))
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %v, want a *ParseError", err)
-			}
-			if !strings.HasPrefix(err.Error(), c.want) {
-				t.Errorf("got  %q\nwant %q...", err, c.want)
-			}
-		})
-	}
-}
-
 // Every built-in and regression scenario covers at least one behaviour,
 // and each ID it covers is one REFERENCE.md defines.
 func TestScenarioCoversAreReferenceIDs(t *testing.T) {
 	defined := referenceIDs(t)
-	files, _ := filepath.Glob("scenarios/*.txt")
-	more, _ := filepath.Glob("testdata/regress/*.txt")
-	for _, file := range append(files, more...) {
+	for _, file := range allScenarioFiles(t) {
 		sc, err := Load(file)
 		if err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,9 +22,7 @@ import (
 // A description can still tell a wrong story in words
 // this cannot read: it catches a wrong number, not a wrong sentence.
 func TestDescriptionsNameWhatTheTraceShows(t *testing.T) {
-	files, _ := filepath.Glob("scenarios/*.txt")
-	more, _ := filepath.Glob("testdata/regress/*.txt")
-	for _, file := range append(files, more...) {
+	for _, file := range allScenarioFiles(t) {
 		sc, err := Load(file)
 		if err != nil {
 			t.Fatal(err)

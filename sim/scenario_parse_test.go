@@ -81,6 +81,12 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed double separator", "# s\n\nstart\n----\n----\nline\n", "x.txt:3: output opened with \"----\" twice"},
 		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced, metrics or workqueue`},
 		{"no commands", "# just a comment\n", "x.txt:1: the scenario has no commands"},
+		// A "# Covers:" line that is not a list of IDs, or a second one.
+		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; "watch-list" is not one`},
+		{"lower case", "# s\n# Covers: p1\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
+		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
 		// A command right after an empty block, with no blank line, would
 		// be read as that step's expected output.
 		{"swallowed command", "# s\n\nstart\n----\ncreate ns0/a\n----\n", "x.txt:5: this looks like a command, not output: the expected output of the step at line 3"},

@@ -32,6 +32,16 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// allScenarioFiles are every built-in scenario's file and every
+// regression scenario's.
+func allScenarioFiles(t *testing.T) []string {
+	files, err := filepath.Glob("scenarios/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	return append(files, regressions(t)...)
+}
+
 // regressions are the scenarios that once failed (most found by
 // FuzzRunner): not walkthroughs for the catalog, but run and checked like
 // them, in both stacks.

@@ -1,9 +1,7 @@
 package exercise
 
 import (
-	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -95,17 +93,7 @@ func TestEachCheckCanFail(t *testing.T) {
 // mistake is: the line its report must point at.
 func lineOf(t *testing.T, marker string) string {
 	t.Helper()
-	src, err := os.ReadFile("exercise_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.HasSuffix(l, marker) {
-			return strconv.Itoa(i + 1)
-		}
-	}
-	t.Fatalf("no line ends with %q", marker)
-	return ""
+	return lab.LineOf(t, "exercise_test.go", marker)
 }
 
 // flaws are mistakes a prediction can make; the zero value makes none

@@ -3,9 +3,6 @@ package exercise
 import (
 	"context"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -121,21 +118,11 @@ func TestEachCheckCanFail(t *testing.T) {
 	lab.MistakesFail(t, Checks(ref), planted)
 }
 
-// lineOf is the line of this file that holds marker, where a planted
+// lineOf is the line of this file that ends with marker, where a planted
 // mistake is: the line its report must point at.
 func lineOf(t *testing.T, marker string) string {
 	t.Helper()
-	src, err := os.ReadFile("exercise_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.HasSuffix(l, marker) {
-			return strconv.Itoa(i + 1)
-		}
-	}
-	t.Fatalf("no line ends with %q", marker)
-	return ""
+	return lab.LineOf(t, "exercise_test.go", marker)
 }
 
 // flawedLimiter is the reference limiter with one mistake switched on.

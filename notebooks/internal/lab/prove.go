@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,4 +127,22 @@ func anySays(rs []Result, says []string) bool {
 		}
 	}
 	return false
+}
+
+// LineOf is the line of file (a test file of the chapter, read from the
+// directory the test runs in) that ends with marker: where a planted
+// mistake is, the line its report must point at.
+func LineOf(t *testing.T, file, marker string) string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(l, marker) {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	t.Fatalf("no line of %s ends with %q", file, marker)
+	return ""
 }
