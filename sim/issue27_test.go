@@ -304,18 +304,64 @@ advance 3m
 ----
 `
 
+// twoAPIServers is time passing behind two kube-apiservers, each with a
+// cache of its own, one of them restarted.
+const twoAPIServers = `# Time passes behind two kube-apiservers.
+# Server: watchcache
+
+add-handler h1
+----
+
+create ns0/a
+----
+
+start
+----
+
+add-apiserver
+----
+
+advance 90s
+----
+
+use-apiserver 2
+----
+
+close-watch
+----
+
+update ns0/a labels=(v=2)
+----
+
+advance 6m
+----
+
+restart-apiserver 1
+----
+
+advance 2m
+----
+`
+
 // Issue 27, case 2: scenario time is cheap behind the watch cache. An
 // advance passes the seconds at which nothing is due in one move of the
 // clock; it must print exactly what passing them one by one prints, in
 // both stacks.
 func TestQuietSecondsPassInOneMove(t *testing.T) {
-	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
-		t.Run(string(stack), func(t *testing.T) {
-			ref, err := runOne(t, "time-passes", timePasses, Options{Stack: stack, secondBySecond: true})
+	for _, tc := range []struct {
+		name, src string
+		stack     informer.Stack
+	}{
+		{"time-passes", timePasses, informer.Default},
+		{"time-passes", timePasses, informer.Classic},
+		{"two-apiservers", twoAPIServers, informer.Default},
+	} {
+		t.Run(tc.name+"/"+string(tc.stack), func(t *testing.T) {
+			ref, err := runOne(t, tc.name, tc.src, Options{Stack: tc.stack, secondBySecond: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			quick, err := runOne(t, "time-passes", timePasses, Options{Stack: stack})
+			quick, err := runOne(t, tc.name, tc.src, Options{Stack: tc.stack})
 			if err != nil {
 				t.Fatal(err)
 			}
