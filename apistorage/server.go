@@ -11,15 +11,19 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/kubernetes"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
 	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
+	"k8s.io/apiserver/pkg/storage/value"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -188,19 +192,42 @@ type etcd3Store = interface {
 	Close()
 }
 
-// newStore is k8s.io/apiserver's etcd3 store for the resource.
+// newStore is k8s.io/apiserver's etcd3 store for the resource, put
+// together as kube-apiserver's storage factory does it
+// (storagebackend/factory newETCD3Storage): with the
+// AllowUnsafeMalformedObjectDeletion gate (beta, on by default in 1.37),
+// a value that does not decode is a corrupt object, and a LIST that meets
+// such values fails with one StorageReadError naming them all (E12).
 func (s *Server) newStore() (etcd3Store, error) {
 	kc := &kubernetes.Client{Client: s.client}
 	kc.Kubernetes = kc
 	versioner := storage.APIObjectVersioner{}
 	codec := unstructured.UnstructuredJSONScheme
+	var transformer value.Transformer = identity.NewEncryptCheckTransformer()
+	decoder := etcd3.NewDefaultDecoder(codec, versioner)
+	corrupt := utilfeature.DefaultFeatureGate.Enabled(features.AllowUnsafeMalformedObjectDeletion)
+	if corrupt {
+		transformer = etcd3.WithCorruptObjErrorHandlingTransformer(transformer)
+		decoder = etcd3.WithCorruptObjErrorHandlingDecoder(decoder)
+	}
 	store, err := etcd3.New(kc, s.compactor, codec, s.newObject, s.newList, "/registry", s.resourcePrefix(), s.res.GroupResource(),
-		identity.NewEncryptCheckTransformer(), etcd3.NewDefaultLeaseManagerConfig(), etcd3.NewDefaultDecoder(codec, versioner), versioner)
+		transformer, etcd3.NewDefaultLeaseManagerConfig(), decoder, versioner)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver's etcd3 storage for %s: %w", s.res.Resource, err)
 	}
-	return store, nil
+	if !corrupt {
+		return store, nil
+	}
+	return closable{etcd3.NewStoreWithUnsafeCorruptObjectDeletion(store, s.res.GroupResource()), store.Close}, nil
 }
+
+// closable is a store wrapped by another, with the inner one's Close.
+type closable struct {
+	storage.Interface
+	close func()
+}
+
+func (c closable) Close() { c.close() }
 
 // startCache starts a watch cache over a store of its own, as a
 // kube-apiserver starting up does, and makes it the one requests go to.
@@ -333,6 +360,20 @@ func (s *Server) keyOf(obj runtime.Object) (string, error) {
 		return storage.NamespaceKeyFunc(s.resourcePrefix(), obj)
 	}
 	return storage.NoNamespaceKeyFunc(s.resourcePrefix(), obj)
+}
+
+// objectKey is the key of one object, if the registry can make one
+// (registry/generic/registry NamespaceKeyFunc, NoNamespaceKeyFunc): a
+// namespaced resource needs a namespace, and the name must be a path
+// segment (not empty, "." or "..", without "/" or "%").
+func (s *Server) objectKey(namespace, name string) (string, bool) {
+	if (s.res.Namespaced && namespace == "") || name == "" || len(content.IsPathSegmentName(name)) > 0 {
+		return "", false
+	}
+	if s.res.Namespaced {
+		return s.resourcePrefix() + namespace + "/" + name, true
+	}
+	return s.resourcePrefix() + name, true
 }
 
 // keyRoot is where a request's objects live: the resource's prefix, or
