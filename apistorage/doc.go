@@ -31,9 +31,12 @@
 // Nothing here re-implements those rules: the requests go to
 // k8s.io/apiserver's code. What this package adds is what kube-apiserver's
 // HTTP layer does around it (options decoded, defaulted and validated;
-// the registry's predicate and key; watch deadlines on an injectable
-// clock; a copy of each object, as a client gets over the wire), and what
-// a simulator needs and a server does not:
+// the registry's predicate and key range, E16; watch deadlines on an
+// injectable clock; a copy of each object, as a client gets over the
+// wire), the etcd3 store put together as kube-apiserver's storage factory
+// does it (with the corrupt-object handling of its
+// AllowUnsafeMalformedObjectDeletion gate, E12), and what a simulator
+// needs and a server does not:
 //
 //   - CacheCaughtUp says when the cache has taken in a revision (the feed
 //     between etcd and the cacher notes what it handed over), and
@@ -63,6 +66,12 @@
 //
 // WithSource tells a caller whether a LIST was answered from the cache or
 // from etcd.
+//
+// This package is the oracle listwatch is proven against, so it is
+// proven itself: registry_oracle_test.go sends the same LISTs and
+// WATCHes to it (without the cache) and to kube-apiserver's own generic
+// registry over the storage its factory builds, with a value that cannot
+// be decoded inside and outside each request's range of keys.
 //
 // The from-scratch packages never import this one: it is a world for them
 // to live in, and an oracle for listwatch.

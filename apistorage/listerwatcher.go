@@ -10,6 +10,7 @@ import (
 	"github.com/cachelab/cachelab/internal/clockctx"
 	"github.com/cachelab/cachelab/listwatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,26 +94,34 @@ func (lw *ListerWatcher) options(opts metav1.ListOptions, isWatch bool) (metaint
 	return in, storage.SelectionPredicate{Label: label, Field: field, GetAttrs: getAttrs}, nil
 }
 
-// scope is the request's context and storage key, as the generic
-// registry works them out: the namespace of the request's path, or the
-// one its field selector names; one object's key when the field selector
-// names one.
+// scope is the request's context and storage key, worked out as the
+// generic registry does it before storage (registry/generic/registry
+// store.go ListPredicate, WatchPredicate), for a LIST and a WATCH alike:
+//
+//   - a request for all namespaces whose field selector requires one
+//     (metadata.namespace=ns) is narrowed to it, if it is a valid
+//     namespace name;
+//   - one whose field selector requires a name (metadata.name=x) reads
+//     and watches that one key, not recursively, if there is a key for
+//     it: a namespace (for a namespaced resource) and a name that can be
+//     a path segment (NamespaceKeyFunc, NoNamespaceKeyFunc);
+//   - with a continue token, neither (SelectionPredicate.MatchesSingle*).
+//
+// Otherwise the predicate alone filters what the wider range holds.
 func (lw *ListerWatcher) scope(ctx context.Context, p storage.SelectionPredicate) (context.Context, string, bool) {
 	ns := lw.namespace
 	if ns == "" {
-		if sel, ok := p.MatchesSingleNamespace(); ok {
+		if sel, ok := p.MatchesSingleNamespace(); ok && len(apivalidation.ValidateNamespaceName(sel, false)) == 0 {
 			ns = sel
 		}
 	}
 	if ns != "" {
 		ctx = request.WithNamespace(ctx, ns)
 	}
-	if name, ok := p.MatchesSingle(); ok && (ns != "" || !lw.srv.res.Namespaced) {
-		key := lw.srv.resourcePrefix() + name
-		if lw.srv.res.Namespaced {
-			key = lw.srv.resourcePrefix() + ns + "/" + name
+	if name, ok := p.MatchesSingle(); ok {
+		if key, ok := lw.srv.objectKey(ns, name); ok {
+			return ctx, key, false
 		}
-		return ctx, key, false
 	}
 	return ctx, lw.srv.keyRoot(ns), true
 }

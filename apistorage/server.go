@@ -9,8 +9,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/kubernetes"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -19,7 +19,6 @@ import (
 	"k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/etcd3"
 	etcdfeature "k8s.io/apiserver/pkg/storage/feature"
-	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -187,26 +186,6 @@ func progressSupported(ctx context.Context) error {
 	return nil
 }
 
-// etcd3Store is what etcd3.New returns.
-type etcd3Store = interface {
-	storage.Interface
-	Close()
-}
-
-// newStore is k8s.io/apiserver's etcd3 store for the resource.
-func (s *Server) newStore() (etcd3Store, error) {
-	kc := &kubernetes.Client{Client: s.client}
-	kc.Kubernetes = kc
-	versioner := storage.APIObjectVersioner{}
-	codec := unstructured.UnstructuredJSONScheme
-	store, err := etcd3.New(kc, s.compactor, codec, s.newObject, s.newList, "/registry", s.resourcePrefix(), s.res.GroupResource(),
-		identity.NewEncryptCheckTransformer(), etcd3.NewDefaultLeaseManagerConfig(), etcd3.NewDefaultDecoder(codec, versioner), versioner)
-	if err != nil {
-		return nil, fmt.Errorf("kube-apiserver's etcd3 storage for %s: %w", s.res.Resource, err)
-	}
-	return store, nil
-}
-
 // startCache starts a watch cache over a store of its own, as a
 // kube-apiserver starting up does, and makes it the one requests go to.
 func (s *Server) startCache() (*cache, error) {
@@ -340,6 +319,20 @@ func (s *Server) keyOf(obj runtime.Object) (string, error) {
 		return storage.NamespaceKeyFunc(s.resourcePrefix(), obj)
 	}
 	return storage.NoNamespaceKeyFunc(s.resourcePrefix(), obj)
+}
+
+// objectKey is the key of one object, if the registry can make one
+// (registry/generic/registry NamespaceKeyFunc, NoNamespaceKeyFunc): a
+// namespaced resource needs a namespace, and the name must be a path
+// segment (not empty, "." or "..", without "/" or "%").
+func (s *Server) objectKey(namespace, name string) (string, bool) {
+	if (s.res.Namespaced && namespace == "") || name == "" || len(content.IsPathSegmentName(name)) > 0 {
+		return "", false
+	}
+	if s.res.Namespaced {
+		return s.resourcePrefix() + namespace + "/" + name, true
+	}
+	return s.resourcePrefix() + name, true
 }
 
 // keyRoot is where a request's objects live: the resource's prefix, or

@@ -2,11 +2,19 @@ package apistorage
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"go.etcd.io/etcd/client/v3/kubernetes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/etcd3"
+	"k8s.io/apiserver/pkg/storage/value"
+	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
 
 // noDeadlines is the etcd3 store with every context's deadline hidden
@@ -113,3 +121,46 @@ func (s servedByEtcd) Get(ctx context.Context, key string, opts storage.GetOptio
 	s.mark(ctx)
 	return s.Interface.Get(ctx, key, opts, objPtr)
 }
+
+// etcd3Store is what etcd3.New returns.
+type etcd3Store = interface {
+	storage.Interface
+	Close()
+}
+
+// newStore is k8s.io/apiserver's etcd3 store for the resource, put
+// together as kube-apiserver's storage factory does it
+// (storagebackend/factory newETCD3Storage): with the
+// AllowUnsafeMalformedObjectDeletion gate (beta, on by default in 1.37),
+// a value that does not decode is a corrupt object, and a LIST that meets
+// such values fails with one StorageReadError naming them all (E12).
+func (s *Server) newStore() (etcd3Store, error) {
+	kc := &kubernetes.Client{Client: s.client}
+	kc.Kubernetes = kc
+	versioner := storage.APIObjectVersioner{}
+	codec := unstructured.UnstructuredJSONScheme
+	var transformer value.Transformer = identity.NewEncryptCheckTransformer()
+	decoder := etcd3.NewDefaultDecoder(codec, versioner)
+	corrupt := utilfeature.DefaultFeatureGate.Enabled(features.AllowUnsafeMalformedObjectDeletion)
+	if corrupt {
+		transformer = etcd3.WithCorruptObjErrorHandlingTransformer(transformer)
+		decoder = etcd3.WithCorruptObjErrorHandlingDecoder(decoder)
+	}
+	store, err := etcd3.New(kc, s.compactor, codec, s.newObject, s.newList, "/registry", s.resourcePrefix(), s.res.GroupResource(),
+		transformer, etcd3.NewDefaultLeaseManagerConfig(), decoder, versioner)
+	if err != nil {
+		return nil, fmt.Errorf("kube-apiserver's etcd3 storage for %s: %w", s.res.Resource, err)
+	}
+	if !corrupt {
+		return store, nil
+	}
+	return closable{etcd3.NewStoreWithUnsafeCorruptObjectDeletion(store, s.res.GroupResource()), store.Close}, nil
+}
+
+// closable is a store wrapped by another, with the inner one's Close.
+type closable struct {
+	storage.Interface
+	close func()
+}
+
+func (c closable) Close() { c.close() }

@@ -168,7 +168,7 @@ func TestDeltaFIFOReplace(t *testing.T) {
 		cfg: QueueConfig{Known: true},
 		ops: []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
 		want: []string{
-			`replace [] rv="7" → reported: error "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y]`,
+			`replace [] rv="7" → reported: error "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y] @library`,
 			"pop → [Deleted Tombstone(b/y: nil)] initial synced-in-process", "  (HasSynced is now true)", "pop → error: closed",
 		},
 	}, {

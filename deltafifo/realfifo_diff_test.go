@@ -78,7 +78,7 @@ func TestRealFIFOReplaceNonAtomic(t *testing.T) {
 		name: "a failing lookup gives a tombstone without an object", covers: "R2",
 		ops: []Op{KnownSet(Pod("b/y", RV(2), Label(LabelLookupFails, "y"))), Replace("7"), Pop()},
 		want: []string{
-			`replace [] rv="7" → reported: error "Error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y]`,
+			`replace [] rv="7" → reported: error "Error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "b/y" refused [key b/y] @library`,
 			"pop → [Deleted Tombstone(b/y: nil)] initial", "  (HasSynced is now true)", "pop → error: closed",
 		},
 	}, {

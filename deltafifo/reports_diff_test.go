@@ -20,10 +20,10 @@ func TestLookupReports(t *testing.T) {
 	t.Run("DeltaFIFO", func(t *testing.T) {
 		got := RunQueueScript(t, false, DeltaFIFOPair(QueueConfig{Known: true}), ops)
 		checkTranscript(t, got, []string{
-			`resync → reported: error "Unexpected error during lookup, unable to queue object for sync" err=lookup of "a/x" refused [key a/x]`,
-			`resync → reported: "Key does not exist in known objects store, unable to queue object for sync" logger=DeltaFIFO key=b/y`,
-			`replace [] rv="7" → reported: error "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "a/x" refused [key a/x]`,
-			`replace [] rv="7" → reported: "Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object" logger=DeltaFIFO key=b/y`,
+			`resync → reported: error "Unexpected error during lookup, unable to queue object for sync" err=lookup of "a/x" refused [key a/x] @library`,
+			`resync → reported: "Key does not exist in known objects store, unable to queue object for sync" logger=DeltaFIFO key=b/y @library`,
+			`replace [] rv="7" → reported: error "Unexpected error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "a/x" refused [key a/x] @library`,
+			`replace [] rv="7" → reported: "Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object" logger=DeltaFIFO key=b/y @library`,
 			"pop → [Deleted Tombstone(a/x: nil)] initial",
 			"pop → [Deleted Tombstone(b/y: nil)] initial synced-in-process",
 			"  (HasSynced is now true)",
@@ -33,10 +33,10 @@ func TestLookupReports(t *testing.T) {
 	t.Run("RealFIFO", func(t *testing.T) {
 		got := RunQueueScript(t, false, RealFIFOPair(QueueConfig{}), ops)
 		checkTranscript(t, got, []string{
-			`resync → reported: error "Unable to queue object for sync" err=lookup of "a/x" refused [key a/x]`,
-			`resync → reported: error "Key does not exist in known objects store, unable to queue object for sync" err=<nil> [key b/y]`,
-			`replace [] rv="7" → reported: error "Error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "a/x" refused [key a/x]`,
-			`replace [] rv="7" → reported: error "Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object" err=<nil> [key b/y]`,
+			`resync → reported: error "Unable to queue object for sync" err=lookup of "a/x" refused [key a/x] @library`,
+			`resync → reported: error "Key does not exist in known objects store, unable to queue object for sync" err=<nil> [key b/y] @library`,
+			`replace [] rv="7" → reported: error "Error during lookup, placing DeleteFinalStateUnknown marker without object" err=lookup of "a/x" refused [key a/x] @library`,
+			`replace [] rv="7" → reported: error "Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object" err=<nil> [key b/y] @library`,
 			"pop → [Deleted Tombstone(a/x: nil)] initial",
 			"pop → [Deleted Tombstone(b/y: nil)] initial",
 			"  (HasSynced is now true)",

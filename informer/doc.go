@@ -64,8 +64,9 @@
 //
 // WaitForCacheSync polls HasSynced functions, as client-go's always has.
 // The informer's and each registration's HasSyncedChecker are
-// DoneCheckers, which WaitFor waits on without polling and logs by name
-// (client-go v0.36, P16); ShutDownEventHandler removes a handler and
+// DoneCheckers, which WaitFor waits on without polling and logs by name,
+// each line at the line that called WaitFor, as a library logging on its
+// caller's behalf should (client-go v0.36, P16, P22); ShutDownEventHandler removes a handler and
 // waits until it will not be called again (P15). WaitForNamedCacheSync
 // and its WithContext form say in the log who waits, and SyncResult sums
 // up a wait for several informers (P21).

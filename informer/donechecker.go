@@ -39,11 +39,22 @@ func IsDone(c DoneChecker) bool {
 // clock. With a non-empty what it logs through ctx's logger, as client-go
 // does: "Waiting" (for=what), "Done waiting" for each checker as it is
 // done (instance=its name), and, if ctx ended first, "Timed out waiting"
-// with the cause and the sorted names of those not done. (client-go:
+// with the cause and the sorted names of those not done. Each line says
+// it was logged where WaitFor was called, not in WaitFor (P22). (client-go:
 // WaitFor, v0.36.)
 func WaitFor(ctx context.Context, what string, checkers ...DoneChecker) bool {
 	logger := klog.FromContext(ctx)
 	if what != "" {
+		// The caller's file and line (P22): logr's WithCallStackHelper
+		// gives a sink that counts frames one more (WithCallDepth), and
+		// one that skips helpers' frames (as testing.T.Helper does) a
+		// helper to call from the function to skip: here, not in a
+		// function of its own. The lines are logged from this goroutine
+		// for the same reason: another's stack does not lead back to the
+		// caller.
+		helper, l := logger.WithCallStackHelper()
+		helper()
+		logger = l
 		logger.Info("Waiting", "for", what)
 	}
 	type result struct {

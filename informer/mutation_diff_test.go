@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
@@ -24,13 +26,15 @@ import (
 // program starts, so each side runs in a child process of this test
 // binary. Their first CACHE line and their panic must be the same, and
 // both dumps must show the change; the dumps themselves print maps in map
-// order, which differs from run to run on either side.
+// order, which differs from run to run on either side. The warning that
+// the detector is on must be the same too, logged at the same site
+// (P22).
 func TestMutationDetector(t *testing.T) {
 	if side := os.Getenv("CACHELAB_MUTATING_CHILD"); side != "" {
 		runMutatingInformer(side)
 		return
 	}
-	got := map[string]string{}
+	got, logs := map[string]string{}, map[string]string{}
 	for _, side := range []string{"cachelab", "client-go"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMutationDetector$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "KUBE_CACHE_MUTATION_DETECTOR=true", "CACHELAB_MUTATING_CHILD="+side)
@@ -38,11 +42,14 @@ func TestMutationDetector(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: the mutating informer's process did not fail:\n%s", side, out)
 		}
-		got[side] = detectorReport(string(out))
+		got[side], logs[side] = detectorReport(string(out)), logged(string(out))
 	}
 	frame := func(report string) [2]string {
 		lines := strings.Split(report, "\n")
 		return [2]string{lines[0], lines[len(lines)-1]}
+	}
+	if a, b := logs["cachelab"], logs["client-go"]; a != b || !strings.Contains(b, "Mutation detector is enabled") {
+		t.Errorf("what the informers logged differs:\ncachelab:\n%s\nclient-go:\n%s", a, b)
 	}
 	if frame(got["cachelab"]) != frame(got["client-go"]) || !strings.Contains(got["client-go"], "ALTERED!") {
 		t.Errorf("what the detector reported differs:\ncachelab:\n%s\nclient-go:\n%s", got["cachelab"], got["client-go"])
@@ -53,7 +60,21 @@ func TestMutationDetector(t *testing.T) {
 			t.Errorf("%s's report does not show the change %s:\n%s", side, change, report)
 		}
 	}
-	t.Log(got["client-go"])
+	t.Log(logs["client-go"] + "\n" + got["client-go"])
+}
+
+// logPrefix marks the lines a child process logged through klog.
+const logPrefix = "LOGGED "
+
+// logged is what a child's report says it logged, in order.
+func logged(report string) string {
+	var out []string
+	for _, l := range strings.Split(report, "\n") {
+		if strings.HasPrefix(l, logPrefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // detectorReport is the output from the first "CACHE " line to the
@@ -79,6 +100,8 @@ func detectorReport(out string) string {
 // every object it is given, and waits for the detector to end the
 // process.
 func runMutatingInformer(side string) {
+	log := &dt.Log{}
+	klog.SetLogger(dt.InfoLogger(log)) // the detector warns through klog's global logger
 	srv := dt.NewServer()
 	srv.Write("ADDED", dt.Pod("ns/a"))
 	mutate := func(obj any) { obj.(*unstructured.Unstructured).SetLabels(map[string]string{"touched": "yes"}) }
@@ -91,6 +114,9 @@ func runMutatingInformer(side string) {
 		inf := cache.NewSharedIndexInformer(srv, &unstructured.Unstructured{}, 0, cache.Indexers{})
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: mutate})
 		go inf.RunWithContext(ctx)
+	}
+	for _, l := range log.Take() { // the warning, logged as the informer was made
+		fmt.Println(logPrefix + l)
 	}
 	time.Sleep(10 * time.Second) // the detector ends the process long before
 	os.Exit(0)

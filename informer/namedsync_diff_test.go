@@ -29,7 +29,7 @@ func TestWaitForNamedCacheSync(t *testing.T) {
 	handled := &dt.Log{}
 	saved := utilruntime.ErrorHandlers
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(_ context.Context, err error, msg string, kv ...any) {
-		handled.Add("error %v %q %v", err, msg, kv)
+		handled.Add("error %v %q %v @%s", err, msg, kv, dt.HandledSite())
 	}}
 	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
 	// WaitForNamedCacheSync logs through klog.Background(), the global

@@ -20,8 +20,26 @@ import (
 // WaitFor reacts without polling, returns what client-go returns, and
 // logs the same lines with the same checker names, both when everything
 // syncs and when the context ends first (a handler that holds in its
-// initial add keeps its registration from syncing).
+// initial add keeps its registration from syncing). Every line says it
+// was logged where WaitFor was called (client-go: logr's
+// WithCallStackHelper), for a sink that counts frames (klog's) and for
+// one that skips helpers (ktesting's). (P22)
 func TestWaitFor(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		mode dt.SiteMode
+	}{{"call depth", dt.CallDepth}, {"call stack helper", dt.CallStackHelper}} {
+		t.Run(mode.name, func(t *testing.T) { testWaitFor(t, mode.mode) })
+	}
+}
+
+// waitFor calls a WaitFor: both sides' from this one line, which is
+// where their log lines must say they were logged.
+func waitFor[C any](wait func(context.Context, string, ...C) bool, ctx context.Context, what string, checkers ...C) bool {
+	return wait(ctx, what, checkers...)
+}
+
+func testWaitFor(t *testing.T, mode dt.SiteMode) {
 	synctest.Test(t, func(t *testing.T) {
 		type outcome struct {
 			BeforeStart, Synced, TimedOut bool
@@ -34,7 +52,7 @@ func TestWaitFor(t *testing.T) {
 			srv.Write("ADDED", pod("ns/a"))
 			var o outcome
 			log := &dt.Log{}
-			logger := dt.InfoLogger(log)
+			logger := dt.SiteLogger(log, mode)
 			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 			held := &gatedHandler{release: make(chan struct{})}
 			calm := calmHandler{}
@@ -61,13 +79,13 @@ func TestWaitFor(t *testing.T) {
 					for _, c := range cs {
 						in = append(in, c.(informer.DoneChecker))
 					}
-					return informer.WaitFor(ctx, what, in...)
+					return waitFor(informer.WaitFor, ctx, what, in...)
 				}
 				var in []cache.DoneChecker
 				for _, c := range cs {
 					in = append(in, c.(cache.DoneChecker))
 				}
-				return cache.WaitFor(ctx, what, in...)
+				return waitFor(cache.WaitFor, ctx, what, in...)
 			}
 			isDone := func(c any) bool {
 				if impl == "cachelab" {

@@ -38,11 +38,15 @@ type corruptValue struct {
 	err error // the decoder's error
 }
 
+// errCodeCorruptObj is kube-apiserver's storage error code for a corrupt
+// object (storage/errors.go ErrCodeCorruptObj, the seventh code).
+const errCodeCorruptObj = 7
+
 // storageError is kube-apiserver's text for one corrupt key (storage
 // StorageError with ErrCodeCorruptObj wrapping etcd3's corruptObjectError).
 func (c corruptValue) storageError() string {
-	return fmt.Sprintf("StorageError: corrupt object, Code: 6, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v",
-		c.key, c.rev, c.err)
+	return fmt.Sprintf("StorageError: corrupt object, Code: %d, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v",
+		errCodeCorruptObj, c.key, c.rev, c.err)
 }
 
 // storageReadError is the 500 a LIST gets for the corrupt values it met

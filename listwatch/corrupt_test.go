@@ -28,7 +28,7 @@ const garbage = "invalid character 'g' looking for beginning of value"
 
 // corruptCause is kube-apiserver's text for one undecodable key.
 func corruptCause(key string, rev int64, decodeErr string) string {
-	return "StorageError: corrupt object, Code: 6, Key: " + key + ", ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=" +
+	return "StorageError: corrupt object, Code: 7, Key: " + key + ", ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=" +
 		strconv.FormatInt(rev, 10) + ": " + decodeErr
 }
 

@@ -33,11 +33,68 @@ func FuzzListWatchVsAPIServer(f *testing.F) {
 	n := 0
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n++
-		ctx := context.Background()
-		res := listwatch.Resource{Version: "v1", Resource: fmt.Sprintf("pods%d", n), Kind: "Pod", Namespaced: true}
-		s := serveBoth(t, e, res, connectTo(ctx, t, e), connectTo(ctx, t, e))
-		(&fuzzRun{s: s, c: fuzzChoices{data: data}}).run(t)
+		(&fuzzRun{s: fuzzSides(t, e, fmt.Sprintf("pods%d", n)), c: fuzzChoices{data: data}}).run(t)
 	})
+}
+
+// FuzzListWatchVsAPIServerRawValues is FuzzListWatchVsAPIServer with two
+// more operations: putting a value kube-apiserver cannot decode under an
+// object's key, and taking it away (E12). Which requests meet it depends
+// on the range of keys each reads (E16), so every selector the requests
+// choose is tried against values inside and outside that range. (A
+// target of its own, so that FuzzListWatchVsAPIServer's corpus keeps its
+// meaning.)
+//
+//	go test ./listwatch -run XXX -fuzz FuzzListWatchVsAPIServerRawValues -parallel 1
+func FuzzListWatchVsAPIServerRawValues(f *testing.F) {
+	e := startEtcd(f)
+	for _, seed := range rawFuzzSeeds {
+		f.Add(seed)
+	}
+	n := 0
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n++
+		(&fuzzRun{s: fuzzSides(t, e, fmt.Sprintf("rawpods%d", n)), c: fuzzChoices{data: data}, raw: true}).run(t)
+	})
+}
+
+// fuzzSides serves a resource of the input's own on the shared etcd.
+func fuzzSides(t *testing.T, e *listwatch.Embedded, resource string) *sides {
+	ctx := context.Background()
+	res := listwatch.Resource{Version: "v1", Resource: resource, Kind: "Pod", Namespaced: true}
+	return serveBoth(t, e, res, connectTo(ctx, t, e), connectTo(ctx, t, e))
+}
+
+// rawFuzzSeeds put undecodable values (op 11) inside and outside the
+// ranges of watches and LISTs narrowed to a namespace or a name, and
+// take them away (12).
+var rawFuzzSeeds = [][]byte{
+	// Create ns1/a, ns2/a, ns1/b; watch all namespaces with
+	// fields=metadata.namespace=ns1, ns1 with metadata.name=a from now,
+	// and a watch-list with metadata.namespace=ns2,metadata.name=a; a
+	// value in ns2/b; LIST all namespaces with metadata.namespace=ns1,
+	// then with metadata.name=a (not narrowed); create ns1/c; settle; a
+	// value in ns1/d; update ns1/a; settle; both values taken away;
+	// settle.
+	{0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0,
+		0, 0, 6, 0, 0, 0, 0, 3, 0, 0, 0, 0,
+		0, 0, 6, 2, 0, 0, 0, 2, 0, 0, 0, 1,
+		0, 0, 6, 0, 3, 0, 0, 5, 0, 1, 0, 0,
+		1, 1, 11, 0, 0, 4, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0, 2, 0,
+		0, 2, 0, 0, 0, 0, 7, 0, 3, 11, 0, 0, 1, 2, 0, 0, 7,
+		1, 1, 12, 0, 3, 12, 0, 0, 7},
+	// Create ns1/a, ns2/a; a value in ns2/c; a watch-list of all
+	// namespaces with metadata.namespace=ns1 and app=web, a legacy watch
+	// from "0" in ns1 with metadata.name=a, a watch of all namespaces
+	// with metadata.name!=b (not narrowed); LIST ns1 with
+	// metadata.namespace=ns2,metadata.name=a; a value in ns1/b; update
+	// ns2/a; settle; ns2/c taken away; settle.
+	{0, 0, 0, 1, 1, 0, 0, 0, 1, 2, 11,
+		0, 0, 6, 0, 3, 0, 2, 3, 0, 1, 0, 0,
+		0, 0, 6, 1, 0, 0, 0, 2, 1, 0, 0, 1,
+		0, 0, 6, 2, 0, 0, 0, 4, 0, 0, 0, 0,
+		0, 0, 4, 0, 0, 0, 0, 5, 1,
+		0, 1, 11, 1, 0, 1, 4, 0, 0, 7, 1, 2, 12, 0, 0, 7},
 }
 
 // fuzzSeeds reach every operation; each byte is a choice (fuzzRun.step).
@@ -76,6 +133,7 @@ type fuzzRun struct {
 	s      *sides
 	c      fuzzChoices
 	tokens []string
+	raw    bool // put and take away undecodable values too (ops 11, 12)
 }
 
 // maxFuzzSteps bounds one input's work.
@@ -98,11 +156,16 @@ func (r *fuzzRun) run(t *testing.T) {
 //	7 settle (every open watch delivers what was written; compare)
 //	8 stop a watch   9 turn the WatchList feature on or off (both sides)
 //	10 advance the servers' clock (watches reach their TimeoutSeconds)
+//	11 put an undecodable value   12 take it away (raw runs only)
 func (r *fuzzRun) step(t *testing.T) {
 	ctx := context.Background()
 	w := r.s.w
 	ns, name := pick(&r.c, "ns1", "ns2"), pick(&r.c, "a", "b", "c", "d")
-	switch r.c.pick(11) {
+	ops := 11
+	if r.raw {
+		ops = 13
+	}
+	switch r.c.pick(ops) {
 	case 0:
 		labels := r.labels()
 		_, err := w.Create(ctx, pod(ns+"/"+name, labels...))
@@ -161,6 +224,12 @@ func (r *fuzzRun) step(t *testing.T) {
 	case 10:
 		t.Logf("advance")
 		r.advance(t, pick(&r.c, time.Second, 5*time.Second, 30*time.Second))
+	case 11:
+		_, err := w.PutRaw(ctx, ns, name, []byte("garbage"))
+		t.Logf("put-raw %s/%s: %v (rv %d)", ns, name, err, r.s.rev(t))
+	case 12:
+		_, err := w.DeleteRaw(ctx, ns, name)
+		t.Logf("delete-raw %s/%s: %v (rv %d)", ns, name, err, r.s.rev(t))
 	}
 }
 

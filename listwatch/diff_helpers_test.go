@@ -123,7 +123,7 @@ func answerOf(obj runtime.Object, err error) answer {
 		a.Token = decodeToken(st.Continue)
 	case err != nil:
 		a.Err = err.Error()
-	default:
+	case obj != nil:
 		a.List = obj.(*unstructured.UnstructuredList)
 		a.Token = decodeToken(a.List.GetContinue())
 	}

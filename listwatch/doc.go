@@ -75,6 +75,13 @@
 //     kube-apiserver 1.37 does with its AllowUnsafeMalformedObjectDeletion
 //     gate (on by default); a WATCH that meets one ends with a 500 Error
 //     event. Only the decoder's own words are this package's.
+//   - E16: a LIST and a WATCH read only the keys kube-apiserver's generic
+//     registry narrows them to (scope.go): a field selector that requires
+//     a valid namespace name narrows a request for all namespaces to that
+//     namespace's prefix; one that requires a name that can be a key
+//     (with the path's or the selector's namespace) narrows it to that
+//     one key. A value outside the range, decodable or not, is never
+//     read, so it fails nothing.
 //
 // On a cluster (E14, E15) a watch is served by the member its client's
 // connection reached. When that member stops, etcd's client resumes the
@@ -99,8 +106,8 @@
 // what its REST handler (endpoints/handlers/get.go listOpts) and generic
 // registry (registry/generic/registry/store.go) do first: options decoded,
 // defaulted and validated in that order, field labels checked as for a
-// custom resource, and the read narrowed to the namespace or the one key
-// a field selector names. Error texts, continue tokens and revision rules
+// custom resource, and the read or the watch narrowed to the namespace or
+// the one key a field selector names. Error texts, continue tokens and revision rules
 // are kube-apiserver's.
 //
 // # Proven against kube-apiserver's storage
@@ -136,10 +143,6 @@
 //   - resourceVersions above 2^63-1 are "invalid"; kube-apiserver parses
 //     them as unsigned 64-bit numbers and converts them to etcd's signed
 //     revisions.
-//   - Like apistorage, a namespace or name taken from a field selector is
-//     not validated before the read is narrowed to it; kube-apiserver
-//     skips the narrowing for an invalid one (which changes only which
-//     prefix a continue token is relative to).
 //
 // One thing the fuzzer meets is not a difference in rules and is not
 // understood. Under the fuzzer, etcd's client (v3.7.3) now and then hands

@@ -80,35 +80,6 @@ func (lw *ListerWatcher) parseList(opts metav1.ListOptions) (listRequest, error)
 	return req, nil
 }
 
-// scope is where a LIST reads, narrowed as kube-apiserver's generic
-// registry narrows it before storage (registry/generic/registry/store.go
-// ListPredicate, storage.SelectionPredicate.MatchesSingle*), unless the
-// request continues a list:
-//
-//   - a list of all namespaces whose field selector requires one
-//     (metadata.namespace=ns) reads that namespace's prefix, and its
-//     continue tokens are relative to that prefix;
-//   - one whose field selector also requires a name (metadata.name=x),
-//     in a known namespace, reads that one key: no continue token is
-//     read (one given is ignored) or made, and a legacy resourceVersion
-//     with a limit is not an exact read.
-//
-// (A continuation is never narrowed, so a token made under a narrowed
-// prefix is read against the wide one, as in kube-apiserver.)
-func (lw *ListerWatcher) scope(f filter, continued bool) (prefix, start string, single bool) {
-	ns := lw.opts.Namespace
-	if ns == "" && !continued {
-		if sel, ok := f.fields.RequiresExactMatch("metadata.namespace"); ok {
-			ns = sel
-		}
-	}
-	prefix = lw.res.namespacePrefix(ns)
-	if name, ok := f.fields.RequiresExactMatch("metadata.name"); ok && !continued && (ns != "" || !lw.res.Namespaced) {
-		return prefix, lw.res.key(ns, name), true
-	}
-	return prefix, prefix, false
-}
-
 // parseContinue reads a continue token, then refuses a resourceVersion
 // beside it, in kube-apiserver's order (storage.ValidateListOptions).
 func (lw *ListerWatcher) parseContinue(req listRequest, in metainternalversion.ListOptions) (listRequest, error) {

@@ -75,9 +75,6 @@ func (lw *ListerWatcher) Watch(opts metav1.ListOptions) (watch.Interface, error)
 // skip watch-list streaming (Options.NoWatchList).
 func (lw *ListerWatcher) IsWatchListSemanticsUnSupported() bool { return lw.opts.NoWatchList }
 
-// prefix is where this ListerWatcher's objects live in etcd.
-func (lw *ListerWatcher) prefix() string { return lw.res.namespacePrefix(lw.opts.Namespace) }
-
 // RequestProgress asks etcd to report progress on this ListerWatcher's
 // client's watches; each caught-up watch that allowed bookmarks then sends
 // a BOOKMARK at the current revision (E8). etcd answers only when every

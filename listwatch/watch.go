@@ -18,11 +18,14 @@ import (
 // watchRequest is a validated WATCH.
 type watchRequest struct {
 	filter        filter
-	rv            int64 // start after this revision
-	snapshot      int64 // with initial events: the revision they are read at
-	initialEvents bool  // first send ADDED for every current object
-	endBookmark   bool  // then a bookmark annotated initial-events-end
-	bookmarks     bool  // forward progress notifications as BOOKMARKs
+	prefix        string // the namespace's (or resource's) key prefix
+	key           string // with single, the one key watched
+	single        bool   // watch one key, not the prefix (scope)
+	rv            int64  // start after this revision
+	snapshot      int64  // with initial events: the revision they are read at
+	initialEvents bool   // first send ADDED for every current object
+	endBookmark   bool   // then a bookmark annotated initial-events-end
+	bookmarks     bool   // forward progress notifications as BOOKMARKs
 	timeout       time.Duration
 }
 
@@ -37,6 +40,7 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListO
 	if err != nil {
 		return nil, err
 	}
+	req.prefix, req.key, req.single = lw.scope(req.filter, false)
 	if req.initialEvents || req.rv == 0 {
 		// "Now" (the initial events' snapshot, or the start of a watch
 		// from RV "" without them) is fixed before this call returns, so
@@ -120,14 +124,22 @@ func (w *watcher) run(ctx context.Context) {
 	// etcd is watched from after the snapshot before the initial events
 	// are delivered, as kube-apiserver's etcd3 watcher does: a client that
 	// is slow to take them does not hold the watch back, so a compaction
-	// meanwhile does not break it. Like kube-apiserver's etcd3 watcher
-	// for a client's watch, it does not ask etcd for progress
-	// notifications on etcd's own timer (WithProgressNotify: every 10
-	// minutes of wall time); a progress request (RequestProgress) still
-	// reaches it, since etcd answers those on every watch of the stream
-	// (E8).
-	ch := w.lw.client.Watch(ctx, w.lw.prefix(), clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithPrevKV())
-	w.follow(ctx, ch, initial)
+	// meanwhile does not break it.
+	w.follow(ctx, w.watchEtcd(ctx, rev), initial)
+}
+
+// watchEtcd watches the request's range of keys (E16) after rev: its
+// prefix, or its one key. Like kube-apiserver's etcd3 watcher for a
+// client's watch, it does not ask etcd for progress notifications on
+// etcd's own timer (WithProgressNotify: every 10 minutes of wall time); a
+// progress request (RequestProgress) still reaches it, since etcd answers
+// those on every watch of the stream (E8).
+func (w *watcher) watchEtcd(ctx context.Context, rev int64) clientv3.WatchChan {
+	opts := []clientv3.OpOption{clientv3.WithRev(rev + 1), clientv3.WithPrevKV()}
+	if !w.req.single {
+		return w.lw.client.Watch(ctx, w.req.prefix, append(opts, clientv3.WithPrefix())...)
+	}
+	return w.lw.client.Watch(ctx, w.req.key, opts...)
 }
 
 // watchContext is a watch's context: cancelled by Stop and, if timeout is
@@ -147,8 +159,7 @@ func (w *watcher) initialEvents(ctx context.Context) (events []watch.Event, rev 
 	if w.req.rv > w.req.snapshot {
 		return []watch.Event{errorEvent(tooLargeResourceVersion(w.req.rv, w.req.snapshot, 1))}, 0, false
 	}
-	p, err := w.lw.readPage(ctx, listRequest{filter: w.req.filter, prefix: w.lw.prefix(),
-		start: w.lw.prefix(), rev: w.req.snapshot})
+	p, err := w.lw.readPage(ctx, w.initialList())
 	if err != nil {
 		return []watch.Event{errorEvent(w.lw.listError(ctx, err, listRequest{}))}, 0, false
 	}
@@ -168,6 +179,16 @@ func (w *watcher) initialEvents(ctx context.Context) (events []watch.Event, rev 
 		events = append(events, watch.Event{Type: watch.Bookmark, Object: b})
 	}
 	return events, p.rev, true
+}
+
+// initialList is the LIST a watch's initial events are read with: its
+// range (E16), at the snapshot.
+func (w *watcher) initialList() listRequest {
+	start := w.req.prefix
+	if w.req.single {
+		start = w.req.key
+	}
+	return listRequest{filter: w.req.filter, prefix: w.req.prefix, start: start, single: w.req.single, rev: w.req.snapshot}
 }
 
 // follow relays etcd's watch after the pending (initial) events until it

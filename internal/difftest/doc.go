@@ -18,7 +18,10 @@
 //     fails at the first divergence;
 //   - RunStoreScript, the same for cachelab's Cache and client-go's Indexer,
 //     comparing the whole observable state after every operation;
-//   - Decoder, which turns fuzz input into queue and store scripts.
+//   - Decoder, which turns fuzz input into queue and store scripts;
+//   - recording loggers (InfoLogger, SiteLogger, CaptureReports and the
+//     worlds' panic and report recorders) that note with every line where
+//     it says it was logged (sites.go), so that a test compares that too.
 //
 // This package imports client-go. Only tests import this package, so the
 // from-scratch packages still do not depend on client-go.

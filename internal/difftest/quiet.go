@@ -23,7 +23,10 @@ func Quiet() {
 	klog.SetLogger(logr.Discard())
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
 		func(ctx context.Context, err error, msg string, kv ...any) {
-			klog.FromContext(ctx).Error(err, msg, kv...)
+			// As utilruntime's own logError: the report's site is the
+			// caller of HandleError* (handler <- handleError <-
+			// HandleError* <- caller).
+			klog.FromContext(ctx).WithCallDepth(3).Error(err, msg, kv...)
 		},
 	}
 }
@@ -42,7 +45,7 @@ func CaptureReports() (r *Reports, restore func()) {
 	r = &Reports{}
 	savedHandlers, savedLogger := utilruntime.ErrorHandlers, klog.Background()
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(_ context.Context, err error, msg string, kv ...any) {
-		r.Add("error %q err=%v %v", msg, err, kv)
+		r.Add("error %q err=%v %v @%s", msg, err, kv, HandledSite())
 	}}
 	klog.SetLogger(InfoLogger(&r.Log))
 	return r, func() {
