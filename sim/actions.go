@@ -650,16 +650,19 @@ func (r *runner) updateTimes(key string, labels map[string]string, image string,
 	return nil
 }
 
-// wroteRaw is wrote for put-raw's bytes under namespace ns: every watch on
-// that namespace's path meets them, selector or not (the server cannot
-// decode them to apply one, and fails the watch); a namespaced informer
-// of another namespace never hears of them, so settling asks etcd for a
-// bookmark.
-func (r *runner) wroteRaw(ns string) {
+// wroteRaw is wrote for put-raw's bytes (or their removal) under ns/name:
+// every watch whose range of keys holds them meets them, selector or not
+// (the server cannot decode them to apply one, and fails the watch); an
+// informer whose watch was narrowed away from them (a namespace of its
+// own, or a field selector naming another namespace or object: E16)
+// never hears of them, so settling asks etcd for a bookmark.
+func (r *runner) wroteRaw(ns, name string) {
 	if r.cfg == nil {
 		return
 	}
-	r.unseenWrite = r.cfg.namespace != "" && r.cfg.namespace != ns
+	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
+	reads, err := lw.Reads(metav1.ListOptions{LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}, ns, name)
+	r.unseenWrite = err == nil && !reads
 }
 
 // updateLabel is the label update times=n counts in.
@@ -674,7 +677,7 @@ func cmdPutRaw(r *runner, a args) error {
 		return err
 	}
 	r.etcdChanged()
-	r.wroteRaw(ns)
+	r.wroteRaw(ns, name)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.pos[1], rev)})
 	return nil
@@ -689,7 +692,7 @@ func cmdDeleteRaw(r *runner, a args) error {
 		return err
 	}
 	r.etcdChanged()
-	r.wroteRaw(ns)
+	r.wroteRaw(ns, name)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "delete-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("delete-raw %s (at rv %d)", key, rev)})
 	return nil
