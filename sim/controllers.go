@@ -80,12 +80,14 @@ const observedAnnotation = "cachelab.dev/observed-image"
 // scenario's handler names cannot contain its parentheses.
 const ctlHandlerName = "(controller)"
 
-// maxRestless bounds how often one key may be reconciled at one instant of
-// the scenario's clock. A key comes back at once only when an event
-// queues it again; a reconcile that writes every time makes its own
-// event, and never lets its key rest. Every other way back (a failure's
-// backoff, a requeue-after) waits for the clock, so this counts the only
-// loop a step could not leave, whatever the number of keys or workers.
+// maxRestless bounds how often one key may be reconciled in one call of
+// reconcileAll (the rounds after a step, or at one moment of an
+// advance), where the scenario's clock does not move. A key comes back
+// then only when an event queues it again; a reconcile that writes every
+// time makes its own event, and never lets its key rest. Every other way
+// back (a failure's backoff, a requeue-after) waits for the clock, so
+// this counts the only loop the rounds could not leave, whatever the
+// number of keys or workers.
 const maxRestless = 100
 
 // ctlLoop is one implementation's controller, stepped by the runner.
@@ -132,11 +134,10 @@ type ctlSide struct {
 	// says whether it coalesced.
 	enqueued *controller.Event
 
-	// The keys taken this round, and how often each was taken at the
-	// current instant of the scenario's clock (restless).
+	// The keys taken this round, and how often each was taken in this
+	// call of reconcileAll (restless).
 	reconciledRound []string
-	instant         time.Time
-	atInstant       map[string]int
+	taken           map[string]int
 }
 
 func newCtlSide(r *runner, s *side, cfg ctlConfig) *ctlSide {
@@ -464,6 +465,7 @@ func (r *runner) reconcileAll() error {
 	if len(r.ctls) == 0 || r.stopped {
 		return nil
 	}
+	r.ctls[0].taken = map[string]int{}
 	for {
 		busy := false
 		for _, c := range r.ctls {
@@ -504,20 +506,16 @@ func (r *runner) reconcileAll() error {
 	}
 }
 
-// restless is the error for a key reconciled maxRestless times at this
-// instant of the scenario's clock (cachelab's controller counts; client-go's
+// restless is the error for a key reconciled maxRestless times in this
+// call of reconcileAll (cachelab's controller counts; client-go's
 // reconciles the same keys or diverges).
 func (r *runner) restless() error {
 	c := r.ctls[0]
-	now := r.clock.Now()
-	if !c.instant.Equal(now) {
-		c.instant, c.atInstant = now, map[string]int{}
-	}
 	for _, key := range c.reconciledRound {
-		c.atInstant[key]++
-		if n := c.atInstant[key]; n >= maxRestless {
+		c.taken[key]++
+		if n := c.taken[key]; n >= maxRestless {
 			return fmt.Errorf("the controllers reconciled %s %d times at %v, each time ready again at once: "+
-				"a reconcile that writes every time never lets its key rest", key, n, now.Sub(epoch))
+				"a reconcile that writes every time never lets its key rest", key, n, r.clock.Since(epoch))
 		}
 	}
 	for _, c := range r.ctls {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -406,5 +407,18 @@ func TestADayBehindTheWatchCache(t *testing.T) {
 		t.Errorf("the day took %d moves of the clock; second by second is 86,400", moves)
 	} else {
 		t.Logf("a day behind the watch cache: %d moves of the clock", moves)
+	}
+}
+
+// The "never rests" diagnosis counts within one step's rounds: a key
+// reconciled once in each of 120 steps at the same moment of the
+// scenario's clock rests between them.
+func TestKeyReconciledEveryStepRests(t *testing.T) {
+	cmds := []string{"create ns0/a", "start-controller", "start"}
+	for i := range 120 {
+		cmds = append(cmds, fmt.Sprintf("update ns0/a labels=(v=%d)", i))
+	}
+	if _, err := runOne(t, "every-step", script(cmds...), Options{Server: ServerEtcd}); err != nil {
+		t.Fatal(err)
 	}
 }
