@@ -94,6 +94,7 @@ type cache struct {
 
 func (c *cache) stop() {
 	c.feed.close() // first: the cacher's reflector may wait in a held feed
+	c.drain()
 	c.delegator.Stop()
 	c.cacher.Stop()
 	c.closeStore()

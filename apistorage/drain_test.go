@@ -1,0 +1,89 @@
+package apistorage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/listwatch"
+)
+
+// A cache stopped while its dispatcher is behind stops: its reflector,
+// blocked handing the dispatcher an event on a full queue, is drained
+// first. Without drain, Cacher.Stop ended the dispatcher and then waited
+// for ever for the reflector (a FuzzRunner run hung in its Close so, on a
+// busy machine). Here the dispatcher is held behind deterministically, by
+// the cacher's own lock, which it takes for every event, until Close is
+// under way.
+func TestStopDrainsTheReflector(t *testing.T) {
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			n := 0
+			w := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{
+				NewUID: func() types.UID { n++; return types.UID(fmt.Sprint(n)) },
+			})
+			s, err := New(ctx, e.Client(), listwatch.Pods, Options{Cache: true, Clock: clocktesting.NewFakeClock(time.Unix(0, 0))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := s.current()
+			s.HoldCache()
+			for i := range 250 {
+				u := &unstructured.Unstructured{}
+				u.SetAPIVersion("v1")
+				u.SetKind("Pod")
+				u.SetNamespace("ns0")
+				u.SetName(fmt.Sprintf("o%03d", i))
+				if _, err := w.Create(ctx, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.cacher.Lock() // the dispatcher waits for it at its next event
+			s.ReleaseCache()
+			waitUntil(t, "the reflector blocked on the dispatcher's full queue", func(g string) bool {
+				return strings.Contains(g, "(*Cacher).processEvent(") && goroutines.State(g) == "chan send"
+			})
+			closed := make(chan struct{})
+			go func() { s.Close(); close(closed) }()
+			waitUntil(t, "Close under way: draining, or the cacher stopping", func(g string) bool {
+				return strings.Contains(g, "apistorage.(*cache).drain(") ||
+					strings.Contains(g, "(*Cacher).Stop(") && goroutines.State(g) == "sync.WaitGroup.Wait"
+			})
+			c.cacher.Unlock()
+			select {
+			case <-closed:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Close did not return in 20 s: the cacher's reflector is stuck handing over an event")
+			}
+		})
+	}
+}
+
+// waitUntil waits, for at most 10 s, until a goroutine matches.
+func waitUntil(t *testing.T, what string, match func(g string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, g := range goroutines.All() {
+			if match(g) {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("no goroutine shows %s in 10 s", what)
+}
