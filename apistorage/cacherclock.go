@@ -75,21 +75,69 @@ func (c *cacherClock) NewTimer(d time.Duration) clock.Timer {
 		ex.Exclude(t.Timer)
 	}
 	t.arm(pin(d))
-	c.mu.Lock()
-	c.timers = append(c.timers, t)
-	c.mu.Unlock()
+	c.keep(t)
 	return t
 }
 
-// After is the watch cache's wait for a consistent read (3 s): a timer
-// like the others.
-func (c *cacherClock) After(d time.Duration) <-chan time.Time { return c.NewTimer(d).C() }
+// After is the watch cache's wait for a fresh read (3 s), kept like the
+// other timers. Its goroutine (watch_cache.go waitUntilFreshLocked) lives
+// until the time passes; on a kube-apiserver that is 3 s, here a
+// scenario's clock may never move again, so release hands every wait
+// still pending its time when the server closes
+// (TestCloseEndsAFreshnessWait).
+func (c *cacherClock) After(d time.Duration) <-chan time.Time {
+	de, ok := c.WithTicker.(clock.WithDelayedExecution)
+	if !ok {
+		return c.NewTimer(d).C()
+	}
+	ch := make(chan time.Time, 1)
+	at := c.Now().Add(d)
+	t := &cacherTimer{c: c, role: roleOf(d), after: ch}
+	t.Timer = de.AfterFunc(d, func() { ch <- at }) // on the goroutine moving the clock, which may hold its lock
+	if ex, ok := c.WithTicker.(Excluder); ok {
+		ex.Exclude(t.Timer)
+	}
+	t.arm(d)
+	c.keep(t)
+	return ch
+}
+
+// keep notes t, and forgets the Afters that have fired: one is made for
+// every read that waits.
+func (c *cacherClock) keep(t *cacherTimer) {
+	now := c.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.timers[:0]
+	for _, x := range c.timers {
+		if _, armed := x.due(now); armed || x.after == nil {
+			kept = append(kept, x)
+		}
+	}
+	clear(c.timers[len(kept):])
+	c.timers = append(kept, t)
+}
+
+// release ends every After still waiting for its time, as if it had
+// passed: the server is closing. A read still waiting wakes and, its time
+// not up, waits again, as it would have.
+func (c *cacherClock) release() {
+	c.mu.Lock()
+	timers := append([]*cacherTimer(nil), c.timers...)
+	c.mu.Unlock()
+	for _, t := range timers {
+		if t.after != nil && t.Stop() {
+			t.after <- t.at
+		}
+	}
+}
 
 // cacherTimer is one of the cacher's timers, with when it fires.
 type cacherTimer struct {
 	clock.Timer
-	c    *cacherClock
-	role timerRole
+	c     *cacherClock
+	role  timerRole
+	after chan time.Time // an After's channel (After)
 
 	mu      sync.Mutex
 	armed   bool

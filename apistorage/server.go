@@ -60,6 +60,7 @@ type Server struct {
 
 	watchListOff atomic.Bool
 	inflight     atomic.Int64 // LIST and WATCH calls not yet returned
+	closeOnce    sync.Once
 
 	mu    sync.Mutex
 	cache *cache // the running watch cache; nil without one
@@ -69,6 +70,7 @@ type Server struct {
 	// had, as goroutine stacks print them: a request can still wait in a
 	// cache that a restart stopped (Stalled).
 	delegators []string
+	clocks     []*cacherClock // every cache's, for Close (cacherClock.After)
 	watches    map[*Watch]struct{}
 }
 
@@ -222,6 +224,7 @@ func (s *Server) startCache() (*cache, error) {
 	s.mu.Lock()
 	s.cache = cc
 	s.delegators = append(s.delegators, fmt.Sprintf("(%p", cc.delegator))
+	s.clocks = append(s.clocks, clk)
 	s.mu.Unlock()
 	dispatchers.Store(dispatcherFrame(c), c)
 	return cc, nil
@@ -274,8 +277,11 @@ func (s *Server) api() storage.Interface {
 	return s.etcd
 }
 
-// Close stops the cache and every watch it serves.
-func (s *Server) Close() {
+// Close stops the cache and every watch it serves. Closing again does
+// nothing.
+func (s *Server) Close() { s.closeOnce.Do(s.close) }
+
+func (s *Server) close() {
 	if c := s.current(); c != nil {
 		c.stop()
 	}
@@ -283,6 +289,12 @@ func (s *Server) Close() {
 		s.closeEtcd()
 	}
 	s.compactor.Stop()
+	s.mu.Lock()
+	clocks := s.clocks
+	s.mu.Unlock()
+	for _, clk := range clocks {
+		clk.release()
+	}
 }
 
 // Cached reports whether the watch cache serves requests.
