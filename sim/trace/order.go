@@ -117,27 +117,54 @@ func Segments(events []Event) []Segment {
 // by text): two sides whose layers differ only within free batches have
 // the same canonical form.
 func Canonical(events []Event) []Event {
-	var out []Event
+	if len(events) == 0 {
+		return nil
+	}
+	out := make([]Event, 0, len(events))
 	for _, s := range Segments(events) {
-		es := slices.Clone(s.Events)
-		if s.Order != "" {
-			sort.SliceStable(es, func(i, j int) bool { return less(es[i], es[j]) })
+		if s.Order == "" || len(s.Events) == 1 {
+			out = append(out, s.Events...)
+			continue
 		}
-		out = append(out, es...)
+		for _, i := range sortedBatch(s.Events) {
+			out = append(out, s.Events[i])
+		}
 	}
 	return out
 }
 
+// sortedBatch is the order less puts a batch's events in, as indices:
+// each event's text is made once, and the events, some two hundred bytes
+// each, are not moved while they are sorted.
+func sortedBatch(batch []Event) []int {
+	texts := make([]string, len(batch))
+	idx := make([]int, len(batch))
+	for i := range batch {
+		texts[i], idx[i] = batch[i].Text(), i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return compareIn(batch[i], batch[j], texts[i], texts[j]) })
+	return idx
+}
+
 // less orders a batch's events by key, then text, then the fields the
 // text may not show, so that equal multisets sort alike.
-func less(a, b Event) bool {
-	for _, f := range [][2]string{{a.Key, b.Key}, {a.Text(), b.Text()}, {a.UID, b.UID}, {a.PrevRV, b.PrevRV},
+func less(a, b Event) bool { return compareIn(a, b, a.Text(), b.Text()) < 0 }
+
+// compareIn is less as a three-way comparison, given the events' texts.
+func compareIn(a, b Event, ta, tb string) int {
+	for _, f := range [...][2]string{{a.Key, b.Key}, {ta, tb}, {a.UID, b.UID}, {a.PrevRV, b.PrevRV},
 		{a.RV, b.RV}, {a.Watch, b.Watch}, {a.Handler, b.Handler}, {a.Op, b.Op}, {string(a.Kind), string(b.Kind)}} {
-		if f[0] != f[1] {
-			return f[0] < f[1]
+		if c := strings.Compare(f[0], f[1]); c != 0 {
+			return c
 		}
 	}
-	return !a.Initial && b.Initial
+	switch {
+	case a.Initial == b.Initial:
+		return 0
+	case !a.Initial:
+		return -1
+	}
+	return 1
 }
 
 // ByLayer groups the compared layers' events, each layer in its own order.
@@ -155,7 +182,8 @@ func ByLayer(events []Event, queueWorld bool) map[string][]Event {
 // order: every fixed place exactly, every free batch as a multiset, and
 // the sequence of places and batches exactly. It returns the first layer
 // that differs and a unified diff of its lines (-a +b, a being cachelab's
-// side), or "" if none does.
+// side), or "" if none does. Each event is looked at once while the two
+// agree; only a layer that differs is sorted and rendered, for its diff.
 func Compare(a, b []Event, queueWorld bool) (layer, d string) {
 	la, lb := ByLayer(a, queueWorld), ByLayer(b, queueWorld)
 	names := map[string]bool{}
@@ -176,16 +204,68 @@ func Compare(a, b []Event, queueWorld bool) (layer, d string) {
 		return sorted[i] < sorted[j]
 	})
 	for _, l := range sorted {
-		ca, cb := Canonical(la[l]), Canonical(lb[l])
-		if cmp.Equal(ca, cb) {
+		if sameUpToBatches(la[l], lb[l]) {
 			continue
 		}
+		ca, cb := Canonical(la[l]), Canonical(lb[l])
 		if d := diff.Diff("cachelab", lines(ca), "client-go", lines(cb)); len(d) > 0 {
 			return l, string(d)
 		}
 		return l, cmp.Diff(ca, cb) // the same words, different fields
 	}
 	return "", ""
+}
+
+// sameUpToBatches reports whether two runs of one layer's events have the
+// same canonical form (Canonical): the same places and batches in the
+// same sequence, each fixed event equal, each batch the same multiset.
+func sameUpToBatches(a, b []Event) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ei, ej := batchEnd(a, i), batchEnd(b, j)
+		if ei-i != ej-j || a[i].Order != b[j].Order {
+			return false
+		}
+		if !sameMultiset(a[i:ei], b[j:ej]) {
+			return false
+		}
+		i, j = ei, ej
+	}
+	return i == len(a) && j == len(b)
+}
+
+// batchEnd is where the segment that starts at i ends (Segments).
+func batchEnd(events []Event, i int) int {
+	j := i + 1
+	if events[i].Order != "" {
+		for j < len(events) && events[j].Order == events[i].Order {
+			j++
+		}
+	}
+	return j
+}
+
+// sameMultiset reports whether two runs of equal length hold the same
+// events, counted. Runs that are equal as they are (a fixed event, a
+// batch in the same order on both sides) cost one pass.
+func sameMultiset(a, b []Event) bool {
+	if slices.Equal(a, b) {
+		return true
+	}
+	if len(a) == 1 {
+		return false
+	}
+	count := make(map[Event]int, len(a))
+	for _, e := range a {
+		count[e]++
+	}
+	for _, e := range b {
+		if count[e] == 0 {
+			return false
+		}
+		count[e]--
+	}
+	return true
 }
 
 // lines renders canonical events for a diff, one per line; an event in a
@@ -212,6 +292,12 @@ func Align(a, b []Event, queueWorld bool) []Event {
 	if layer, _ := Compare(a, b, queueWorld); layer != "" {
 		return b
 	}
+	return Realign(a, b, queueWorld)
+}
+
+// Realign is Align for two sides already compared and found to agree
+// (Compare returned ""): it does not compare them again.
+func Realign(a, b []Event, queueWorld bool) []Event {
 	la := ByLayer(a, queueWorld)
 	next := map[string]int{} // per layer: how many of a's events are placed
 	out := slices.Clone(b)

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 )
@@ -13,6 +14,8 @@ type Recorder struct {
 	got   []Event
 	total int          // events ever recorded
 	kinds map[Kind]int // events ever recorded, by kind
+	// layers counts the events recorded since the last Take, by layer.
+	layers map[string]int
 	// Tamper, in tests only, alters each event as it is recorded, to
 	// prove that a difference is reported.
 	Tamper func(*Event)
@@ -62,6 +65,34 @@ func (r *Recorder) insert(e Event, at int) {
 		r.kinds = map[Kind]int{}
 	}
 	r.kinds[e.Kind]++
+	if r.layers == nil {
+		r.layers = map[string]int{}
+	}
+	r.layers[e.Layer]++
+}
+
+// SameCounts reports whether two recorders have recorded as many events
+// in each compared layer since their last Take. Events are only ever
+// added, so two sides whose counts are equal now either agree now, or
+// never will: settling waits on it, and the comparison that follows
+// looks at what the events are.
+func SameCounts(a, b *Recorder, queueWorld bool) bool {
+	a.mu.Lock()
+	ca := maps.Clone(a.layers)
+	a.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for l, n := range ca {
+		if Compared(l, queueWorld) && b.layers[l] != n {
+			return false
+		}
+	}
+	for l, n := range b.layers {
+		if Compared(l, queueWorld) && ca[l] != n {
+			return false
+		}
+	}
+	return true
 }
 
 // Counted is how many events of kind k were ever recorded: a progress
@@ -119,6 +150,6 @@ func (r *Recorder) Take() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.got
-	r.got = nil
+	r.got, r.layers = nil, nil
 	return out
 }

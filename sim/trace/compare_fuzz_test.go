@@ -1,0 +1,81 @@
+package trace
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// canonicalByDefinition is Canonical as its doc comment defines it, the
+// slow way: split into segments, sort each free batch's events with less.
+func canonicalByDefinition(events []Event) []Event {
+	var out []Event
+	for _, s := range Segments(events) {
+		es := slices.Clone(s.Events)
+		if s.Order != "" {
+			sort.SliceStable(es, func(i, j int) bool { return less(es[i], es[j]) })
+		}
+		out = append(out, es...)
+	}
+	return out
+}
+
+// Compare's one-pass agreement (sameUpToBatches) and Canonical's sorting
+// by index must say what the definition says: two layers agree when their
+// canonical forms are equal, and the canonical form is each batch sorted.
+// The inputs are small layers drawn from a few values per field, and a
+// second side made from the first by a shuffle within batches and a
+// change or two, so that both answers come up often.
+func FuzzCompareAgreesWithCanonical(f *testing.F) {
+	for _, seed := range []uint64{1, 2, 3, 42, 1000} {
+		f.Add(seed, uint8(0))
+		f.Add(seed, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, changes uint8) {
+		rnd := rand.New(rand.NewPCG(seed, uint64(changes)))
+		pick := func(vals ...string) string { return vals[rnd.IntN(len(vals))] }
+		event := func() Event {
+			return Event{Layer: "handler/h", Kind: KindCall, Key: pick("ns/a", "ns/b", "ns/c"), RV: pick("1", "2"),
+				UID: pick("", "u"), Op: pick("OnAdd", "OnUpdate"), Detail: pick("x", "y"),
+				Order: Order(pick("", "", string(OrderListed), string(OrderTombstones)))}
+		}
+		a := make([]Event, rnd.IntN(12))
+		for i := range a {
+			a[i] = event()
+		}
+		b := slices.Clone(a)
+		for i := 0; i < len(b); { // shuffle within each segment of b
+			j := batchEnd(b, i)
+			if b[i].Order != "" {
+				rnd.Shuffle(j-i, func(x, y int) { b[i+x], b[i+y] = b[i+y], b[i+x] })
+			}
+			i = j
+		}
+		for range changes % 4 {
+			switch n := len(b); {
+			case n == 0:
+				b = append(b, event())
+			case rnd.IntN(3) == 0:
+				i := rnd.IntN(n)
+				b = slices.Delete(b, i, i+1)
+			default:
+				b[rnd.IntN(n)] = event()
+			}
+		}
+		for _, x := range [][]Event{a, b} {
+			if d := cmp.Diff(canonicalByDefinition(x), Canonical(x)); d != "" {
+				t.Fatalf("Canonical differs from its definition (-want +got):\n%s", d)
+			}
+		}
+		want := cmp.Equal(canonicalByDefinition(a), canonicalByDefinition(b))
+		if got := sameUpToBatches(a, b); got != want {
+			t.Fatalf("sameUpToBatches = %t, canonical forms equal = %t\na: %v\nb: %v", got, want, a, b)
+		}
+		if layer, _ := Compare(a, b, false); (layer == "") != want {
+			t.Fatalf("Compare found layer %q; canonical forms equal = %t", layer, want)
+		}
+	})
+}
