@@ -53,9 +53,27 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 	return out
 }
 
+// listedAt is one answer of etcdAt.
+type listedAt struct {
+	objects map[string]string
+	err     error
+}
+
 // etcdAt lists what etcd held at rv, in the informer's namespace and
-// through its selectors.
+// through its selectors, once per step and resourceVersion.
 func (r *runner) etcdAt(rv string) (map[string]string, error) {
+	if l, ok := r.listed[rv]; ok {
+		return l.objects, l.err
+	}
+	objects, err := r.listEtcdAt(rv)
+	if r.listed == nil {
+		r.listed = map[string]listedAt{}
+	}
+	r.listed[rv] = listedAt{objects, err}
+	return objects, err
+}
+
+func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
 	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
 	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
 		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}

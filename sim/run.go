@@ -120,7 +120,11 @@ type runner struct {
 	clients []*clientv3.Client
 	cfg     *startConfig  // set by start
 	world   []trace.Event // the current step's world events
-	uids    int
+	// listed is what etcd held at a resourceVersion, within the
+	// informer's scope, as the step's invariants read it (etcdAt): both
+	// sides are usually at the same one.
+	listed map[string]listedAt
+	uids   int
 	// created counts the objects created so far (Session.Progress reads
 	// it from another goroutine while a step runs).
 	created atomic.Int64
@@ -528,7 +532,7 @@ func (r *runner) close() {
 
 // step carries out one command, settles both sides, and compares them.
 func (r *runner) step(n int, st Step) (trace.StepResult, error) {
-	r.world = nil
+	r.world, r.listed = nil, nil
 	sr := trace.StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]trace.Event{}}
 	cmd := commands[st.Cmd]
 	a, err := cmd.parse(st.Args)
@@ -575,13 +579,19 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	}
 	sr.World = r.world
 	queueWorld := r.cfg != nil && r.cfg.queue
+	// The step's events are compared once: for the divergence, and to
+	// show client-go's free batches in cachelab's order where they agree.
+	cl, cg := sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo]
+	layer, d := trace.Compare(cl, cg, queueWorld)
 	if sr.Divergence == nil {
-		if d := compareSides(sr, snaps, queueWorld, r.classic); d != nil {
+		if d := compareSides(layer, d, snaps, r.classic); d != nil {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		}
 	}
-	sr.Sides[trace.ClientGo] = trace.Align(sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo], queueWorld)
+	if layer == "" {
+		sr.Sides[trace.ClientGo] = trace.Realign(cl, cg, queueWorld)
+	}
 	return sr, nil
 }
 
@@ -597,16 +607,17 @@ func (r *runner) noteWrite(op string, obj any, prevRV, text string) {
 	r.world = append(r.world, e)
 }
 
-// compareSides compares every layer both sides record, in pipeline order,
-// and the state behind them; the first difference is the divergence.
-func compareSides(sr trace.StepResult, snaps []snapshot, queueWorld, classic bool) *trace.Divergence {
-	if layer, d := trace.Compare(sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo], queueWorld); d != "" {
+// compareSides is the step's divergence, if any: the first layer whose
+// events differ (trace.Compare's layer and diff, in pipeline order), else
+// the state behind them.
+func compareSides(layer, d string, snaps []snapshot, classic bool) *trace.Divergence {
+	if d != "" {
 		return &trace.Divergence{Layer: layer, Diff: d}
 	}
 	sa, sb := snaps[0], snaps[1]
 	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa, classic), comparableStoreRV(sb, classic)
-	if d := cmp.Diff(sa, sb); d != "" {
-		return &trace.Divergence{Layer: "state", Diff: d}
+	if !sa.equal(sb) {
+		return &trace.Divergence{Layer: "state", Diff: cmp.Diff(sa, sb)}
 	}
 	return nil
 }

@@ -181,14 +181,24 @@ func (r *runner) settleCache() error {
 	if err != nil {
 		return err
 	}
+	// Bounded, like every wait, by time without progress: a large
+	// world's events take the cacher a while to take in and hand on.
+	type progress struct {
+		caches string
+		a      activity
+	}
+	seen := progress{r.cacheStates(), r.cacheActivity()}
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for !r.cachesCaughtUp(rev) || !r.cachesQuiescent() {
+		if now := (progress{r.cacheStates(), r.cacheActivity()}); now != seen {
+			seen, deadline = now, time.Now().Add(r.opts.SettleTimeout)
+		}
 		if time.Now().After(deadline) {
 			waiting := fmt.Sprintf("the cache to take in etcd's rv %d (the feed %s)", rev, r.cacheStates())
 			if r.cachesCaughtUp(rev) {
 				waiting = fmt.Sprintf("the cacher to hand on what it has (it has taken in etcd's rv %d; one of its goroutines is not parked yet)", rev)
 			}
-			return fmt.Errorf("kube-apiserver's watch cache did not settle in %v; if the machine is busy, try a longer --settle-timeout.\nIt was waiting for: %s", r.opts.SettleTimeout, waiting)
+			return fmt.Errorf("kube-apiserver's watch cache made no progress for %v while it settled; if the machine is busy, try a longer --settle-timeout.\nIt was waiting for: %s", r.opts.SettleTimeout, waiting)
 		}
 		select {
 		case <-time.After(time.Millisecond):
@@ -235,7 +245,10 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				if r.idle(s) {
 					return nil
 				}
-			} else if got := s.snapshot(); r.settledLike(got, *want) && r.linesLike() {
+			} else if s.counters().sameCounters(*want) && r.linesLike() && r.settledLike(s.snapshot(), *want) {
+				// The counters and line counts first: they cost the
+				// same at any number of objects; the indexers are
+				// compared once those agree.
 				return nil
 			}
 		} else if !r.cached() && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
@@ -376,19 +389,19 @@ func (r *runner) idle(s *side) bool {
 // state: what it must have produced before the two are compared.
 func (r *runner) settledLike(got, want snapshot) bool {
 	got.StoreRV, want.StoreRV = comparableStoreRV(got, r.classic), comparableStoreRV(want, r.classic)
-	return cmp.Equal(got, want)
+	return got.equal(want)
 }
 
-// linesLike reports whether client-go's lines so far, in the layers that
-// are compared, are cachelab's. A state can match before the last of the
-// lines that led to it is recorded: the bookmark that ends a watch-list
-// changes nothing in a store that nothing changed, and a request line can
-// follow the event that caused it by a moment. Comparing then would see
-// a difference that is not there.
+// linesLike reports whether client-go has recorded, so far, as many lines
+// as cachelab in each layer that is compared. A state can match before
+// the last of the lines that led to it is recorded: the bookmark that
+// ends a watch-list changes nothing in a store that nothing changed, and
+// a request line can follow the event that caused it by a moment.
+// Comparing then would see a difference that is not there. Counting is
+// enough to wait on (trace.SameCounts): lines are only added, so what the
+// lines are is looked at once, by the comparison after settling.
 func (r *runner) linesLike() bool {
-	cl, cg := r.sides[0].rec.Entries(), r.sides[1].rec.Entries()
-	layer, _ := trace.Compare(trace.Arrange(cl), trace.Arrange(cg), r.cfg != nil && r.cfg.queue)
-	return layer == ""
+	return trace.SameCounts(r.sides[0].rec, r.sides[1].rec, r.cfg != nil && r.cfg.queue)
 }
 
 // settleTimeout is the error for a side that stopped making progress:

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -215,6 +216,20 @@ type snapshot struct {
 	HeldInitial map[string]bool
 }
 
+// equal reports whether two snapshots are the same: cmp.Equal's answer,
+// without reflection, for the hundred thousand entries of a large
+// indexer. (Every map a snapshot has is made, never nil.)
+func (a snapshot) equal(b snapshot) bool {
+	return a.sameCounters(b) && a.StoreRV == b.StoreRV && maps.Equal(a.Indexer, b.Indexer)
+}
+
+// sameCounters reports whether two snapshots agree on everything but the
+// indexer (counters).
+func (a snapshot) sameCounters(b snapshot) bool {
+	return a.LastSyncRV == b.LastSyncRV && a.Enqueued == b.Enqueued && maps.Equal(a.Synced, b.Synced) &&
+		maps.Equal(a.Calls, b.Calls) && maps.Equal(a.HeldInitial, b.HeldInitial)
+}
+
 // racyNote explains why, in the classic stack, a registration's HasSynced
 // is not shown while its handler is held in an initial-list call.
 const racyNote = "classic stack: while a handler is held in an initial-list call, its registration's HasSynced is " +
@@ -222,14 +237,27 @@ const racyNote = "classic stack: while a handler is held in an initial-list call
 	"before it hands that item to process, so a registration can report HasSynced=true before its handler has " +
 	"even been given its last initial add (a race in client-go that cachelab's classic stack shares)"
 
+// snapshot is the side's state: its counters, and every object in its
+// indexer.
 func (s *side) snapshot() snapshot {
-	sn := snapshot{Indexer: map[string]string{}, Synced: map[string]bool{}, Calls: map[string]int{}, HeldInitial: map[string]bool{}}
+	sn := s.counters()
+	sn.Indexer = map[string]string{}
 	if s.inf != nil {
 		objs, rv := s.inf.indexer()
 		for _, o := range objs {
 			sn.Indexer[trace.KeyOf(o)] = trace.Describe(o)
 		}
 		sn.StoreRV = rv
+	}
+	return sn
+}
+
+// counters is the side's state without the indexer's objects (Indexer is
+// nil, StoreRV empty): what costs the same at any number of objects, for
+// settling to poll.
+func (s *side) counters() snapshot {
+	sn := snapshot{Synced: map[string]bool{}, Calls: map[string]int{}, HeldInitial: map[string]bool{}}
+	if s.inf != nil {
 		sn.LastSyncRV = s.inf.lastSyncRV()
 		sn.Synced["informer"] = s.inf.hasSynced()
 		if q, ok := s.inf.(interface{ popCount() int }); ok {
@@ -263,9 +291,11 @@ func (s *side) snapshot() snapshot {
 // noteChanges records what the step changed in the indexer and in
 // HasSynced, as trace lines.
 func (s *side) noteChanges(sn snapshot) {
-	keys := make([]string, 0, len(sn.Indexer)+len(s.lastIndexer))
-	for k := range sn.Indexer {
-		keys = append(keys, k)
+	var keys []string // what changed, sorted: a step that touched one object sorts one key
+	for k, v := range sn.Indexer {
+		if old, ok := s.lastIndexer[k]; !ok || old != v {
+			keys = append(keys, k)
+		}
 	}
 	for k := range s.lastIndexer {
 		if _, ok := sn.Indexer[k]; !ok {
