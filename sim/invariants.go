@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -94,6 +95,9 @@ func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
 // is not (it varies its whitespace on purpose so that nobody relies on
 // its form).
 func differences(aName string, a map[string]string, bName string, b map[string]string) string {
+	if maps.Equal(a, b) {
+		return "" // the usual answer, without sorting every key
+	}
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)

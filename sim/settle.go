@@ -27,6 +27,9 @@ import (
 // what each side had.
 func (r *runner) settle() error {
 	r.quietAt = nil
+	for _, s := range r.sides {
+		s.settled = snapshot{}
+	}
 	r.letHeldGo()
 	if err := r.settleCache(); err != nil {
 		return err
@@ -44,6 +47,7 @@ func (r *runner) settle() error {
 		return err
 	}
 	want := cl.snapshot()
+	cl.keep(want)
 	if err := r.settleSide(cg, rev, &want); err != nil {
 		return err
 	}
@@ -245,11 +249,14 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				if r.idle(s) {
 					return nil
 				}
-			} else if s.counters().sameCounters(*want) && r.linesLike() && r.settledLike(s.snapshot(), *want) {
+			} else if s.counters().sameCounters(*want) && r.linesLike() {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				return nil
+				if got := s.snapshot(); r.settledLike(got, *want) {
+					s.keep(got)
+					return nil
+				}
 			}
 		} else if !r.cached() && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {

@@ -83,6 +83,11 @@ type side struct {
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
+	// settled is the snapshot that settling took last, and the side's
+	// line count then (recent): the step's own snapshot, if nothing has
+	// happened since.
+	settled      snapshot
+	settledLines int
 	lastSynced  map[string]bool   // "informer" or handler name -> HasSynced
 	racyShown   map[string]bool   // handlers whose HasSynced is hidden (racyNote), as last shown
 	classic     bool              // the informer runs the classic stack
@@ -250,6 +255,20 @@ func (s *side) snapshot() snapshot {
 		sn.StoreRV = rv
 	}
 	return sn
+}
+
+// keep notes sn as the side's state at its current line count.
+func (s *side) keep(sn snapshot) { s.settled, s.settledLines = sn, s.rec.Count() }
+
+// recent is the snapshot settling kept, if the side has recorded nothing
+// since; else a new one. A side's informer changes nothing without a
+// trace line (every event, delta and call is one), and a settled side
+// has nothing in flight.
+func (s *side) recent() snapshot {
+	if s.settled.Indexer != nil && s.settledLines == s.rec.Count() {
+		return s.settled
+	}
+	return s.snapshot()
 }
 
 // counters is the side's state without the indexer's objects (Indexer is

@@ -4,9 +4,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // canonicalByDefinition is Canonical as its doc comment defines it, the
@@ -76,6 +78,78 @@ func FuzzCompareAgreesWithCanonical(f *testing.F) {
 		}
 		if layer, _ := Compare(a, b, false); (layer == "") != want {
 			t.Fatalf("Compare found layer %q; canonical forms equal = %t", layer, want)
+		}
+	})
+}
+
+// KeyOf and Describe read an Unstructured's metadata directly
+// (metadataOf); they must say what its accessors say, for any shape of
+// metadata, well-formed or not.
+func TestMetadataOfIsTheAccessors(t *testing.T) {
+	for _, md := range []any{
+		nil, "not a map", map[string]any{},
+		map[string]any{"name": "a"},
+		map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "7"},
+		map[string]any{"name": 3, "namespace": []any{"x"}, "resourceVersion": 7},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": md}}
+		if md == nil {
+			u.Object = map[string]any{}
+		}
+		want := u.GetName() + "@" + u.GetResourceVersion()
+		if ns := u.GetNamespace(); ns != "" {
+			want = ns + "/" + want
+		}
+		if got := Describe(u); got != want {
+			t.Errorf("metadata %v: Describe = %q, the accessors say %q", md, got, want)
+		}
+	}
+}
+
+// arrangeByDefinition is Arrange as its doc comment defines it, the slow
+// way: a stable sort of the events themselves.
+func arrangeByDefinition(events []Event) []Event {
+	out := slices.Clone(events)
+	MarkListed(out)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ra, rb := printRank(a.Layer), printRank(b.Layer); ra != rb {
+			return ra < rb
+		}
+		if a.Layer != b.Layer && printRank(a.Layer) != Rank(LayerWorkqueue) {
+			return a.Layer < b.Layer
+		}
+		if a.Layer == LayerReflector {
+			if ra, rb := strings.HasPrefix(a.Detail, "resync"), strings.HasPrefix(b.Detail, "resync"); ra != rb {
+				return ra
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// Arrange sorts by index; it must put events where the definition does,
+// for every mix of layers, including the two that share a rank and the
+// reflector's resyncs.
+func FuzzArrangeAsDefined(f *testing.F) {
+	for _, seed := range []uint64{1, 2, 3, 42} {
+		f.Add(seed)
+	}
+	layers := []string{LayerEtcd, LayerRequest, LayerWatch, LayerReflector, LayerTransform, LayerIndexer,
+		LayerWorkqueue, LayerReconcile, LayerNote, "handler/a", "handler/b"}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		rnd := rand.New(rand.NewPCG(seed, 0))
+		events := make([]Event, rnd.IntN(40))
+		for i := range events {
+			events[i] = Event{Layer: layers[rnd.IntN(len(layers))], Key: string(rune('a' + rnd.IntN(3))),
+				Detail: []string{"resync", "x", "y"}[rnd.IntN(3)], Kind: KindCall}
+			if rnd.IntN(4) == 0 {
+				events[i].Kind, events[i].Initial = KindEvent, true
+			}
+		}
+		if d := cmp.Diff(arrangeByDefinition(events), Arrange(events)); d != "" {
+			t.Fatalf("Arrange differs from its definition (-want +got):\n%s", d)
 		}
 	})
 }

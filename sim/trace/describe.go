@@ -25,14 +25,34 @@ func KeyOf(obj any) string {
 	case cache.DeletedFinalStateUnknown:
 		return t.Key
 	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		ns, name, _ := metadataOf(u)
+		return joinKey(ns, name)
+	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return ""
 	}
-	if m.GetNamespace() == "" {
-		return m.GetName()
+	return joinKey(m.GetNamespace(), m.GetName())
+}
+
+func joinKey(ns, name string) string {
+	if ns == "" {
+		return name
 	}
-	return m.GetNamespace() + "/" + m.GetName()
+	return ns + "/" + name
+}
+
+// metadataOf reads what Unstructured's GetNamespace, GetName and
+// GetResourceVersion do ("" where a field is missing or not a string),
+// with one lookup of metadata instead of one per field: snapshots read
+// them for every object of a large indexer.
+func metadataOf(u *unstructured.Unstructured) (ns, name, rv string) {
+	m, _ := u.Object["metadata"].(map[string]any)
+	ns, _ = m["namespace"].(string)
+	name, _ = m["name"].(string)
+	rv, _ = m["resourceVersion"].(string)
+	return ns, name, rv
 }
 
 // Describe is how a trace names an object: namespace/name@resourceVersion,
@@ -55,6 +75,10 @@ func Describe(obj any) string {
 		return "{rv " + t.ResourceVersion + "}"
 	case cache.BookmarkInfo:
 		return "{rv " + t.ResourceVersion + "}"
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		ns, name, rv := metadataOf(u)
+		return joinKey(ns, name) + "@" + rv
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {

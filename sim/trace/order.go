@@ -74,22 +74,44 @@ func MarkListed(events []Event) {
 func Arrange(events []Event) []Event {
 	out := slices.Clone(events)
 	MarkListed(out)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if ra, rb := printRank(a.Layer), printRank(b.Layer); ra != rb {
-			return ra < rb
+	// Sorted by index on small keys, then moved once: a step's events
+	// can number a million, of some two hundred bytes each.
+	type place struct {
+		rank   int
+		layer  string // "" where layers of one rank interleave
+		resync bool   // a reflector's resync, which goes before a watch's end
+	}
+	places := make([]place, len(out))
+	idx := make([]int32, len(out))
+	for i, e := range out {
+		p := place{rank: printRank(e.Layer)}
+		if p.rank != Rank(LayerWorkqueue) {
+			p.layer = e.Layer
 		}
-		if a.Layer != b.Layer && printRank(a.Layer) != Rank(LayerWorkqueue) {
-			return a.Layer < b.Layer
+		p.resync = e.Layer == LayerReflector && strings.HasPrefix(e.Detail, "resync")
+		places[i], idx[i] = p, int32(i)
+	}
+	slices.SortStableFunc(idx, func(i, j int32) int {
+		a, b := places[i], places[j]
+		if a.rank != b.rank {
+			return a.rank - b.rank
 		}
-		if a.Layer == LayerReflector {
-			if ra, rb := strings.HasPrefix(a.Detail, "resync"), strings.HasPrefix(b.Detail, "resync"); ra != rb {
-				return ra
-			}
+		if c := strings.Compare(a.layer, b.layer); c != 0 {
+			return c
 		}
-		return false
+		switch {
+		case a.resync == b.resync:
+			return 0
+		case a.resync:
+			return -1
+		}
+		return 1
 	})
-	return out
+	arranged := make([]Event, len(out))
+	for k, i := range idx {
+		arranged[k] = out[i]
+	}
+	return arranged
 }
 
 // Segment is a run of a layer's events: one event with a fixed place, or
@@ -168,12 +190,32 @@ func compareIn(a, b Event, ta, tb string) int {
 }
 
 // ByLayer groups the compared layers' events, each layer in its own order.
+// A layer whose events are adjacent (as Arrange leaves most) is a
+// subslice of events, not a copy: a step can have a million events.
 func ByLayer(events []Event, queueWorld bool) map[string][]Event {
-	m := map[string][]Event{}
-	for _, e := range events {
-		if Compared(e.Layer, queueWorld) {
-			m[e.Layer] = append(m[e.Layer], e)
+	type span struct{ first, last, n int }
+	spans := map[string]*span{}
+	for i := range events {
+		l := events[i].Layer
+		if sp := spans[l]; sp != nil {
+			sp.last, sp.n = i, sp.n+1
+		} else if Compared(l, queueWorld) {
+			spans[l] = &span{i, i, 1}
 		}
+	}
+	m := make(map[string][]Event, len(spans))
+	for l, sp := range spans {
+		if sp.last-sp.first+1 == sp.n {
+			m[l] = events[sp.first : sp.last+1 : sp.last+1]
+			continue
+		}
+		layer := make([]Event, 0, sp.n)
+		for _, e := range events[sp.first : sp.last+1] {
+			if e.Layer == l {
+				layer = append(layer, e)
+			}
+		}
+		m[l] = layer
 	}
 	return m
 }
