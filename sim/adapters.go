@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
@@ -187,7 +189,12 @@ func errText(err error) string {
 
 // --- client-go ---
 
-type clientGoInformer struct{ inf cache.SharedIndexInformer }
+type clientGoInformer struct {
+	inf cache.SharedIndexInformer
+	// loop is the goroutine that runs the informer, as a dump numbers it:
+	// client-go's controller pops its queue on it (processLoop).
+	loop *atomic.Value
+}
 
 func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, error)) (informerOps, error) {
 	var id cache.InformerNameAndResource
@@ -204,7 +211,7 @@ func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, err
 	if err := inf.SetTransform(transform); err != nil {
 		return nil, err
 	}
-	return clientGoInformer{inf}, nil
+	return clientGoInformer{inf, &atomic.Value{}}, nil
 }
 
 // setClock gives client-go's informer the simulator's fake clock. client-go
@@ -251,9 +258,34 @@ func (c clientGoInformer) addHandler(h *handler) error {
 func (c clientGoInformer) removeHandler(h *handler) error {
 	return c.inf.RemoveEventHandler(h.handle.(cache.ResourceEventHandlerRegistration))
 }
-func (c clientGoInformer) run(ctx context.Context) { c.inf.RunWithContext(ctx) }
-func (c clientGoInformer) hasSynced() bool         { return c.inf.HasSynced() }
-func (c clientGoInformer) lastSyncRV() string      { return c.inf.LastSyncResourceVersion() }
+func (c clientGoInformer) run(ctx context.Context) {
+	c.loop.Store(goroutines.Current())
+	c.inf.RunWithContext(ctx)
+}
+
+// drained reports whether client-go's informer has popped everything
+// queued: the goroutine that pops waits in its queue's Pop for more
+// (true too when it does not run). A resync tick marks, on the
+// reflector's goroutine, which handlers are due a resync by the clock's
+// time, and the pop of what it queued hands it on to those; a second tick
+// before that pop marks them again, for its own time. Settling between
+// two moves of the clock waits for the pop, as cachelab's side does by
+// being idle (settleSecond).
+func (c clientGoInformer) drained() bool {
+	id, _ := c.loop.Load().(string)
+	if id == "" {
+		return true
+	}
+	header := "goroutine " + id + " ["
+	for _, g := range goroutines.All() {
+		if strings.HasPrefix(g, header) {
+			return goroutines.State(g) == "sync.Cond.Wait" && strings.Contains(g, ").Pop") // Pop, or PopBatch (the default stack)
+		}
+	}
+	return true
+}
+func (c clientGoInformer) hasSynced() bool    { return c.inf.HasSynced() }
+func (c clientGoInformer) lastSyncRV() string { return c.inf.LastSyncResourceVersion() }
 func (c clientGoInformer) indexer() ([]any, string) {
 	idx := c.inf.GetIndexer()
 	return idx.List(), idx.LastStoreSyncResourceVersion()

@@ -25,8 +25,9 @@ type tickClock struct {
 
 	late time.Duration // Options.lateTimers
 
-	mu   sync.Mutex
-	live map[*tickTimer]time.Time // deadline of each timer not yet handled or stopped
+	mu      sync.Mutex
+	live    map[*tickTimer]time.Time // deadline of each timer not yet handled or stopped
+	handled int                      // ticks handled so far (a due timer made way for the next, or stopped)
 }
 
 func newTickClock(c *scenarioclock.Clock, late time.Duration) *tickClock {
@@ -42,6 +43,7 @@ func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
 	for t, deadline := range c.live {
 		if !deadline.After(now) {
 			delete(c.live, t)
+			c.handled++
 		}
 	}
 	t := &tickTimer{Timer: c.Clock.NewTimer(d), c: c}
@@ -63,6 +65,13 @@ func (c *tickClock) pending() bool {
 		}
 	}
 	return false
+}
+
+// ticksHandled is how many ticks the side's reflector has handled.
+func (c *tickClock) ticksHandled() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handled
 }
 
 // armed reports whether a timer is set to fire later: the reflector's
@@ -112,6 +121,9 @@ func (t *tickTimer) C() <-chan time.Time {
 
 func (t *tickTimer) Stop() bool {
 	t.c.mu.Lock()
+	if deadline, ok := t.c.live[t]; ok && !deadline.After(t.c.Now()) {
+		t.c.handled++
+	}
 	delete(t.c.live, t)
 	t.c.mu.Unlock()
 	if t.stopped != nil {

@@ -63,8 +63,9 @@ func (r *runner) settle() error {
 
 // settleSecond settles within an advance of the watch-cache world,
 // after each second: the cache, cachelab, and client-go's connection (its
-// requests made, its watches open or waiting), so that both sides'
-// requests reach the cache at the same second of its clock. client-go is
+// requests made, its watches open or waiting) and resync tick (handled),
+// so that both sides' requests reach the cache at the same second of its
+// clock, and both read the clock at the same second. client-go is
 // not held to cachelab's state here: its backoffs, drawn by an unseeded
 // source, may keep it a second or two behind until the step ends, when
 // settle holds it to the same state.
@@ -87,7 +88,12 @@ func (r *runner) settleSecond() error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for {
 		c := cg.conn.State()
-		if c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(c) {
+		// A resync tick the second fired must be handled before the
+		// clock moves on: client-go's reflector asks then whether each
+		// handler's resync is due, by the clock's time, and a clock
+		// already moved past the next second would answer otherwise.
+		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
+		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(c)) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -99,6 +105,26 @@ func (r *runner) settleSecond() error {
 			return r.ctx.Err()
 		}
 	}
+}
+
+// poppedAfterTick reports whether client-go's informer has popped what
+// its resync ticks queued, once it has handled a tick since it was last
+// found drained (clientGoInformer.drained): a goroutine dump, so only
+// then.
+func (r *runner) poppedAfterTick(cg *side) bool {
+	ci, ok := cg.inf.(clientGoInformer)
+	if !ok {
+		return true
+	}
+	n := cg.ticks.ticksHandled()
+	if n == cg.ticksDrained {
+		return true
+	}
+	if !ci.drained() {
+		return false
+	}
+	cg.ticksDrained = n
+	return true
 }
 
 // stalled reports whether a side's requests in progress all wait in the
@@ -415,6 +441,10 @@ func (r *runner) linesLike() bool {
 // what it was waiting for, the last lines of its trace, and what to try.
 func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State, took time.Duration) error {
 	hint := fmt.Sprintf("no progress for %v (%v in all); if the machine is busy, try a longer --settle-timeout", r.opts.SettleTimeout, took.Round(time.Second))
+	if want == nil && s.impl == trace.ClientGo { // settleSecond's wait
+		return fmt.Errorf("client-go did not settle between two moves of the clock: %s.\nIt was waiting for: its requests to be made, "+
+			"its watches to be open or waiting, and its last resync tick to be handled and popped.\nThe step's last trace lines:\n%s", hint, s.rec.Peek(20))
+	}
 	if want == nil {
 		b, _ := s.inf.backlog()
 		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",

@@ -88,9 +88,12 @@ type side struct {
 	// happened since.
 	settled      snapshot
 	settledLines int
-	lastSynced  map[string]bool   // "informer" or handler name -> HasSynced
-	racyShown   map[string]bool   // handlers whose HasSynced is hidden (racyNote), as last shown
-	classic     bool              // the informer runs the classic stack
+	// ticksDrained is how many resync ticks client-go's side had handled
+	// when its queue was last found drained (poppedAfterTick).
+	ticksDrained int
+	lastSynced   map[string]bool // "informer" or handler name -> HasSynced
+	racyShown    map[string]bool // handlers whose HasSynced is hidden (racyNote), as last shown
+	classic      bool            // the informer runs the classic stack
 }
 
 // informerOps is what the runner does with an informer. The cachelab and
