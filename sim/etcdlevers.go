@@ -77,7 +77,8 @@ func (r *runner) travel(what string, restart func() error) error {
 		return err
 	}
 	r.resumedAt(before)
-	r.etcdChanged() // other data: a held retry may not meet the same value
+	r.etcdChanged()  // other data: a held retry may not meet the same value
+	r.etcdCopy = nil // revisions come again with other content
 	after, err := r.revision()
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,10 +75,35 @@ func (r *runner) etcdAt(rv string) (map[string]string, error) {
 	return objects, err
 }
 
+// keyedObject is what the invariants keep of an object in etcd.
+type keyedObject struct{ key, desc string }
+
+func keyed(o *unstructured.Unstructured) keyedObject {
+	return keyedObject{trace.KeyOf(o), trace.Describe(o)}
+}
+
+// listEtcdAt reads etcd at rv through a copy of the informer's LIST that
+// reads only what was written since its last read (listwatch.ListCopy),
+// so that a step's check costs what the step wrote. Where the copy
+// cannot read (a compacted revision, a value that does not decode), the
+// LIST itself says why, in the words an informer would get.
 func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
 	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
-	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
-		LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
+	opts := metav1.ListOptions{LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
+	scope := r.cfg.namespace + "\x00" + opts.LabelSelector + "\x00" + opts.FieldSelector
+	if r.etcdCopy == nil || r.etcdCopyScope != scope {
+		r.etcdCopy, r.etcdCopyScope = listwatch.NewListCopy(lw, opts, keyed), scope
+	}
+	if rev, err := strconv.ParseInt(rv, 10, 64); err == nil {
+		if objs, err := r.etcdCopy.At(r.ctx, rev); err == nil {
+			out := make(map[string]string, len(objs))
+			for _, o := range objs {
+				out[o.key] = o.desc
+			}
+			return out, nil
+		}
+	}
+	opts.ResourceVersion, opts.ResourceVersionMatch = rv, metav1.ResourceVersionMatchExact
 	l, err := lw.ListWithContext(r.ctx, opts)
 	if err != nil {
 		return nil, errors.New(world.DescribeErr(err))

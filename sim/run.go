@@ -124,7 +124,11 @@ type runner struct {
 	// informer's scope, as the step's invariants read it (etcdAt): both
 	// sides are usually at the same one.
 	listed map[string]listedAt
-	uids   int
+	// etcdCopy keeps what etcd holds in the informer's scope (given by
+	// etcdCopyScope) from one step's invariants to the next.
+	etcdCopy      *listwatch.ListCopy[keyedObject]
+	etcdCopyScope string
+	uids          int
 	// created counts the objects created so far (Session.Progress reads
 	// it from another goroutine while a step runs).
 	created atomic.Int64
