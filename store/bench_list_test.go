@@ -58,11 +58,9 @@ func BenchmarkStoreList(b *testing.B) {
 		stored := [2]any{v2[mid], v1[mid]}
 		extra := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "ns-4", Name: "zz-extra", ResourceVersion: "3", Labels: map[string]string{"app": "app-3"}}}
-		for _, impl := range impls {
-			s := impl.new()
-			for _, o := range v1 {
-				_ = s.Add(o)
-			}
+		filled := fillAll(v1)
+		for i, impl := range impls {
+			s := filled[i]
 			for _, op := range listOps {
 				for _, r := range listRegimes {
 					b.Run(fmt.Sprintf("op=%s/n=%d/after=%s/impl=%s", op.name, n, r.name, impl.name), func(b *testing.B) {
