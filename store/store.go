@@ -136,10 +136,10 @@ func (c *Cache) Delete(obj any) error {
 	return nil
 }
 
-// List returns every object, in no particular order.
+// List returns every object, in key order (client-go's: map order).
 func (c *Cache) List() []any { return c.items.List() }
 
-// ListKeys returns every key, in no particular order.
+// ListKeys returns every key, in key order (client-go's: map order).
 func (c *Cache) ListKeys() []string { return c.items.ListKeys() }
 
 // Get returns the stored object with obj's key.

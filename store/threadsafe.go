@@ -1,8 +1,6 @@
 package store
 
 import (
-	"maps"
-	"slices"
 	"sync"
 
 	"github.com/cachelab/cachelab/metrics"
@@ -25,13 +23,11 @@ type ThreadSafeStore struct {
 	// rv at every write.
 	rvGauge metrics.GaugeMetric
 
-	// sorted caches the keys in key order for List and ListKeys. A
-	// write that adds or removes a key marks it stale (holding mu); the
-	// next list rebuilds it (holding mu for reading, and keysMu, since
-	// lists run side by side). An update of a stored key keeps it.
-	keysMu   sync.Mutex
-	sorted   []string
-	sortedOK bool
+	// order is the objects in key order for List and ListKeys: every
+	// write notes its key there (holding mu); the next list catches up
+	// (holding mu for reading, and orderMu, since lists run side by side).
+	orderMu sync.Mutex
+	order   keyOrder
 }
 
 // NewThreadSafeStore returns an empty store with the given indices. A
@@ -90,11 +86,9 @@ func (s *ThreadSafeStore) Delete(key string, obj any) {
 // first; its indices are updated one by one, in map order, so those
 // before the panicking one have changed).
 func (s *ThreadSafeStore) putLocked(key string, obj any) {
-	old, had := s.items[key]
+	old := s.items[key]
 	s.items[key] = obj
-	if !had {
-		s.sortedOK = false
-	}
+	s.order.touch(key, len(s.items))
 	var buf [4]indexChange
 	apply(s.idx.byName, key, s.idx.plan(key, old, obj, buf[:0]))
 }
@@ -107,7 +101,7 @@ func (s *ThreadSafeStore) deleteLocked(key string) {
 	var buf [4]indexChange
 	changes := s.idx.plan(key, old, nil, buf[:0])
 	delete(s.items, key)
-	s.sortedOK = false
+	s.order.touch(key, len(s.items))
 	apply(s.idx.byName, key, changes)
 }
 
@@ -125,15 +119,15 @@ func (s *ThreadSafeStore) Get(key string) (obj any, exists bool) {
 // is sorted, one of the orders client-go can produce, so that whatever
 // iterates a store (a relist's deletion detection, a resync, a late
 // handler's catch-up) does it the same way on every run and a trace is
-// byte-stable. It costs O(n) when no key came or went since the last
-// list, as client-go's copy does; otherwise O(n log n), to sort the keys
-// again.
+// byte-stable. The order costs the writes nothing and a list little: see
+// keyOrder.
 func (s *ThreadSafeStore) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]any, 0, len(s.items))
-	for _, key := range s.sortedKeysRLocked() {
-		out = append(out, s.items[key])
+	entries := s.orderedRLocked()
+	out := make([]any, len(entries))
+	for i := range entries {
+		out[i] = entries[i].obj
 	}
 	return out
 }
@@ -142,20 +136,22 @@ func (s *ThreadSafeStore) List() []any {
 func (s *ThreadSafeStore) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Clone(s.sortedKeysRLocked())
+	entries := s.orderedRLocked()
+	out := make([]string, len(entries))
+	for i := range entries {
+		out[i] = entries[i].key
+	}
+	return out
 }
 
-// sortedKeysRLocked is the stored keys, sorted: the cache, rebuilt if a
-// key came or went. The caller holds mu for reading and must not modify
-// the slice.
-func (s *ThreadSafeStore) sortedKeysRLocked() []string {
-	s.keysMu.Lock()
-	defer s.keysMu.Unlock()
-	if !s.sortedOK {
-		s.sorted = slices.Sorted(maps.Keys(s.items))
-		s.sortedOK = true
-	}
-	return s.sorted
+// orderedRLocked is the stored entries in key order, caught up with the
+// writes since the last list. The caller holds mu for reading and must
+// not modify the slice.
+func (s *ThreadSafeStore) orderedRLocked() []entry {
+	s.orderMu.Lock()
+	defer s.orderMu.Unlock()
+	s.order.catchUp(s.items)
+	return s.order.entries
 }
 
 // Len is the number of stored objects.
@@ -171,7 +167,7 @@ func (s *ThreadSafeStore) Replace(items map[string]any, resourceVersion string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = items
-	s.sortedOK = false
+	s.order.drop()
 	s.rememberLocked(resourceVersion)
 	s.idx.rebuild(items)
 }

@@ -2,6 +2,8 @@ package difftest
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -139,6 +141,7 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 				}
 			}
 		}
+		checkKeyOrder(t, cl.ix, i+1, line)
 		sa, sb := stateOf(cl), stateOf(cg)
 		if a.Panic {
 			// An IndexFunc panicked. client-go leaves the items and the
@@ -156,6 +159,23 @@ func RunStoreScript(t *testing.T, cfg StoreConfig, ops []StoreOp) []string {
 		}
 	}
 	return trace
+}
+
+// checkKeyOrder fails unless cachelab's List and ListKeys come in key
+// order, List()[i] being the object stored under ListKeys()[i]: the order
+// cachelab promises where client-go's is map order (the state compared
+// with client-go is sorted, so it cannot see this).
+func checkKeyOrder(t *testing.T, ix cache.Indexer, step int, line string) {
+	t.Helper()
+	keys, objs := ix.ListKeys(), ix.List()
+	if !slices.IsSorted(keys) || len(objs) != len(keys) {
+		t.Fatalf("after step %d (%s): ListKeys = %q (%d objects listed), want the keys sorted, one per object", step, line, keys, len(objs))
+	}
+	for i, k := range keys {
+		if obj, _, _ := ix.GetByKey(k); !reflect.DeepEqual(obj, objs[i]) {
+			t.Fatalf("after step %d (%s): List()[%d] = %v, want the object stored under %q, %v", step, line, i, objs[i], k, obj)
+		}
+	}
 }
 
 func newStores(cfg StoreConfig) (cl, cg storeSide) {
