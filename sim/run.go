@@ -571,10 +571,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	}
 	snaps := make([]snapshot, len(r.sides))
 	for i, s := range r.sides {
-		snaps[i] = s.recent()
-		if st.Cmd == "show" {
-			snaps[i] = s.snapshot() // shown as it is now, whatever settling saw
-		}
+		snaps[i] = s.snapshot()
 		if st.Cmd != "show" {
 			s.noteChanges(snaps[i])
 		}

@@ -27,9 +27,6 @@ import (
 // what each side had.
 func (r *runner) settle() error {
 	r.quietAt = nil
-	for _, s := range r.sides {
-		s.settled = snapshot{}
-	}
 	r.letHeldGo()
 	if err := r.settleCache(); err != nil {
 		return err
@@ -47,7 +44,6 @@ func (r *runner) settle() error {
 		return err
 	}
 	want := cl.snapshot()
-	cl.keep(want)
 	if err := r.settleSide(cg, rev, &want); err != nil {
 		return err
 	}
@@ -279,8 +275,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				if got := s.snapshot(); r.settledLike(got, *want) {
-					s.keep(got)
+				if r.settledLike(s.snapshot(), *want) {
 					return nil
 				}
 			}

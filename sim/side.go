@@ -83,11 +83,6 @@ type side struct {
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
-	// settled is the snapshot that settling took last, and the side's
-	// line count then (recent): the step's own snapshot, if nothing has
-	// happened since.
-	settled      snapshot
-	settledLines int
 	// ticksDrained is how many resync ticks client-go's side had handled
 	// when its queue was last found drained (poppedAfterTick).
 	ticksDrained int
@@ -260,20 +255,6 @@ func (s *side) snapshot() snapshot {
 	return sn
 }
 
-// keep notes sn as the side's state at its current line count.
-func (s *side) keep(sn snapshot) { s.settled, s.settledLines = sn, s.rec.Count() }
-
-// recent is the snapshot settling kept, if the side has recorded nothing
-// since; else a new one. A side's informer changes nothing without a
-// trace line (every event, delta and call is one), and a settled side
-// has nothing in flight.
-func (s *side) recent() snapshot {
-	if s.settled.Indexer != nil && s.settledLines == s.rec.Count() {
-		return s.settled
-	}
-	return s.snapshot()
-}
-
 // counters is the side's state without the indexer's objects (Indexer is
 // nil, StoreRV empty): what costs the same at any number of objects, for
 // settling to poll.
@@ -297,7 +278,7 @@ func (s *side) counters() snapshot {
 			continue
 		}
 		sn.Calls[h.name] = h.callCount()
-		if h.heldInInitialList() {
+		if h.syncedHidden() {
 			sn.HeldInitial[h.name] = true
 			if s.classic {
 				continue
