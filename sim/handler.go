@@ -41,6 +41,10 @@ type handler struct {
 	// whether it turns true afterwards depends on those same chance
 	// deliveries, so a frozen handler shows this value from then on.
 	syncedAtStop bool
+	// frozenInInitial is set when it was frozen in an initial-list call:
+	// in the classic stack its HasSynced stays hidden, as while it was
+	// held (racyNote): the value frozen is itself chance there.
+	frozenInInitial bool
 }
 
 // isBlocked reports whether the handler is in a call, held by the scenario.
@@ -198,6 +202,14 @@ func (h *handler) heldInInitialList() bool {
 	return h.heldInitial
 }
 
+// syncedHidden reports whether the handler's HasSynced is hidden in the
+// classic stack: it is held in an initial-list call, or was frozen in one.
+func (h *handler) syncedHidden() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.heldInitial || h.frozenInInitial
+}
+
 // letGo lets a held (slow) handler go for good, as the informers stop:
 // its held call returns, and no call from now on is recorded or counted
 // (frozen). A handler that is not held is left as it is: a late call it
@@ -210,7 +222,7 @@ func (h *handler) letGo() (wasHeld bool) {
 	if h.gate == nil {
 		return false
 	}
-	h.frozen, h.syncedAtStop = true, synced
+	h.frozen, h.syncedAtStop, h.frozenInInitial = true, synced, h.heldInitial
 	close(h.gate)
 	h.gate = nil
 	return true
