@@ -10,8 +10,11 @@ import (
 // Recorder collects one side's events as they happen; Take hands over
 // what a step produced. It is safe for concurrent use.
 type Recorder struct {
-	mu    sync.Mutex
-	got   []Event
+	mu sync.Mutex
+	// got holds the step's events in chunks that are never moved once
+	// made: a step of a million events is copied once, by Take, not
+	// again each time a slice outgrows its array.
+	got   events
 	total int          // events ever recorded
 	kinds map[Kind]int // events ever recorded, by kind
 	// layers counts the events recorded since the last Take, by layer.
@@ -30,7 +33,7 @@ func (r *Recorder) Add(layer string, kind Kind, key, detail string) {
 func (r *Recorder) Record(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.insert(e, len(r.got))
+	r.insert(e, r.got.len())
 }
 
 // RecordBefore records e ahead of the last event recorded in its layer
@@ -40,10 +43,10 @@ func (r *Recorder) Record(e Event) {
 func (r *Recorder) RecordBefore(e Event, jump func(prev Event) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	at := len(r.got)
-	for i := len(r.got) - 1; i >= 0; i-- {
-		if r.got[i].Layer == e.Layer {
-			if jump(r.got[i]) {
+	at := r.got.len()
+	for i := at - 1; i >= 0; i-- {
+		if prev := r.got.at(i); prev.Layer == e.Layer {
+			if jump(*prev) {
 				at = i
 			}
 			break
@@ -57,9 +60,7 @@ func (r *Recorder) insert(e Event, at int) {
 	if r.Tamper != nil {
 		r.Tamper(&e)
 	}
-	r.got = append(r.got, Event{})
-	copy(r.got[at+1:], r.got[at:])
-	r.got[at] = e
+	r.got.insert(e, at)
 	r.total++
 	if r.kinds == nil {
 		r.kinds = map[Kind]int{}
@@ -118,12 +119,13 @@ func (r *Recorder) Peek(n int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
-	got := r.got
-	if len(got) > n {
-		fmt.Fprintf(&b, "  ... %d earlier lines\n", len(got)-n)
-		got = got[len(got)-n:]
+	from := 0
+	if r.got.len() > n {
+		from = r.got.len() - n
+		fmt.Fprintf(&b, "  ... %d earlier lines\n", from)
 	}
-	for _, e := range got {
+	for i := from; i < r.got.len(); i++ {
+		e := r.got.at(i)
 		fmt.Fprintf(&b, "  %-16s %s\n", e.Layer, Clip(e.Text(), 120))
 	}
 	return b.String()
@@ -142,14 +144,74 @@ func Clip(text string, n int) string {
 func (r *Recorder) Entries() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.got...)
+	return r.got.flat()
 }
 
 // Take returns the events recorded since the last Take, and forgets them.
 func (r *Recorder) Take() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := r.got
-	r.got, r.layers = nil, nil
+	out := r.got.flat()
+	r.got, r.layers = events{}, nil
+	return out
+}
+
+// events is a sequence of events kept in chunks. A chunk is twice the
+// size of the one before it, up to maxChunk events, so a step of a few
+// events allocates little and a large one never moves what it holds.
+type events struct {
+	chunks [][]Event
+	n      int
+}
+
+const maxChunk = 4096
+
+func (es *events) len() int { return es.n }
+
+// at is the i-th event, in place. It looks from the end, where the
+// recorder reads and inserts.
+func (es *events) at(i int) *Event {
+	start := es.n
+	for k := len(es.chunks) - 1; k >= 0; k-- {
+		c := es.chunks[k]
+		if start -= len(c); i >= start {
+			return &c[i-start]
+		}
+	}
+	panic(fmt.Sprintf("trace: event %d of %d", i, es.n))
+}
+
+// insert puts e at index at, moving the events from at on one place
+// later. Only the simulator's reordering of two events of one instant
+// inserts before the end, and then at one of the last events.
+func (es *events) insert(e Event, at int) {
+	if len(es.chunks) == 0 || len(es.chunks[len(es.chunks)-1]) == cap(es.chunks[len(es.chunks)-1]) {
+		size := 16
+		if k := len(es.chunks); k > 0 {
+			size = min(2*cap(es.chunks[k-1]), maxChunk)
+		}
+		es.chunks = append(es.chunks, make([]Event, 0, size))
+	}
+	last := &es.chunks[len(es.chunks)-1]
+	*last = append(*last, e)
+	es.n++
+	if at == es.n-1 {
+		return
+	}
+	for i := es.n - 1; i > at; i-- {
+		*es.at(i) = *es.at(i - 1)
+	}
+	*es.at(at) = e
+}
+
+// flat returns the events in one new slice of their exact length.
+func (es *events) flat() []Event {
+	if es.n == 0 {
+		return nil
+	}
+	out := make([]Event, 0, es.n)
+	for _, c := range es.chunks {
+		out = append(out, c...)
+	}
 	return out
 }
