@@ -221,6 +221,10 @@ func (s *Server) startCache() (*cache, error) {
 	}
 	cc := &cache{store: noDeadlines{store}, closeStore: store.Close, feed: f, cacher: c, clock: clk, created: created,
 		delegator: cacher.NewCacheDelegator(c, servedByEtcd{noDeadlines{store}})}
+	if err := widenDispatchBudget(c); err != nil {
+		cc.stop()
+		return nil, err
+	}
 	s.mu.Lock()
 	s.cache = cc
 	s.delegators = append(s.delegators, fmt.Sprintf("(%p", cc.delegator))

@@ -1,8 +1,14 @@
 package apistorage_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
 )
@@ -24,5 +30,39 @@ func TestNoWallClockConsistencyChecker(t *testing.T) {
 	}
 	if !s.Cached() {
 		t.Fatal("the server has no watch cache")
+	}
+}
+
+// A watch whose client takes no event while the cacher dispatches a
+// burst is not closed by the cacher's wall-clock budget for blocked
+// watchers (cacher.go's dispatchEvent, time_budget.go: 50 ms a second, at
+// most 100 ms, and none at all for a fresh cacher): the Watch's relay
+// takes every event as the cacher sends it, as a kube-apiserver's
+// connection would, and the client reads them at its own pace. Without
+// the relay's buffer, the watch was closed after about a dozen events,
+// and in the simulator one informer got a re-watch the other did not.
+func TestBurstIsNotCutByTheWallClock(t *testing.T) {
+	wd := newWorld(t)
+	s := wd.server(t, true)
+	lw := s.ListerWatcher("")
+	waitFor(t, func() bool { return s.CacheCaughtUp(1) })
+	w, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	const n = 300
+	for i := range n {
+		wd.create(t, "ns0", fmt.Sprintf("p%03d", i)) // nobody reads the watch meanwhile
+	}
+	waitFor(t, func() bool { return s.CacheCaughtUp(n + 1) })
+	for i := range n {
+		e, ok := <-w.ResultChan()
+		if !ok {
+			t.Fatalf("the watch was closed after %d of %d events", i, n)
+		}
+		if u := e.Object.(*unstructured.Unstructured); e.Type != watch.Added || u.GetName() != fmt.Sprintf("p%03d", i) {
+			t.Fatalf("event %d: %s %s, want ADDED p%03d", i, e.Type, u.GetName(), i)
+		}
 	}
 }
