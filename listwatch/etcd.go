@@ -57,6 +57,7 @@ type Embedded struct {
 	ownDir  bool
 	members []*member // one, unless opts.Members asks for a cluster
 	client  *clientv3.Client
+	local   localKV // LocalKV's, for one member (local.go)
 	// reusePort: a cluster's ports were reserved with SO_REUSEPORT, and
 	// its members bind them with it too (cluster.go).
 	reusePort bool
@@ -164,6 +165,7 @@ func (e *Embedded) start(ctx context.Context) error {
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
 	}
 	e.client = client
+	e.local.serve(m.server.Server)
 	return nil
 }
 

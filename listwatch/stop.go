@@ -86,6 +86,7 @@ func (e *Embedded) stop() {
 // halt stops every running member's etcd server at once, without a
 // leadership handover, and closes the client.
 func (e *Embedded) halt() {
+	e.local.serve(nil)
 	if e.client != nil {
 		_ = e.client.Close()
 		e.client = nil

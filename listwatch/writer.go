@@ -30,14 +30,15 @@ type WriterOptions struct {
 // Writer creates, updates and deletes objects of one resource in etcd with
 // kube-apiserver's optimistic concurrency (E2).
 type Writer struct {
-	client *clientv3.Client
+	client KV
 	res    Resource
 	newUID func() types.UID
 	now    func() time.Time
 }
 
-// NewWriter returns a Writer for res.
-func NewWriter(client *clientv3.Client, res Resource, opts WriterOptions) *Writer {
+// NewWriter returns a Writer for res that writes through client: a
+// connection, or an embedded etcd's LocalKV.
+func NewWriter(client KV, res Resource, opts WriterOptions) *Writer {
 	w := &Writer{client: client, res: res, newUID: opts.NewUID, now: opts.Now}
 	if w.newUID == nil {
 		w.newUID = uuid.NewUUID
