@@ -244,11 +244,14 @@ const racyNote = "classic stack: while a handler is held in an initial-list call
 // indexer.
 func (s *side) snapshot() snapshot {
 	sn := s.counters()
-	sn.Indexer = map[string]string{}
-	if s.inf != nil {
+	if s.inf == nil {
+		sn.Indexer = map[string]string{}
+	} else {
 		objs, rv := s.inf.indexer()
+		sn.Indexer = make(map[string]string, len(objs))
 		for _, o := range objs {
-			sn.Indexer[trace.KeyOf(o)] = trace.Describe(o)
+			k, d := trace.KeyAndDescribe(o)
+			sn.Indexer[k] = d
 		}
 		sn.StoreRV = rv
 	}

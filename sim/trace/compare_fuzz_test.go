@@ -8,7 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/store"
 )
 
 // canonicalByDefinition is Canonical as its doc comment defines it, the
@@ -102,6 +106,15 @@ func TestMetadataOfIsTheAccessors(t *testing.T) {
 		}
 		if got := Describe(u); got != want {
 			t.Errorf("metadata %v: Describe = %q, the accessors say %q", md, got, want)
+		}
+		if k, d := KeyAndDescribe(u); k != KeyOf(u) || d != Describe(u) {
+			t.Errorf("metadata %v: KeyAndDescribe = %q, %q; KeyOf and Describe say %q, %q", md, k, d, KeyOf(u), Describe(u))
+		}
+	}
+	for _, obj := range []any{nil, store.DeletedFinalStateUnknown{Key: "ns/a", Obj: &unstructured.Unstructured{}},
+		cache.DeletedFinalStateUnknown{Key: "ns/b"}, &metav1.ObjectMeta{Name: "c", Namespace: "ns", ResourceVersion: "3"}} {
+		if k, d := KeyAndDescribe(obj); k != KeyOf(obj) || d != Describe(obj) {
+			t.Errorf("%T: KeyAndDescribe = %q, %q; KeyOf and Describe say %q, %q", obj, k, d, KeyOf(obj), Describe(obj))
 		}
 	}
 }

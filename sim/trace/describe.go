@@ -43,6 +43,17 @@ func joinKey(ns, name string) string {
 	return ns + "/" + name
 }
 
+// KeyAndDescribe is KeyOf and Describe of one object, reading its
+// metadata once: a snapshot of 100,000 objects calls it for each.
+func KeyAndDescribe(obj any) (key, desc string) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		ns, name, rv := metadataOf(u)
+		key = joinKey(ns, name)
+		return key, key + "@" + rv
+	}
+	return KeyOf(obj), Describe(obj)
+}
+
 // metadataOf reads what Unstructured's GetNamespace, GetName and
 // GetResourceVersion do ("" where a field is missing or not a string),
 // with one lookup of metadata instead of one per field: snapshots read

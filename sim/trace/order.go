@@ -334,15 +334,17 @@ func Align(a, b []Event, queueWorld bool) []Event {
 	if layer, _ := Compare(a, b, queueWorld); layer != "" {
 		return b
 	}
-	return Realign(a, b, queueWorld)
+	return Realign(a, slices.Clone(b), queueWorld)
 }
 
 // Realign is Align for two sides already compared and found to agree
-// (Compare returned ""): it does not compare them again.
+// (Compare returned ""): it does not compare them again, and it reorders
+// b in place, which the step that owns b's events can afford and a copy
+// of a million events cannot.
 func Realign(a, b []Event, queueWorld bool) []Event {
 	la := ByLayer(a, queueWorld)
 	next := map[string]int{} // per layer: how many of a's events are placed
-	out := slices.Clone(b)
+	out := b
 	for i, e := range out {
 		if !Compared(e.Layer, queueWorld) {
 			continue
