@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,9 @@ func runOne(t *testing.T, name, src string, opts Options) (*Result, error) {
 }
 
 // Issue 27, case 1: a step finishes whatever the number of keys. A
-// controller with one worker over 1,000 new objects reconciles each once
-// in the step that created them (the round budget of 200 failed at 201).
+// controller with one worker over 2,000 new objects, and one with three
+// over 5,000, reconciles each once in the step that created them (the
+// round budget of 200 per worker failed at 201).
 func TestControllerStepScalesWithKeys(t *testing.T) {
 	for _, tc := range []struct {
 		server  string
@@ -42,8 +44,8 @@ func TestControllerStepScalesWithKeys(t *testing.T) {
 		workers string
 		n       string
 	}{
-		{ServerWatchCache, informer.Default, "1", "1000"},
-		{ServerEtcd, informer.Classic, "3", "1000"},
+		{ServerWatchCache, informer.Default, "1", "2000"},
+		{ServerEtcd, informer.Classic, "3", "5000"},
 	} {
 		t.Run(tc.server+"/"+string(tc.stack), func(t *testing.T) {
 			src := script("start-controller workers="+tc.workers, "start", "bulk-create n="+tc.n)
@@ -58,7 +60,7 @@ func TestControllerStepScalesWithKeys(t *testing.T) {
 					got++
 				}
 			}
-			if want := 1000; got != want {
+			if want, _ := strconv.Atoi(tc.n); got != want {
 				t.Errorf("reconcile lines in the bulk-create step: %d, want %d", got, want)
 			}
 		})
