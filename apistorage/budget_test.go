@@ -20,7 +20,7 @@ import (
 // directly, without Watch's relay, and not at all while 60 objects are
 // written, so its goroutine is held behind for the whole burst: with the
 // budget as kube-apiserver has it, the watcher is closed after about 20
-// events; widened, it gets all 60 once it is read.
+// events; widened, it gets all 60 once it is read. C9.
 func TestDispatcherWaitsForABehindWatcher(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -51,7 +51,7 @@ import (
 //     was not, in 1 of about 5 runs of a 1,000-object bulk-create with
 //     `go test ./...`: the budget is widened to 2 s, full from the start
 //     (widenDispatchBudget, TestDispatcherWaitsForABehindWatcher), so
-//     only a goroutine starved for seconds would be cut.
+//     only a goroutine starved for seconds would be cut (C9).
 //   - The etcd3 store's size estimator refreshes its key count every 1 to
 //     1.5 minutes; it changes no answer.
 

@@ -40,7 +40,7 @@ func TestNoWallClockConsistencyChecker(t *testing.T) {
 // takes every event as the cacher sends it, as a kube-apiserver's
 // connection would, and the client reads them at its own pace. Without
 // the relay's buffer, the watch was closed after about a dozen events,
-// and in the simulator one informer got a re-watch the other did not.
+// and in the simulator one informer got a re-watch the other did not. C9.
 func TestBurstIsNotCutByTheWallClock(t *testing.T) {
 	wd := newWorld(t)
 	s := wd.server(t, true)
