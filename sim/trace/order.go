@@ -72,26 +72,38 @@ func MarkListed(events []Event) {
 // the scenario's clock (a clock jump past both) on two goroutines. The
 // events given are left as they are.
 func Arrange(events []Event) []Event {
-	out := slices.Clone(events)
-	MarkListed(out)
-	// Sorted by index on small keys, then moved once: a step's events
-	// can number a million, of some two hundred bytes each.
+	// Events of one place (rank, layer, resync) keep their order, and the
+	// places are few: each event is moved once, straight to its place's
+	// next slot, in one pass over a step that can number a million events
+	// of some two hundred bytes each.
 	type place struct {
 		rank   int
 		layer  string // "" where layers of one rank interleave
 		resync bool   // a reflector's resync, which goes before a watch's end
 	}
-	places := make([]place, len(out))
-	idx := make([]int32, len(out))
-	for i, e := range out {
+	var places []place
+	ids := map[place]int32{}
+	group := make([]int32, len(events))
+	for i := range events {
+		e := &events[i]
 		p := place{rank: printRank(e.Layer)}
 		if p.rank != Rank(LayerWorkqueue) {
 			p.layer = e.Layer
 		}
 		p.resync = e.Layer == LayerReflector && strings.HasPrefix(e.Detail, "resync")
-		places[i], idx[i] = p, int32(i)
+		id, ok := ids[p]
+		if !ok {
+			id = int32(len(places))
+			ids[p] = id
+			places = append(places, p)
+		}
+		group[i] = id
 	}
-	slices.SortStableFunc(idx, func(i, j int32) int {
+	order := make([]int32, len(places))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
 		a, b := places[i], places[j]
 		if a.rank != b.rank {
 			return a.rank - b.rank
@@ -107,10 +119,22 @@ func Arrange(events []Event) []Event {
 		}
 		return 1
 	})
-	arranged := make([]Event, len(out))
-	for k, i := range idx {
-		arranged[k] = out[i]
+	count := make([]int, len(places))
+	for _, g := range group {
+		count[g]++
 	}
+	next := make([]int, len(places)) // where each place's next event goes
+	at := 0
+	for _, g := range order {
+		next[g] = at
+		at += count[g]
+	}
+	arranged := make([]Event, len(events))
+	for i, g := range group {
+		arranged[next[g]] = events[i]
+		next[g]++
+	}
+	MarkListed(arranged)
 	return arranged
 }
 
