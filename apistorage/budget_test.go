@@ -6,12 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/storage"
-	clocktesting "k8s.io/utils/clock/testing"
-
-	"github.com/cachelab/cachelab/listwatch"
 )
 
 // The cacher's dispatcher waits up to dispatchBudget, not kube-apiserver's
@@ -24,15 +19,7 @@ import (
 func TestDispatcherWaitsForABehindWatcher(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	s, err := New(ctx, e.Client(), listwatch.Pods, Options{Cache: true, Clock: clocktesting.NewFakeClock(time.Unix(0, 0))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, create := cachedWorld(t, ctx)
 	defer s.Close()
 	if budget, maxBudget := dispatchBudgetOf(s.current().cacher); budget != dispatchBudget || maxBudget != dispatchBudget {
 		t.Fatalf("the dispatch budget is %v (at most %v), want %v", budget, maxBudget, dispatchBudget)
@@ -42,20 +29,9 @@ func TestDispatcherWaitsForABehindWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	n := 0
-	writer := listwatch.NewWriter(e.LocalKV(), listwatch.Pods, listwatch.WriterOptions{
-		NewUID: func() types.UID { n++; return types.UID(fmt.Sprint(n)) },
-	})
 	const count = 60
 	for i := range count {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("Pod")
-		u.SetNamespace("ns0")
-		u.SetName(fmt.Sprintf("o%03d", i))
-		if _, err := writer.Create(ctx, u); err != nil {
-			t.Fatal(err)
-		}
+		create(fmt.Sprintf("o%03d", i))
 	}
 	for i := range count {
 		if _, ok := <-w.ResultChan(); !ok {

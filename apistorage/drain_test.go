@@ -7,12 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	clocktesting "k8s.io/utils/clock/testing"
-
 	"github.com/cachelab/cachelab/internal/goroutines"
-	"github.com/cachelab/cachelab/listwatch"
 )
 
 // A cache stopped while its dispatcher is behind stops: its reflector,
@@ -27,30 +22,11 @@ func TestStopDrainsTheReflector(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			n := 0
-			w := listwatch.NewWriter(e.Client(), listwatch.Pods, listwatch.WriterOptions{
-				NewUID: func() types.UID { n++; return types.UID(fmt.Sprint(n)) },
-			})
-			s, err := New(ctx, e.Client(), listwatch.Pods, Options{Cache: true, Clock: clocktesting.NewFakeClock(time.Unix(0, 0))})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, create := cachedWorld(t, ctx)
 			c := s.current()
 			s.HoldCache()
 			for i := range 250 {
-				u := &unstructured.Unstructured{}
-				u.SetAPIVersion("v1")
-				u.SetKind("Pod")
-				u.SetNamespace("ns0")
-				u.SetName(fmt.Sprintf("o%03d", i))
-				if _, err := w.Create(ctx, u); err != nil {
-					t.Fatal(err)
-				}
+				create(fmt.Sprintf("o%03d", i))
 			}
 			c.cacher.Lock() // the dispatcher waits for it at its next event
 			s.ReleaseCache()
