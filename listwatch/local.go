@@ -28,7 +28,7 @@ var ErrLocalStopped = errors.New("listwatch: the embedded etcd server is stopped
 // process: the same service a gRPC client reaches, with its quota and its
 // request checks, and the same answers and errors, but without a loopback
 // connection, HTTP/2 framing and protobuf encoding on both sides. A write
-// costs about a third of the CPU it costs over the connection, which is
+// costs less than half the CPU it costs over the connection, which is
 // what a simulator creating 100,000 objects spends most of its time on.
 //
 // It follows the server across Restart, Snapshot, Restore and Wipe. It is

@@ -457,8 +457,8 @@ func (r *runner) connect() error {
 		copts.Endpoints = c.Endpoints()
 	}
 	r.client = r.clients[0]
-	// One embedded etcd takes the scenario's writes in process, at a
-	// third of a connection's CPU (listwatch.LocalKV); the informers'
+	// One embedded etcd takes the scenario's writes in process, at less
+	// than half a connection's CPU (listwatch.LocalKV); the informers'
 	// requests and watches, and kube-apiserver's, stay on connections.
 	var kv listwatch.KV = r.client
 	if r.etcd != nil && r.etcd.LocalKV() != nil {
