@@ -248,7 +248,7 @@ type Watch struct {
 	done      chan struct{}
 	stopOnce  sync.Once
 
-	handing atomic.Bool  // relay holds events the client has not taken yet
+	handing atomic.Bool  // relay is handing an event to the client
 	handed  atomic.Int64 // events the client has taken
 }
 
@@ -263,46 +263,29 @@ func (w *Watch) Stop() {
 	w.cancel()
 }
 
-// relay is the watch's HTTP handler and connection: it takes each event
-// from the cacher as soon as the cacher sends it, and hands the client
-// the events in order, at the client's pace. The cacher gives a watcher
-// that keeps it waiting a budget of wall time (50 ms a second, at most
-// 100 ms: cacher.go's dispatchEvent, time_budget.go) and then closes it.
-// A kube-apiserver's connection and the client's socket buffer hold many
-// events; without a buffer here, an informer a few events behind a burst
-// of writes (a bulk-create on a busy machine) would have its watch closed
-// by the wall clock, on one side and not the other (walltime.go).
 func (w *Watch) relay(ctx context.Context) {
 	defer close(w.result)
 	defer w.srv.track(w, false)
 	defer w.inner.Stop()
-	in, done := w.inner.ResultChan(), ctx.Done()
-	var queue []watch.Event
-	for in != nil || len(queue) > 0 {
-		var out chan watch.Event
-		var next watch.Event
-		if len(queue) > 0 {
-			out, next = w.result, queue[0]
-		}
+	in := w.inner.ResultChan()
+	for {
 		select {
 		case e, ok := <-in:
 			if !ok {
-				in = nil // the cacher ended the watch: hand over what it sent
-				continue
+				return
 			}
 			e.Object = wire(e.Object)
-			queue = append(queue, e)
 			w.handing.Store(true)
-		case out <- next:
-			queue[0] = watch.Event{}
-			queue = queue[1:]
+			select {
+			case w.result <- e:
+			case <-w.done:
+				w.handing.Store(false)
+				return
+			}
 			w.handed.Add(1)
-			w.handing.Store(len(queue) > 0)
-		case <-done:
-			// The watch's deadline: the server takes nothing more, and
-			// what it had written is still read, as from a closed
-			// connection.
-			in, done = nil, nil
+			w.handing.Store(false)
+		case <-ctx.Done():
+			return
 		case <-w.done:
 			return
 		}
