@@ -3,10 +3,12 @@ package apistorage
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/cacher"
 )
 
 // The cacher's dispatcher waits up to dispatchBudget, not kube-apiserver's
@@ -38,4 +40,10 @@ func TestDispatcherWaitsForABehindWatcher(t *testing.T) {
 			t.Fatalf("the cacher closed the watch after %d of %d events", i, count)
 		}
 	}
+}
+
+// dispatchBudgetOf is c's dispatch budget now and its maximum.
+func dispatchBudgetOf(c *cacher.Cacher) (budget, max time.Duration) {
+	st := reflect.ValueOf(c).Elem().FieldByName("dispatchTimeoutBudget").Elem().Elem()
+	return time.Duration(st.FieldByName("budget").Int()), time.Duration(st.FieldByName("maxBudget").Int())
 }

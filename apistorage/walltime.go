@@ -107,16 +107,16 @@ func widenDispatchBudget(c *cacher.Cacher) error {
 		return unsafe.Pointer(v.UnsafeAddr())
 	}
 	mu := (*sync.Mutex)(addr("Mutex", reflect.TypeFor[sync.Mutex]()))
-	durations := []*time.Duration{}
+	if mu == nil {
+		return fail("no Mutex")
+	}
+	var durations []*time.Duration
 	for _, name := range []string{"budget", "maxBudget", "refresh"} {
 		p := (*time.Duration)(addr(name, reflect.TypeFor[time.Duration]()))
 		if p == nil {
 			return fail("no " + name)
 		}
 		durations = append(durations, p)
-	}
-	if mu == nil {
-		return fail("no Mutex")
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -126,10 +126,4 @@ func widenDispatchBudget(c *cacher.Cacher) error {
 		*p = dispatchBudget
 	}
 	return nil
-}
-
-// dispatchBudgetOf is c's budget now and its maximum, for tests.
-func dispatchBudgetOf(c *cacher.Cacher) (budget, max time.Duration) {
-	st := reflect.ValueOf(c).Elem().FieldByName("dispatchTimeoutBudget").Elem().Elem()
-	return time.Duration(st.FieldByName("budget").Int()), time.Duration(st.FieldByName("maxBudget").Int())
 }
