@@ -43,6 +43,18 @@ func TestListChangesKeepsAListUpToDate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := listwatch.NewListCopy(tc.lw, tc.opts, func(o *unstructured.Unstructured) *unstructured.Unstructured { return o })
+			// What the copy handed out before must not change under its
+			// holder's feet, even where the next read hands out the
+			// same map.
+			var lastGot map[string]*unstructured.Unstructured
+			var lastSeen view
+			values := func(m map[string]*unstructured.Unstructured) []*unstructured.Unstructured {
+				var out []*unstructured.Unstructured
+				for _, o := range m {
+					out = append(out, o)
+				}
+				return out
+			}
 			for range 60 {
 				ns, name := "ns"+strconv.Itoa(rnd.IntN(2)), "p"+strconv.Itoa(rnd.IntN(4))
 				key := ns + "/" + name
@@ -73,6 +85,14 @@ func TestListChangesKeepsAListUpToDate(t *testing.T) {
 				opts.ResourceVersion, opts.ResourceVersionMatch = strconv.FormatInt(rev, 10), metav1.ResourceVersionMatchExact
 				want, listErr := tc.lw.ListWithContext(ctx, opts)
 				got, copyErr := c.At(ctx, rev)
+				if lastGot != nil {
+					if d := cmp.Diff(lastSeen, describe(values(lastGot))); d != "" {
+						t.Fatalf("at rv %d a map the copy handed out before changed (-then +now):\n%s", rev, d)
+					}
+				}
+				if copyErr == nil {
+					lastGot, lastSeen = got, describe(values(got))
+				}
 				if (listErr == nil) != (copyErr == nil) {
 					t.Fatalf("at rv %d: the LIST's error is %v, the copy's %v", rev, listErr, copyErr)
 				}
@@ -83,11 +103,7 @@ func TestListChangesKeepsAListUpToDate(t *testing.T) {
 				for i := range want.(*unstructured.UnstructuredList).Items {
 					items = append(items, &want.(*unstructured.UnstructuredList).Items[i])
 				}
-				var copied []*unstructured.Unstructured
-				for _, o := range got {
-					copied = append(copied, o)
-				}
-				if d := cmp.Diff(describe(items), describe(copied)); d != "" {
+				if d := cmp.Diff(describe(items), describe(values(got))); d != "" {
 					t.Fatalf("at rv %d the copy differs from the LIST (-list +copy):\n%s", rev, d)
 				}
 			}
