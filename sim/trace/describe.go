@@ -66,6 +66,13 @@ func metadataOf(u *unstructured.Unstructured) (ns, name, rv string) {
 	return ns, name, rv
 }
 
+// UnstructuredRV is u's resourceVersion, as GetResourceVersion reads
+// it, without allocating.
+func UnstructuredRV(u *unstructured.Unstructured) string {
+	_, _, rv := metadataOf(u)
+	return rv
+}
+
 // Describe is how a trace names an object: namespace/name@resourceVersion,
 // or the tombstone that stands for a delete the informer missed.
 func Describe(obj any) string {

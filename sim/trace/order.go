@@ -72,6 +72,17 @@ func MarkListed(events []Event) {
 // the scenario's clock (a clock jump past both) on two goroutines. The
 // events given are left as they are.
 func Arrange(events []Event) []Event {
+	return arrange([][]Event{events})
+}
+
+// arrange is Arrange over events given in chunks (the recorder's), which
+// it reads once, so that a step's events are never copied whole before
+// they are arranged.
+func arrange(chunks [][]Event) []Event {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
 	// Events of one place (rank, layer, resync) keep their order, and the
 	// places are few: each event is moved once, straight to its place's
 	// next slot, in one pass over a step that can number a million events
@@ -83,21 +94,29 @@ func Arrange(events []Event) []Event {
 	}
 	var places []place
 	ids := map[place]int32{}
-	group := make([]int32, len(events))
-	for i := range events {
-		e := &events[i]
-		p := place{rank: printRank(e.Layer)}
-		if p.rank != Rank(LayerWorkqueue) {
-			p.layer = e.Layer
+	group := make([]int32, 0, n)
+	lastLayer, lastID := "", int32(-1) // a layer's events come in runs: its place is looked up once a run
+	for _, c := range chunks {
+		for i := range c {
+			e := &c[i]
+			if lastID >= 0 && e.Layer == lastLayer && e.Layer != LayerReflector {
+				group = append(group, lastID)
+				continue
+			}
+			p := place{rank: printRank(e.Layer)}
+			if p.rank != Rank(LayerWorkqueue) {
+				p.layer = e.Layer
+			}
+			p.resync = e.Layer == LayerReflector && strings.HasPrefix(e.Detail, "resync")
+			id, ok := ids[p]
+			if !ok {
+				id = int32(len(places))
+				ids[p] = id
+				places = append(places, p)
+			}
+			group = append(group, id)
+			lastLayer, lastID = e.Layer, id
 		}
-		p.resync = e.Layer == LayerReflector && strings.HasPrefix(e.Detail, "resync")
-		id, ok := ids[p]
-		if !ok {
-			id = int32(len(places))
-			ids[p] = id
-			places = append(places, p)
-		}
-		group[i] = id
 	}
 	order := make([]int32, len(places))
 	for i := range order {
@@ -129,10 +148,15 @@ func Arrange(events []Event) []Event {
 		next[g] = at
 		at += count[g]
 	}
-	arranged := make([]Event, len(events))
-	for i, g := range group {
-		arranged[next[g]] = events[i]
-		next[g]++
+	arranged := make([]Event, n)
+	i := 0
+	for _, c := range chunks {
+		for j := range c {
+			g := group[i]
+			arranged[next[g]] = c[j]
+			next[g]++
+			i++
+		}
 	}
 	MarkListed(arranged)
 	return arranged

@@ -156,6 +156,16 @@ func (r *Recorder) Take() []Event {
 	return out
 }
 
+// TakeArranged is Arrange(Take()), without the copy between the two:
+// the step's events, in layer order, and the recorder starts afresh.
+func (r *Recorder) TakeArranged() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := arrange(r.got.chunks)
+	r.got, r.layers = events{}, nil
+	return out
+}
+
 // events is a sequence of events kept in chunks. A chunk is twice the
 // size of the one before it, up to maxChunk events, so a step of a few
 // events allocates little and a large one never moves what it holds.
