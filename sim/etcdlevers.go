@@ -77,8 +77,9 @@ func (r *runner) travel(what string, restart func() error) error {
 		return err
 	}
 	r.resumedAt(before)
-	r.etcdChanged()  // other data: a held retry may not meet the same value
-	r.etcdCopy = nil // revisions come again with other content
+	r.etcdChanged() // other data: a held retry may not meet the same value
+	// Revisions come again with other content.
+	r.etcdCopy, r.etcdCopyFrom = nil, nil
 	after, err := r.revision()
 	if err != nil {
 		return err

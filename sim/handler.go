@@ -26,7 +26,9 @@ type handler struct {
 	calls     int
 	view      map[string]string // key -> rv, rebuilt from the calls
 	anomalies []string          // calls that did not fit the view
-	gate      chan struct{}     // non-nil while slow: calls wait for it to close
+	// viewChecked remembers the indexer the view last agreed with.
+	viewChecked equalOnce
+	gate        chan struct{} // non-nil while slow: calls wait for it to close
 	// heldInitial is set while the handler is held in an initial-list
 	// call, until that call's line is recorded after release.
 	heldInitial bool
@@ -270,16 +272,17 @@ func (h *handler) callCount() int {
 	return h.calls
 }
 
-// viewAndAnomalies returns a copy of the handler's view and the anomalies
-// since the last call.
-func (h *handler) viewAndAnomalies() (map[string]string, []string) {
+// anomaliesAndView returns the anomalies since the last call, and what
+// differs between the handler's view (what its calls built) and the
+// indexer, in differences' words; "" where they agree, or where the view
+// is not compared (compareView false).
+func (h *handler) anomaliesAndView(indexer map[string]string, compareView bool) ([]string, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	v := make(map[string]string, len(h.view))
-	for k, x := range h.view {
-		v[k] = x
-	}
 	a := h.anomalies
 	h.anomalies = nil
-	return v, a
+	if !compareView {
+		return a, ""
+	}
+	return a, h.viewChecked.differences("the indexer", indexer, "the view", h.view, h.calls)
 }

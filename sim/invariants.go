@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +35,7 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 	if !r.paused {
 		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
 			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
-		} else if d := differences("etcd", etcd, "the indexer", sn.Indexer); d != "" {
+		} else if d := s.etcdChecked.differences("etcd", etcd, "the indexer", sn.Indexer, 0); d != "" {
 			add("the indexer differs from etcd at rv " + sn.LastSyncRV + ": " + d)
 		}
 	}
@@ -41,14 +43,11 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 		if h.removed {
 			continue
 		}
-		view, anomalies := h.viewAndAnomalies()
+		anomalies, d := h.anomaliesAndView(sn.Indexer, !h.heldBack() && !r.paused)
 		for _, a := range anomalies {
 			add("handler " + h.name + ": " + a)
 		}
-		if h.heldBack() || r.paused {
-			continue
-		}
-		if d := differences("the indexer", sn.Indexer, "the view", view); d != "" {
+		if d != "" {
 			add("handler " + h.name + "'s view differs from the indexer: " + d)
 		}
 	}
@@ -92,15 +91,20 @@ func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
 	opts := metav1.ListOptions{LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
 	scope := r.cfg.namespace + "\x00" + opts.LabelSelector + "\x00" + opts.FieldSelector
 	if r.etcdCopy == nil || r.etcdCopyScope != scope {
-		r.etcdCopy, r.etcdCopyScope = listwatch.NewListCopy(lw, opts, keyed), scope
+		r.etcdCopy, r.etcdCopyScope, r.etcdCopyFrom = listwatch.NewListCopy(lw, opts, keyed), scope, nil
 	}
 	if rev, err := strconv.ParseInt(rv, 10, 64); err == nil {
 		if objs, err := r.etcdCopy.At(r.ctx, rev); err == nil {
-			out := make(map[string]string, len(objs))
-			for _, o := range objs {
-				out[o.key] = o.desc
+			// The copy hands out the same map while etcd's content in
+			// the scope stays the same; so is what it is made into.
+			if p := reflect.ValueOf(objs).UnsafePointer(); p != r.etcdCopyFrom {
+				out := make(map[string]string, len(objs))
+				for _, o := range objs {
+					out[o.key] = o.desc
+				}
+				r.etcdCopyFrom, r.etcdCopyOut = p, out
 			}
-			return out, nil
+			return r.etcdCopyOut, nil
 		}
 	}
 	opts.ResourceVersion, opts.ResourceVersionMatch = rv, metav1.ResourceVersionMatchExact
@@ -113,6 +117,33 @@ func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
 		out[trace.KeyOf(&it)] = trace.Describe(&it)
 	}
 	return out, nil
+}
+
+// equalOnce remembers the last pair of maps found equal, by identity,
+// and a count of changes made to the second in place (a handler's calls,
+// which change its view): the maps a step's invariants compare are
+// mostly the ones the step before found equal, unchanged (indexView and
+// listwatch.ListCopy hand out maps they never change), and comparing a
+// hundred thousand entries again finds nothing new.
+type equalOnce struct {
+	a, b    unsafe.Pointer // holding them keeps them from being reused for other maps
+	changes int
+}
+
+// differences is differences(aName, a, bName, b) for b after changes
+// changes in place.
+func (m *equalOnce) differences(aName string, a map[string]string, bName string, b map[string]string, changes int) string {
+	pa, pb := reflect.ValueOf(a).UnsafePointer(), reflect.ValueOf(b).UnsafePointer()
+	if pa != nil && pa == m.a && pb == m.b && changes == m.changes {
+		return ""
+	}
+	d := differences(aName, a, bName, b)
+	if d == "" {
+		m.a, m.b, m.changes = pa, pb, changes
+	} else {
+		*m = equalOnce{}
+	}
+	return d
 }
 
 // differences says, in one line and by key, where two views of the

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
@@ -128,6 +129,8 @@ type runner struct {
 	// etcdCopyScope) from one step's invariants to the next.
 	etcdCopy      *listwatch.ListCopy[keyedObject]
 	etcdCopyScope string
+	etcdCopyFrom  unsafe.Pointer    // the copy's map that etcdCopyOut was made from
+	etcdCopyOut   map[string]string // key -> description, as the invariants compare it
 	uids          int
 	// created counts the objects created so far (Session.Progress reads
 	// it from another goroutine while a step runs).
@@ -493,7 +496,7 @@ func (r *runner) connect() error {
 		}
 		p := world.NewConn(server, r.clock, rec, impl == trace.Cachelab)
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
-			conn: p, lastIndexer: map[string]string{}, lastSynced: map[string]bool{}})
+			conn: p, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
 	r.sides[0].plant = r.opts.plant
 	return nil
@@ -585,7 +588,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 		if st.Cmd == "show" {
 			r.show(s, a, snaps[i])
 		}
-		events := trace.Arrange(s.rec.Take())
+		events := s.rec.TakeArranged()
 		sr.Sides[s.impl] = append(events, r.invariants(s, snaps[i])...)
 	}
 	sr.World = r.world

@@ -43,7 +43,7 @@ func (r *runner) settle() error {
 	if err := r.settleSide(cl, rev, nil); err != nil {
 		return err
 	}
-	want := cl.snapshot()
+	want := cl.polled()
 	if err := r.settleSide(cg, rev, &want); err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				if r.settledLike(s.snapshot(), *want) {
+				if r.settledLike(s.polled(), *want) {
 					return nil
 				}
 			}

@@ -83,6 +83,12 @@ type side struct {
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
+	// view reads the indexer at the cost of what changed in it, and says
+	// which keys changed since the last step's lines (noteChanges).
+	view *indexView
+	// etcdChecked remembers etcd's content and the indexer the invariants
+	// last found equal.
+	etcdChecked equalOnce
 	// ticksDrained is how many resync ticks client-go's side had handled
 	// when its queue was last found drained (poppedAfterTick).
 	ticksDrained int
@@ -177,6 +183,7 @@ func (s *side) fresh() {
 	s.enqueued = 0
 	s.mu.Unlock()
 	s.lastIndexer, s.lastSynced = map[string]string{}, map[string]bool{}
+	s.view.reset()
 }
 
 // stop ends the informer and lets every held handler go, so no goroutine
@@ -242,18 +249,21 @@ const racyNote = "classic stack: while a handler is held in an initial-list call
 
 // snapshot is the side's state: its counters, and every object in its
 // indexer.
-func (s *side) snapshot() snapshot {
+func (s *side) snapshot() snapshot { return s.read(true) }
+
+// polled is the side's state as settling reads it while it waits:
+// snapshot's, but trusting that an object the indexer still holds was
+// not changed in place since it was last read (indexView.read).
+func (s *side) polled() snapshot { return s.read(false) }
+
+func (s *side) read(check bool) snapshot {
 	sn := s.counters()
 	if s.inf == nil {
 		sn.Indexer = map[string]string{}
+		s.view.reset()
 	} else {
 		objs, rv := s.inf.indexer()
-		sn.Indexer = make(map[string]string, len(objs))
-		for _, o := range objs {
-			k, d := trace.KeyAndDescribe(o)
-			sn.Indexer[k] = d
-		}
-		sn.StoreRV = rv
+		sn.Indexer, sn.StoreRV = s.view.read(objs, check), rv
 	}
 	return sn
 }
@@ -297,15 +307,27 @@ func (s *side) counters() snapshot {
 // noteChanges records what the step changed in the indexer and in
 // HasSynced, as trace lines.
 func (s *side) noteChanges(sn snapshot) {
-	var keys []string // what changed, sorted: a step that touched one object sorts one key
-	for k, v := range sn.Indexer {
-		if old, ok := s.lastIndexer[k]; !ok || old != v {
-			keys = append(keys, k)
+	// What changed, sorted: a step that touched one object sorts one
+	// key. sn is the view's latest read, and lastIndexer the read the
+	// view's changes are counted from.
+	changed, all := s.view.takeChanges()
+	var keys []string
+	if all {
+		for k, v := range sn.Indexer {
+			if old, ok := s.lastIndexer[k]; !ok || old != v {
+				keys = append(keys, k)
+			}
 		}
-	}
-	for k := range s.lastIndexer {
-		if _, ok := sn.Indexer[k]; !ok {
-			keys = append(keys, k)
+		for k := range s.lastIndexer {
+			if _, ok := sn.Indexer[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+	} else {
+		for k := range changed {
+			if v, ok := sn.Indexer[k]; v != s.lastIndexer[k] || ok != hasKey(s.lastIndexer, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	sort.Strings(keys)
@@ -346,6 +368,11 @@ func (s *side) noteChanges(sn snapshot) {
 		s.racyShown[n] = true
 	}
 	s.lastIndexer, s.lastSynced = sn.Indexer, sn.Synced
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // syncedNames lists a snapshot's HasSynced entries: the informer first,
