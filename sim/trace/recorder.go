@@ -58,7 +58,9 @@ func (r *Recorder) RecordBefore(e Event, jump func(prev Event) bool) {
 // insert records e at index at of the step's events; r.mu is held.
 func (r *Recorder) insert(e Event, at int) {
 	if r.Tamper != nil {
-		r.Tamper(&e)
+		t := e // a copy, so that e itself does not escape to the heap with every event
+		r.Tamper(&t)
+		e = t
 	}
 	r.got.insert(e, at)
 	r.total++
