@@ -17,6 +17,9 @@ type filter struct {
 func (f filter) empty() bool { return f.labels.Empty() && f.fields.Empty() }
 
 func (f filter) matches(obj *unstructured.Unstructured) bool {
+	if f.empty() {
+		return true // without copying the labels for nothing
+	}
 	if !f.labels.Matches(labels.Set(obj.GetLabels())) {
 		return false
 	}
