@@ -15,7 +15,7 @@ import (
 // what a scenario file is checked against or what --rewrite writes
 // (trace.StepOutput: every line, unwrapped).
 
-// summaryLimit is how many lines of one layer and kind a step shows
+// summaryLimit is how many alike lines (trace.Shape) a step shows
 // before it summarizes them (trace.TextStyle.Summarize), unless --full.
 // A 10,000-object start has groups of 10,000; no built-in scenario but
 // list-pages (501 objects) has a group over 100.

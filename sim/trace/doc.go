@@ -47,8 +47,9 @@
 // Format and StepOutput write every event on its own line: that is what a
 // scenario file's expected output holds and is compared with. WriteStep,
 // for a person, can also fit a step to a screen (TextStyle): a group of
-// more than Summarize lines of one layer and kind shows its first
-// SummaryHead and a line that counts the rest and their objects, a line
+// more than Summarize lines alike (Shape: one layer, kind and shape of
+// words) shows its first SummaryHead and a line that counts the rest and
+// their objects, while a line unlike the others always shows; a line
 // of more words than that shows its first LongLineWords, and with Width
 // each line wraps at spaces, continuing under the text after the layer
 // column (Wrap). A 10,000-object start is then some 30 lines, not 50,000.

@@ -18,18 +18,57 @@ import (
 // the line that counts the rest.
 const SummaryHead = 5
 
-// group is a layer and a kind: the lines a summary treats as alike.
-type group struct {
-	layer string
-	kind  Kind
+// Shape is what makes a line like another, for folding many lines into
+// a count: its layer, kind, operation, watch, handler, batch and marks,
+// whether it changes the resourceVersion, and its words with its own
+// object's name and every number taken out. Lines of one shape say the
+// same thing of other objects: 4,999 ADDED lines are alike, the BOOKMARK
+// that ends them is not, and neither is the one real update among
+// thousands of no-op ones. A tombstone's line has a shape of its own
+// (its object is the news), so it is never folded.
+func Shape(e Event) string {
+	d := e.Detail
+	if e.Key != "" {
+		d = strings.ReplaceAll(d, e.Key, "\x01")
+	}
+	var b strings.Builder
+	b.Grow(len(e.Layer) + len(d) + 32)
+	for _, f := range []string{e.Layer, string(e.Kind), e.Op, e.Watch, e.Handler, string(e.Order)} {
+		b.WriteString(f)
+		b.WriteByte(0)
+	}
+	if e.Initial {
+		b.WriteString("initial\x00")
+	}
+	if e.RV != "" && e.RV == e.PrevRV {
+		b.WriteString("same rv\x00")
+	}
+	if e.Order == OrderTombstones {
+		b.WriteString(e.Key + "\x00")
+	}
+	digits := false
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if c >= '0' && c <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // summarize returns the rows to print for events: every event, unless a
-// group (layer and kind) has more than limit of them; such a group keeps
-// its first SummaryHead events, and in place of the next one a row that
-// counts the rest and the objects they are about; and a line of more
-// than limit words keeps its first LongLineWords (clipWords). limit 0
-// keeps every event whole.
+// group of alike lines (one Shape) has more than limit of them; such a
+// group keeps its first SummaryHead events, and in place of the next one
+// a row that counts the rest and the objects they are about. A line
+// unlike any other in the step is always shown. A line of more than
+// limit words keeps its first LongLineWords (clipWords). limit 0 keeps
+// every event whole.
 func summarize(events []Event, limit int) []row {
 	rows := make([]row, 0, len(events))
 	if limit <= 0 {
@@ -38,10 +77,12 @@ func summarize(events []Event, limit int) []row {
 		}
 		return rows
 	}
-	total := map[group]int{}
-	objects := map[group]map[string]bool{}
-	for _, e := range events {
-		g := group{e.Layer, e.Kind}
+	shapes := make([]string, len(events))
+	total := map[string]int{}
+	objects := map[string]map[string]bool{}
+	for i, e := range events {
+		g := Shape(e)
+		shapes[i] = g
 		if total[g]++; e.Key != "" && total[g] > SummaryHead {
 			if objects[g] == nil {
 				objects[g] = map[string]bool{}
@@ -49,9 +90,9 @@ func summarize(events []Event, limit int) []row {
 			objects[g][e.Key] = true
 		}
 	}
-	seen := map[group]int{}
-	for _, e := range events {
-		g := group{e.Layer, e.Kind}
+	seen := map[string]int{}
+	for i, e := range events {
+		g := shapes[i]
 		seen[g]++
 		switch n := seen[g]; {
 		case total[g] <= limit || n <= SummaryHead:

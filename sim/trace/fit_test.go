@@ -41,6 +41,54 @@ func bulkCall(i int) Event {
 	return Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnAdd", Key: fmt.Sprintf("bulk/obj-%03d", i), Detail: fmt.Sprintf("bulk/obj-%03d@%d", i, i+1)}
 }
 
+// relistUpdates are the no-op updates a relist gives a handler.
+func relistUpdates(from, to int) []Event {
+	var es []Event
+	for i := from; i <= to; i++ {
+		k := fmt.Sprintf("bulk/obj-%04d", i)
+		es = append(es, Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnUpdate", Key: k, RV: fmt.Sprint(i + 1), PrevRV: fmt.Sprint(i + 1),
+			Order: OrderSameObject, Detail: fmt.Sprintf("%s@%d -> %s@%d (same object: a resync or relist)", k, i+1, k, i+1)})
+	}
+	return es
+}
+
+// realUpdate is an update that changed the object.
+func realUpdate(i int) Event {
+	k := fmt.Sprintf("bulk/obj-%04d", i)
+	return Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnUpdate", Key: k, RV: "5003", PrevRV: fmt.Sprint(i + 1),
+		Detail: fmt.Sprintf("%s@%d -> %s@5003", k, i+1, k)}
+}
+
+// watchAdds are a watch-list's initial ADDED events.
+func watchAdds(from, to int) []Event {
+	var es []Event
+	for i := from; i <= to; i++ {
+		k := fmt.Sprintf("bulk/obj-%04d", i)
+		es = append(es, Event{Layer: LayerWatch, Kind: KindEvent, Watch: "w1", Op: "ADDED", Key: k, RV: fmt.Sprint(i + 1), Initial: true,
+			Detail: fmt.Sprintf("ADDED %s@%d", k, i+1)})
+	}
+	return es
+}
+
+var bookmark = Event{Layer: LayerWatch, Kind: KindEvent, Watch: "w1", Op: "BOOKMARK", RV: "13", Detail: "BOOKMARK rv 13 (initial events end)"}
+
+// deletes are handler deletes of objects seen deleted.
+func deletes(from, to int) []Event {
+	var es []Event
+	for i := from; i <= to; i++ {
+		k := fmt.Sprintf("bulk/obj-%04d", i)
+		es = append(es, Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnDelete", Key: k, RV: fmt.Sprint(i + 1), Detail: fmt.Sprintf("%s@%d", k, i+1)})
+	}
+	return es
+}
+
+// tombstone is a delete the informer missed.
+func tombstone(i int) Event {
+	k := fmt.Sprintf("bulk/obj-%04d", i)
+	return Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnDelete", Key: k, Order: OrderTombstones,
+		Detail: fmt.Sprintf("DeletedFinalStateUnknown{%s, last seen %s@%d}", k, k, i+1)}
+}
+
 // bulkCalls is bulkCall(from)..bulkCall(to).
 func bulkCalls(from, to int) []Event {
 	var es []Event
@@ -71,6 +119,15 @@ func TestSummarize(t *testing.T) {
 		{"a long line", []Event{{Layer: LayerPop, Kind: KindPop, Op: "ReplacedAll", Detail: strings.Repeat("a ", 30) + "z"}}, 25,
 			[]string{"ReplacedAll " + strings.TrimSpace(strings.Repeat("a ", 19)) + " … 12 more words"}},
 		{"thousands", bulkCalls(1, 10005), 100, append(texts(bulkCalls(1, 5)), "… 10,000 more handler/h lines like these (10,000 objects)")},
+		// Lines are alike only in shape: one real update among no-op
+		// ones, a bookmark among ADDED events, a tombstone among deletes
+		// each stay, where they happened (issue 29).
+		{"one real update among no-op ones", append(append(relistUpdates(1, 7), realUpdate(43)), relistUpdates(8, 12)...), 10,
+			append(texts(relistUpdates(1, 5)), "… 7 more handler/h lines like these (7 objects)", realUpdate(43).Text())},
+		{"a bookmark ends the ADDED events", append(watchAdds(1, 12), bookmark), 10,
+			append(texts(watchAdds(1, 5)), "… 7 more watch lines like these (7 objects)", bookmark.Text())},
+		{"a tombstone is never folded", append(append(deletes(1, 6), tombstone(7)), deletes(8, 12)...), 10,
+			append(append(texts(deletes(1, 5)), "… 6 more handler/h lines like these (6 objects)"), tombstone(7).Text())},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

@@ -16,9 +16,9 @@ type TextStyle struct {
 	// Impl is whose lines to print: "cachelab" (with a mark per step for
 	// client-go's agreement), "client-go", or "both".
 	Impl string
-	// Summarize, when above 0, shows a step's lines of one layer and kind
-	// that number more than it as their first few and a line that counts
-	// the rest (summarize). 0 shows every line.
+	// Summarize, when above 0, shows a step's alike lines (Shape) that
+	// number more than it as their first few and a line that counts the
+	// rest (summarize). 0 shows every line.
 	Summarize int
 	// Width, when above 0, wraps each line to that many columns, at
 	// spaces, continuing under the text after the layer column (Wrap).

@@ -93,14 +93,16 @@ func kept(perStep int) string {
 	if perStep == 0 {
 		return "only the first fault of a step"
 	}
-	return fmt.Sprintf("up to %d a step: its faults, then whole journeys of its first objects", perStep)
+	return fmt.Sprintf("up to %d a step: its faults, its lines unlike any other, then whole journeys of its first objects", perStep)
 }
 
 // choose picks the lines a step draws: all for -1; else up to perStep,
-// faults first (at least one, if the step has any), then whole journeys
-// of the objects in the order they first appear (one object followed
-// through every layer says more than the first lines of one layer), then
-// lines about no object.
+// faults first (at least one, if the step has any), then every line
+// unlike any other of the step (the one real update among thousands of
+// no-op ones, a relist's reflector lines, a tombstone: trace.Shape), then
+// whole journeys of the objects in the order they first appear (one
+// object followed through every layer says more than the first lines of
+// one layer), then lines about no object.
 func choose(lines []line, perStep int) map[int]bool {
 	keep := map[int]bool{}
 	if perStep < 0 {
@@ -110,14 +112,18 @@ func choose(lines []line, perStep int) map[int]bool {
 		return keep
 	}
 	first := map[string]int{} // an object's rank: the order it first appears
+	shapes := map[string]int{}
 	for _, l := range lines {
 		if _, ok := first[l.key]; !ok && l.key != "" {
 			first[l.key] = len(first)
 		}
+		shapes[l.shape]++
 	}
 	rank := func(l line) int {
 		switch {
 		case l.fault:
+			return -2
+		case shapes[l.shape] == 1:
 			return -1
 		case l.key == "":
 			return len(first)

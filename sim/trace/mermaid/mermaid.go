@@ -90,6 +90,7 @@ type line struct {
 	arrow bool
 	fault bool
 	layer string // the event's layer, for "N more events (layer ...)"
+	shape string // what makes it like another line (trace.Shape)
 }
 
 func newDiagram(r Run, f trace.Filter) *diagram {
@@ -132,6 +133,7 @@ func (d *diagram) step(sr trace.StepResult, ev events) block {
 	b := block{}
 	for _, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
 		if l, ok := ev.line(e); ok {
+			l.shape = trace.Shape(e)
 			b.lines = append(b.lines, l)
 			b.fault = b.fault || l.fault
 			d.events++
