@@ -355,7 +355,7 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 			lines = append(lines, trace.DescribeLong(o))
 		}
 		sort.Strings(lines)
-		add(fmt.Sprintf("%d objects; last synced rv %s", len(objs), sn.LastSyncRV))
+		add(fmt.Sprintf("%d %s; last synced rv %s", len(objs), plural(len(objs), "object", "objects"), sn.LastSyncRV))
 		for _, l := range lines {
 			add("  " + l)
 		}

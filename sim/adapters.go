@@ -149,7 +149,7 @@ func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e 
 	case reflector.StepEvent, reflector.StepEventDropped:
 		p.HandledEvent()
 	case reflector.StepReplace:
-		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d objects, store at rv %s", e.Count, e.RV))
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d %s, store at rv %s", e.Count, plural(e.Count, "object", "objects"), e.RV))
 		p.Replaced()
 	case reflector.StepWatchListFallback:
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))

@@ -113,7 +113,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d objects %s..%s (etcd at rv %d)", n, bulkName(ns, 1, n), bulkName(ns, n, n), rev))
+				r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), bulkName(ns, 1, n), bulkName(ns, n, n), rev))
 				return nil
 			}},
 		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},

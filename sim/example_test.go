@@ -46,7 +46,7 @@ update ns0/a labels=(v=2)
 	// request          LIST rv=0 limit=500
 	// request            -> 1 items, rv 2 (from cache)
 	// request          w1 WATCH rv=2 bookmarks timeout=[5m,10m)
-	// reflector        replace: 1 objects, store at rv 2
+	// reflector        replace: 1 object, store at rv 2
 	// transform        ns0/a@2
 	// pop              Replaced ns0/a@2 (initial list)
 	// indexer          add    ns0/a@2

@@ -131,7 +131,24 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 
 func (d *diagram) step(sr trace.StepResult, ev events) block {
 	b := block{}
+	// A watch-list's initial objects are transformed twice: into the
+	// reflector's temporary store as they arrive, then on their way to
+	// the queue when the list is replayed. The first stays with the
+	// reflector (issue 29).
+	initial, stored := map[string]bool{}, map[string]bool{}
+	for _, e := range sr.Sides[trace.Cachelab] {
+		if e.Kind == trace.KindEvent && e.Initial && e.Key != "" {
+			initial[e.Key+"@"+e.RV] = true
+		}
+	}
 	for _, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
+		if id := e.Key + "@" + e.RV; e.Kind == trace.KindEnqueue && initial[id] && !stored[id] {
+			stored[id] = true
+			b.lines = append(b.lines, line{layer: e.Layer, key: e.Key, shape: trace.Shape(e) + "\x00temporary store",
+				text: note("refl", clip(e.Detail, 80)+" into the watch-list's temporary store")})
+			d.events++
+			continue
+		}
 		if l, ok := ev.line(e); ok {
 			l.shape = trace.Shape(e)
 			b.lines = append(b.lines, l)

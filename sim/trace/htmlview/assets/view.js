@@ -29,6 +29,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  function count(n, what) { return n + " " + what + (n === 1 ? "" : "s"); }
   function base(layer) { return layer.split("/")[0]; }
   function name(key) { var i = key.indexOf("/"); return i < 0 ? key : key.slice(i + 1); }
 
@@ -64,7 +65,7 @@
     var h = V.header;
     document.getElementById("meta").textContent = "cachelab " + h.cachelab + " vs client-go " + h.clientGo +
       " · stack " + h.stack + " · seed " + h.seed + " · server " + h.server + " · etcd " + h.etcd +
-      " · " + V.steps.length + " steps · " + V.objects.length + " objects" + (h.ids.length ? " · covers " + h.ids.join(" ") : "");
+      " · " + count(V.steps.length, "step") + " · " + count(V.objects.length, "object") + (h.ids.length ? " · covers " + h.ids.join(" ") : "");
     var v = document.getElementById("verdict"), d = V.divergence;
     if (!d) { v.className = "agree"; v.textContent = "✓ client-go agreed with cachelab at every step"; return; }
     v.className = "diverged";
@@ -159,7 +160,7 @@
       ops[op] = (ops[op] || 0) + 1;
     });
     var parts = Object.keys(ops).sort().map(function (op) { return op + " ×" + ops[op]; });
-    var b = el("button", "band", idx.length + " events · " + nobj + " objects\n" + parts.join(" · "));
+    var b = el("button", "band", count(idx.length, "event") + " · " + count(nobj, "object") + "\n" + parts.join(" · "));
     b.type = "button";
     b.title = "click to show them (at most " + EXPANDED + "), or filter by object";
     b.addEventListener("click", function () { ui.expanded[c.s + "/" + c.l] = true; draw(); });
