@@ -136,3 +136,21 @@ func TestDivergedNamesStepAndLayer(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// On a terminal stdout and stderr are one screen: the run's timing line
+// (stderr) comes after the summary's last line (stdout), not in the
+// middle of the ✓ lines (issue 29). One writer stands for the screen.
+func TestTimingLineComesLast(t *testing.T) {
+	c := newCLI("", true, nil)
+	var screen strings.Builder
+	c.Stdout, c.Stderr = &screen, &screen
+	c.run(t, 0, "run", "add-update-delete")
+	lines := strings.Split(strings.TrimRight(screen.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "add-update-delete: 6 steps in ") {
+		t.Fatalf("the screen ends with %q, want the timing line after the summary; the end of the screen:\n%s", last, strings.Join(lines[max(0, len(lines)-4):], "\n"))
+	}
+	if prev := lines[len(lines)-3]; !strings.Contains(prev, "✓ 6 steps, client-go agreed at every step") {
+		t.Fatalf("two lines before the timing is %q, want the summary's first line", prev)
+	}
+}

@@ -43,20 +43,25 @@ type progress struct {
 
 // startProgress starts drawing step n's progress line, until the
 // returned func is called; that func returns once the line is erased.
-func startProgress(w io.Writer, ticker clock.Ticker, width int, read func() sim.Progress, n int, cmd string) (end func()) {
+// With now, the line is drawn at once as well as on each tick.
+func startProgress(w io.Writer, ticker clock.Ticker, width int, read func() sim.Progress, n int, cmd string, now bool) (end func()) {
 	p := &progress{w: w, read: read, ticker: ticker, width: width, stop: make(chan struct{}), done: make(chan struct{})}
 	p.began = read().Clock
-	go p.loop(fmt.Sprintf("step %d (%s): ", n, cmd))
+	go p.loop(fmt.Sprintf("step %d (%s): ", n, cmd), now)
 	return func() {
 		close(p.stop)
 		<-p.done
 	}
 }
 
-func (p *progress) loop(prefix string) {
+func (p *progress) loop(prefix string, now bool) {
 	defer close(p.done)
 	defer p.ticker.Stop()
 	drawn := false
+	if now {
+		fmt.Fprintf(p.w, "\r\x1b[K%s", p.fit(prefix+progressText(p.read(), p.began)))
+		drawn = true
+	}
 	for {
 		select {
 		case <-p.ticker.C():

@@ -32,7 +32,7 @@ func TestProgressLine(t *testing.T) {
 	counts <- sim.Progress{Created: 10000, Relayed: 2500, Calls: 1200}
 	read := func() sim.Progress { p := <-counts; counts <- p; return p }
 	ticker := &stopSpy{Ticker: clk.NewTicker(progressEvery)}
-	end := startProgress(w, ticker, 0, read, 3, "start")
+	end := startProgress(w, ticker, 0, read, 3, "start", false)
 
 	clk.Step(progressEvery - time.Millisecond)
 	select {
@@ -79,7 +79,7 @@ func (s *stopSpy) Stop() { s.stopped = true; s.Ticker.Stop() }
 func TestProgressLineShortStep(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
 	w := make(writes, 10)
-	end := startProgress(w, clk.NewTicker(progressEvery), 0, func() sim.Progress { return sim.Progress{} }, 1, "create ns0/a")
+	end := startProgress(w, clk.NewTicker(progressEvery), 0, func() sim.Progress { return sim.Progress{} }, 1, "create ns0/a", false)
 	end()
 	if len(w) != 0 {
 		t.Errorf("a step shorter than a tick wrote %q", <-w)

@@ -114,7 +114,15 @@ file:line.`,
   cachelab run relist-after-compaction --impl both --stack classic
   cachelab run ./my-scenario.txt --output json
   cachelab run relist-after-compaction --output html=run.html`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return errors.New("run needs a scenario: a built-in name ('cachelab scenarios' lists them) or a scenario file, e.g. cachelab run add-update-delete")
+			case len(args) > 1:
+				return fmt.Errorf("run takes one scenario, got %d: %s", len(args), strings.Join(args, " "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := &outcome{began: m.Now(), scenario: args[0]}
 			style, err := m.textStyle(o)
@@ -149,7 +157,7 @@ file:line.`,
 		"transform, pop, indexer, handler or handler/<name>, synced, workqueue, reconcile, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
 		"in particular: faults, requests, a relist that names it): text and mermaid")
-	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's lines of one layer and kind that number over %d "+
+	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's alike lines (one layer, kind and shape) that number over %d "+
 		"show as their first %d and a line that counts the rest (text only; what a scenario file is checked against, and what --rewrite writes, is always every line)",
 		summaryLimit, trace.SummaryHead))
 	f.Var(&o.progress, "progress", "draw a progress line on stderr during long steps: auto (when stderr is a terminal), always, never")
@@ -213,7 +221,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	}
 	sc, err := sim.Load(name)
 	if err != nil {
-		return usage(err)
+		return usage(nearScenario(name, err))
 	}
 	out.scenario, out.total = sc.Name, len(sc.Steps)
 	if o.rewrite && sc.Builtin {
@@ -279,7 +287,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		}
 		return diverged(d)
 	}
-	fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, m.Now().Sub(out.began).Round(time.Millisecond))
+	// The timing goes to stderr after the summary's last line on stdout:
+	// on a terminal, the two show in the order they are written (issue 29).
+	took := m.Now().Sub(out.began).Round(time.Millisecond)
+	defer fmt.Fprintf(m.Stderr, "%s: %d steps in %v\n", sc.Name, ran, took)
 	summary := fmt.Sprintf("✓ %d steps, client-go agreed at every step", ran)
 	switch {
 	case o.rewrite:

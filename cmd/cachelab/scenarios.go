@@ -178,6 +178,27 @@ func unknownScenario(name string, cat []*sim.Scenario) error {
 	return fmt.Errorf("no built-in scenario %q; 'cachelab scenarios' lists them all", name)
 }
 
+// nearScenario is sim.Load's error for a name that is neither a built-in
+// scenario nor a file, with the closest built-in names in place of the
+// list of them all, where some are close.
+func nearScenario(name string, err error) error {
+	if !strings.HasPrefix(err.Error(), "no built-in scenario") {
+		return err
+	}
+	cat, catErr := sim.Catalog()
+	if catErr != nil {
+		return err
+	}
+	var names []string
+	for _, sc := range cat {
+		names = append(names, sc.Name)
+	}
+	if near := closest(name, names, 3); len(near) > 0 {
+		return fmt.Errorf("no built-in scenario %q and no such file; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
+	}
+	return err
+}
+
 // closest returns up to n of names nearest to name: those within a third
 // of its length in edits, or that contain it, nearest first.
 func closest(name string, names []string, n int) []string {
