@@ -20,7 +20,7 @@ func TestDescribeCovers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		describe(&b, sc)
+		describe(&b, sc, 0)
 		var got string
 		for _, l := range strings.Split(b.String(), "\n") {
 			if strings.Contains(strings.ToLower(l), "covers") && !strings.Contains(l, "in prose") {

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 func (m *Main) scenariosCommand() *cobra.Command {
@@ -74,18 +76,69 @@ followed by a blank line:
 	return cmd
 }
 
-// listScenarios prints the catalog as aligned columns.
+// listScenarios prints the catalog as aligned columns. On a terminal too
+// narrow for the table (some 170 columns), each title and its IDs wrap,
+// at spaces, under the title column (issue 29).
 func (m *Main) listScenarios() error {
 	cat, err := catalog()
 	if err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
+	var table strings.Builder
+	w := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTITLE\tCOVERS")
 	for _, sc := range cat {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", sc.Name, sc.Title, strings.Join(sc.IDs, " "))
 	}
-	return writeError(w.Flush(), "while listing the scenarios")
+	_ = w.Flush() // a strings.Builder takes every write
+	width, err := m.width()
+	if err != nil {
+		return usage(err)
+	}
+	out := table.String()
+	if width > 0 && widest(out) > width {
+		out = narrowCatalog(cat, width)
+	}
+	_, err = io.WriteString(m.Stdout, out)
+	return writeError(err, "while listing the scenarios")
+}
+
+// widest is the number of runes in text's longest line.
+func widest(text string) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
+}
+
+// narrowCatalog is the catalog for a terminal width columns wide: the
+// names in a column, each title followed by the IDs it covers, wrapped
+// under the title; a name too long for half the width gets a line of its
+// own.
+func narrowCatalog(cat []*sim.Scenario, width int) string {
+	nameCol := len("NAME")
+	for _, sc := range cat {
+		nameCol = max(nameCol, len(sc.Name))
+	}
+	nameCol = min(nameCol, width/2)
+	indent := strings.Repeat(" ", nameCol+2)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s  TITLE (COVERS)\n", nameCol, "NAME")
+	for _, sc := range cat {
+		text := sc.Title
+		if len(sc.IDs) > 0 {
+			text += " (" + strings.Join(sc.IDs, " ") + ")"
+		}
+		lines := trace.Wrap(text, max(width-nameCol-2, 20))
+		if len(sc.Name) > nameCol {
+			b.WriteString(sc.Name + "\n" + indent)
+		} else {
+			fmt.Fprintf(&b, "%-*s  ", nameCol, sc.Name)
+		}
+		b.WriteString(strings.Join(lines, "\n"+indent) + "\n")
+	}
+	return b.String()
 }
 
 // catalog is sim.Catalog; a bad file in it is cachelab's bug (exit 3).
@@ -116,19 +169,39 @@ func (m *Main) showScenario(name string, file bool) error {
 		_, err := m.Stdout.Write(src)
 		return writeError(err, "while printing the scenario")
 	}
+	width, err := m.width()
+	if err != nil {
+		return usage(err)
+	}
 	w := &errWriter{w: m.Stdout}
-	describe(w, cat[i])
+	describe(w, cat[i], width)
 	return writeError(w.err, "while printing the scenario")
 }
 
 // describe writes what a scenario shows, the IDs it covers (its "#
-// Covers:" line's), its world and its steps.
-func describe(w io.Writer, sc *sim.Scenario) {
+// Covers:" line's), its world and its steps. With width above 0, the
+// description is wrapped again to it (the file's comment is wrapped at
+// some 72 columns, which a narrower terminal would break mid-word).
+func describe(w io.Writer, sc *sim.Scenario, width int) {
 	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
+	var about []string
 	for _, l := range strings.Split(sc.About, "\n") {
 		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") {
-			fmt.Fprintf(w, "  %s\n", l)
+			about = append(about, l)
 		}
+	}
+	if width > 0 && widest(strings.Join(about, "\n"))+2 > width {
+		var wrapped []string
+		for i, para := range strings.Split(strings.Join(about, "\n"), "\n\n") {
+			if i > 0 {
+				wrapped = append(wrapped, "")
+			}
+			wrapped = append(wrapped, trace.Wrap(strings.Join(strings.Fields(para), " "), max(width-2, 20))...)
+		}
+		about = wrapped
+	}
+	for _, l := range about {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintln(w)
 	if len(sc.IDs) > 0 { // a file of one's own may name none
