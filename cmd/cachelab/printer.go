@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -22,6 +23,10 @@ type printer struct {
 	html   *htmlPage         // with --output html=FILE, besides the text
 	style  trace.TextStyle
 	filter trace.Filter // --only, --object
+	// story is what each step did to --object's object, told after the
+	// run in the text output.
+	story      []trace.StoryStep
+	queueWorld bool
 }
 
 func (m *Main) newPrinter(o *runOptions, style trace.TextStyle) *printer {
@@ -69,6 +74,13 @@ func (p *printer) step(sr trace.StepResult) error {
 		return p.jw.Step(sr)
 	}
 	trace.WriteStep(p.w, p.filter.Step(sr), p.style)
+	if p.filter.Object != "" {
+		// The queue world's client-go shows its pops; an informer's does not.
+		p.queueWorld = p.queueWorld || slices.ContainsFunc(sr.Sides[trace.ClientGo], func(e trace.Event) bool { return e.Layer == trace.LayerPop })
+		if st, ok := trace.StoryOf(sr, p.filter.Object, p.queueWorld); ok {
+			p.story = append(p.story, st)
+		}
+	}
 	return p.w.err
 }
 
@@ -94,6 +106,11 @@ func (p *printer) finish(d *trace.Divergence) error {
 func (p *printer) summary(line string) error {
 	if !p.text() {
 		return nil
+	}
+	if p.filter.Object != "" {
+		var b strings.Builder
+		trace.WriteStory(&b, p.filter.Object, p.story)
+		fmt.Fprint(p.w, p.wrap(b.String(), "        "))
 	}
 	fmt.Fprintf(p.w, "\n%s", p.wrap(line+"\n", "  "))
 	return p.w.err

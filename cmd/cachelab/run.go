@@ -156,7 +156,8 @@ file:line.`,
 	f.Var(&o.only, "only", "show only these layers, comma-separated (etcd, cache, sim, log, request, watch, reflector, "+
 		"transform, pop, indexer, handler or handler/<name>, synced, workqueue, reconcile, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
-		"in particular: faults, requests, a relist that names it): text and mermaid")
+		"in particular: faults, requests, a relist that names it): text and mermaid; in text, the run ends with the object's "+
+		"story, a sentence for each thing a step did to it, from etcd to the handlers and the reconcile")
 	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's alike lines (one layer, kind and shape) that number over %d "+
 		"show as their first %d and a line that counts the rest (text only; what a scenario file is checked against, and what --rewrite writes, is always every line)",
 		summaryLimit, trace.SummaryHead))

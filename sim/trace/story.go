@@ -1,0 +1,163 @@
+package trace
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// --- an object's story ---
+//
+// The trace shows layers; a learner asks "what happened to ns0/a?". A
+// story answers in sentences, one per event about the object, step by
+// step, from etcd through the watch, the queue and the indexer to the
+// handlers and the reconcile (issue 29).
+
+// A StoryStep is what one step did to one object: the world's sentences
+// (etcd's writes) and each side's.
+type StoryStep struct {
+	Index    int
+	Cmd      string
+	World    []string
+	Cachelab []string
+	ClientGo []string
+}
+
+// StoryOf is the part of a step's story about the object key, or false
+// if the step did nothing to it. Each side's story keeps the layers that
+// are compared (Compared): cachelab shows its queue's pops, which
+// client-go's informer does not let anyone see, and a story told side by
+// side says what can be compared.
+func StoryOf(sr StepResult, key string, queueWorld bool) (StoryStep, bool) {
+	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: sentences(sr.World, key),
+		Cachelab: sentences(comparedOnly(sr.Sides[Cachelab], queueWorld), key),
+		ClientGo: sentences(comparedOnly(sr.Sides[ClientGo], queueWorld), key)}
+	return st, len(st.World)+len(st.Cachelab)+len(st.ClientGo) > 0
+}
+
+func comparedOnly(events []Event, queueWorld bool) []Event {
+	var out []Event
+	for _, e := range events {
+		if Compared(e.Layer, queueWorld) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sentences is the story of key in one side's events of a step. A
+// watch-list's initial objects are transformed twice: into the
+// reflector's temporary store as they arrive, then into the queue when
+// the list is replayed; and a list is popped whole, in one event that
+// names every object.
+func sentences(events []Event, key string) []string {
+	initial := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == KindEvent && e.Initial && e.Key == key {
+			initial[e.RV] = true
+		}
+	}
+	stored := map[string]bool{}
+	var out []string
+	for _, e := range events {
+		switch {
+		case e.Kind == KindPop && e.Key == "" && names(e.Detail, key):
+			what := e.Op
+			if what == "" { // the line's first word says it: "ReplacedAll {rv 3: ...}"
+				what, _, _ = strings.Cut(e.Detail, " ")
+			}
+			out = append(out, "popped from the queue with the whole list, in a "+what)
+		case e.Key != key:
+		case e.Kind == KindEnqueue && initial[e.RV] && !stored[e.RV]:
+			stored[e.RV] = true
+			out = append(out, "transformed into the watch-list's temporary store at rv "+e.RV)
+		default:
+			if s := Sentence(e); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Sentence says in words what event e did to its object, or "" for an
+// event that is not part of an object's journey.
+func Sentence(e Event) string {
+	switch e.Kind {
+	case KindWrite:
+		switch e.Op {
+		case "create":
+			return "created in etcd at rv " + e.RV
+		case "update":
+			return "updated in etcd, rv " + e.PrevRV + " → " + e.RV
+		case "delete":
+			if rv := cmp.Or(e.PrevRV, e.RV); rv != "" {
+				return "deleted from etcd (it was at rv " + rv + ")"
+			}
+			return "deleted from etcd"
+		}
+		return e.Op + " in etcd: " + e.Detail
+	case KindEvent:
+		s := fmt.Sprintf("watch %s delivered %s at rv %s", e.Watch, e.Op, e.RV)
+		if e.Initial {
+			s += " (one of a watch-list's initial events)"
+		}
+		return s
+	case KindEnqueue:
+		return "transformed into the queue at rv " + e.RV
+	case KindPop:
+		return "popped from the queue: " + e.Text()
+	case KindSkip:
+		return e.Detail
+	case KindStore:
+		switch e.Op {
+		case "add":
+			return "added to the indexer at rv " + e.RV
+		case "update":
+			return "updated in the indexer, rv " + e.PrevRV + " → " + e.RV
+		case "delete":
+			return "removed from the indexer (it was at rv " + e.PrevRV + ")"
+		}
+	case KindCall:
+		return "handler " + e.Handler + ": " + strings.Join(strings.Fields(e.Text()), " ")
+	case KindWorkqueue:
+		return "workqueue: " + strings.Join(strings.Fields(e.Text()), " ")
+	case KindReconcile:
+		return "reconcile: " + e.Detail
+	}
+	return ""
+}
+
+// WriteStory writes key's story: for each step that did something to
+// it, the step and its sentences. Where cachelab and client-go say the
+// same, the sentences are written once; where they differ, each side's.
+func WriteStory(w io.Writer, key string, steps []StoryStep) {
+	fmt.Fprintf(w, "\n── the story of %s (what each step did to it, from etcd to the handlers)\n", key)
+	if len(steps) == 0 {
+		fmt.Fprintf(w, "  no step did anything to %s\n", key)
+		return
+	}
+	for _, st := range steps {
+		fmt.Fprintf(w, "  step %d: %s\n", st.Index, st.Cmd)
+		for _, s := range st.World {
+			fmt.Fprintf(w, "      %s\n", s)
+		}
+		if slices.Equal(st.Cachelab, st.ClientGo) {
+			for _, s := range st.Cachelab {
+				fmt.Fprintf(w, "    → %s\n", s)
+			}
+			continue
+		}
+		for _, side := range []struct {
+			name string
+			s    []string
+		}{{Cachelab, st.Cachelab}, {ClientGo, st.ClientGo}} {
+			fmt.Fprintf(w, "    [%s]\n", side.name)
+			for _, s := range side.s {
+				fmt.Fprintf(w, "    → %s\n", s)
+			}
+		}
+	}
+}
