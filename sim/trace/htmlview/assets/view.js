@@ -45,8 +45,31 @@
   }
 
   function label(ev) {
+    if (ev.kind === "reconcile" && ev.key) return "reconcile " + name(ev.key) + " → " + reconcileOutcome(ev.text);
+    if (ev.kind === "workqueue" && ev.key) {
+      var d = / in (\S+) \(/.exec(ev.text); // requeue web in 5ms (rate-limited), after web in 1s (requeue-after)
+      return ev.op + " " + name(ev.key) + (d ? " " + d[1] : "");
+    }
     if (ev.key) return (ev.op ? ev.op + " " : "") + name(ev.key) + (ev.rv ? "@" + ev.rv : "");
     return ev.text.length > 30 ? ev.text.slice(0, 29) + "…" : ev.text;
+  }
+
+  // reconcileOutcome is a reconcile line's result in a few words, for its
+  // chip: ok, error, a 409 conflict, what it wrote, a requeue, or skipped
+  // by the staleness guard. The whole line shows on click.
+  function reconcileOutcome(t) {
+    if (/not reconciled/.test(t)) return "skipped: stale cache";
+    var i = t.lastIndexOf("-> ");
+    if (i < 0) return "?";
+    var r = t.slice(i + 3), parts = [];
+    var w = /wrote rv (\d+)/.exec(r);
+    if (w) parts.push("wrote @" + w[1]);
+    if (/has been modified|Conflict/.test(r)) parts.push("409 conflict");
+    else if (/^error/.test(r)) parts.push("error");
+    else if (/\bok\b/.test(r)) parts.push("ok");
+    var q = /requeue-after (\d+\w+)/.exec(r);
+    if (q && !/overrides/.test(r)) parts.push("requeue " + q[1]);
+    return parts.join(" · ");
   }
 
   // fullLine is the event as the text trace prints it, then its typed fields.
