@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,18 @@ func TestBrowser(t *testing.T) {
 		p.count(t, ".row.lane", 2+9+7-1)
 		p.do(t, chromedp.Click(chromedp.CSS("#clear")), chromedp.SendKeys(chromedp.CSS("#object"), "ns0/c"))
 		p.count(t, ".chip.on", p.eval(t, `document.querySelectorAll(".chip").length`))
+		p.noErrors(t)
+	})
+
+	// A reconcile's chip says how it went, without a click (issue 29).
+	t.Run("a reconcile", func(t *testing.T) {
+		p := open(t, ctx, page(t, dir, "reconcile.html", loadRun(t, "reconcile-stale-cache")))
+		chips := p.evalString(t, `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("\n")`)
+		for _, want := range []string{"reconcile web → ok", "reconcile web → 409 conflict", "reconcile web → wrote @4 · ok · requeue 1s", "requeue web 5ms"} {
+			if !strings.Contains(chips, want) {
+				t.Errorf("no chip reads %q; the chips:\n%v", want, chips)
+			}
+		}
 		p.noErrors(t)
 	})
 
