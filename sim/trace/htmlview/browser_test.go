@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,26 @@ func TestBrowser(t *testing.T) {
 		p.count(t, ".row.lane", 2+9+7-1)
 		p.do(t, chromedp.Click(chromedp.CSS("#clear")), chromedp.SendKeys(chromedp.CSS("#object"), "ns0/c"))
 		p.count(t, ".chip.on", p.eval(t, `document.querySelectorAll(".chip").length`))
+		p.noErrors(t)
+	})
+
+	// Scrolled to the last step, the page still says which half is which:
+	// the group names stay at the left edge (issue 29).
+	t.Run("scrolled sideways", func(t *testing.T) {
+		p := open(t, ctx, page(t, dir, "scrolled.html", loadRun(t, "relist-after-compaction")))
+		tl := `document.getElementById("timeline")`
+		if over := p.eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over <= 0 {
+			t.Fatalf("the timeline is not wider than its view (%v px over): the test scrolls nothing", over)
+		}
+		p.eval(t, tl+`.scrollLeft = `+tl+`.scrollWidth, 0`)
+		p.count(t, ".group-name", 3) // the world, cachelab, client-go
+		lefts := p.evalString(t, `[...document.querySelectorAll(".group-name")].map(g => g.textContent + "|" + Math.round(g.getBoundingClientRect().left)).join("\n")`)
+		for _, g := range strings.Split(lefts, "\n") {
+			name, at, _ := strings.Cut(g, "|")
+			if x, err := strconv.Atoi(at); err != nil || x < 0 || x > 40 {
+				t.Errorf("scrolled to the right, the group %q is at x=%s, want it at the left edge (0-40)", name, at)
+			}
+		}
 		p.noErrors(t)
 	})
 

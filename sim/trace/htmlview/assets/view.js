@@ -235,7 +235,10 @@
       var l = V.lanes[li];
       if (l.impl !== impl) {
         impl = l.impl;
-        var g = el("div", "row group", impl === "world" ? "the world (etcd, kube-apiserver's cache, the simulator)" : impl);
+        // The group's name stays in view when the page scrolls sideways:
+        // a row as wide as the run cannot stick, a name inside it can.
+        var g = el("div", "row group");
+        g.appendChild(el("span", "group-name", impl === "world" ? "the world (etcd, kube-apiserver's cache, the simulator)" : impl));
         grid.appendChild(g);
       }
       var row = el("div", "row lane impl-" + l.impl);
