@@ -76,6 +76,8 @@ func TestBrowser(t *testing.T) {
 	// the group names stay at the left edge (issue 29).
 	t.Run("scrolled sideways", func(t *testing.T) {
 		p := open(t, ctx, page(t, dir, "scrolled.html", loadRun(t, "relist-after-compaction")))
+		// Narrower than nine of the narrowest columns: the run cannot fit.
+		p.resize(t, 700, 800)
 		tl := `document.getElementById("timeline")`
 		if over := p.eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over <= 0 {
 			t.Fatalf("the timeline is not wider than its view (%v px over): the test scrolls nothing", over)
@@ -90,6 +92,23 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		p.noErrors(t)
+	})
+
+	// At laptop width the whole run is in view: every step's column ends
+	// inside the timeline's view, with no sideways scrolling (issue 29).
+	t.Run("at 1280x800", func(t *testing.T) {
+		for _, name := range []string{"relist-after-compaction", "reconcile-stale-cache"} {
+			p := open(t, ctx, page(t, dir, "fit-"+name+".html", loadRun(t, name)))
+			p.resize(t, 1280, 800)
+			tl := `document.getElementById("timeline")`
+			if out := p.evalString(t, `[...document.querySelectorAll(".step")].filter(s => s.getBoundingClientRect().right > `+tl+`.getBoundingClientRect().left + `+tl+`.clientWidth + 1).map(s => s.textContent).join(", ")`); out != "" {
+				t.Errorf("%s at 1280x800: steps out of view: %s", name, out)
+			}
+			if over := p.eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over > 1 {
+				t.Errorf("%s at 1280x800: the timeline scrolls %v px sideways", name, over)
+			}
+			p.noErrors(t)
+		}
 	})
 
 	// A reconcile's chip says how it went, without a click (issue 29).
@@ -135,6 +154,18 @@ func TestBrowser(t *testing.T) {
 		p.atLeast(t, "svg.arrows path", 8)
 		p.noErrors(t)
 	})
+}
+
+// resize gives the page a window of w x h and waits until it has drawn
+// the timeline again for it (the page redraws 100 ms after a resize
+// ends; the wait is on its draw count, through the DevTools protocol).
+func (p *tab) resize(t *testing.T, w, h int64) {
+	t.Helper()
+	before := p.eval(t, "cachelabView.draws")
+	p.do(t, chromedp.EmulateViewport(w, h))
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](fmt.Sprintf("cachelabView.draws > %v", before))); err != nil {
+		t.Fatalf("the page did not draw again after a resize to %dx%d: %v", w, h, err)
+	}
 }
 
 // browser starts headless Chromium for the test, or skips (fails when

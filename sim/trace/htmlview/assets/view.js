@@ -11,7 +11,8 @@
   window.addEventListener("error", function (e) { state.errors.push(String(e.message)); });
 
   var V = JSON.parse(document.getElementById("run").textContent);
-  var COL = 200, LABEL = 150;   // px: a step's column, the lane labels
+  var COL = 200, LABEL = 150;   // px: a busy step's column, the lane labels
+  var QUIET = 96, MIN = 84;     // px: a step with at most one short line a cell; the least a column gets
   var CHIPS = 8;                // a cell with more events shows a counted band
   var EXPANDED = 400;           // chips an expanded cell draws at most
   var ALL_ARROWS = 2;           // runs with at most this many objects get arrows for all
@@ -190,12 +191,19 @@
     return b;
   }
 
-  function fillCell(div, c) {
+  // visibleEvents is the offsets in c.e of the events the object filter
+  // lets through.
+  function visibleEvents(c) {
     var idx = [];
     for (var i = 0; i < c.e.length; i += 5) {
       if (ui.match && !(c.e[i] >= 0 && ui.match[c.e[i]])) continue;
       idx.push(i);
     }
+    return idx;
+  }
+
+  function fillCell(div, c) {
+    var idx = visibleEvents(c);
     if (idx.length === 0) return 0;
     var open = ui.expanded[c.s + "/" + c.l] || ui.match && idx.length <= EXPANDED;
     if (idx.length > CHIPS && !open) {
@@ -208,11 +216,40 @@
     return shown.length;
   }
 
+  // layout sizes each step's column by what it holds (a quiet step, at
+  // most one short line in any visible cell, is narrow; a busy one wide)
+  // and then, if the run is wider than the window, narrows the busy ones
+  // so that the whole run fits (issue 29): their chips are cut short, and
+  // a click shows the whole line. colLeft[i] is column i's left edge.
+  var colW = [], colLeft = [];
+  function layout(lanes) {
+    colW = V.steps.map(function (s) {
+      var quiet = lanes.every(function (li) {
+        var c = cellAt[s.n + "/" + li];
+        if (!c) return true;
+        var idx = visibleEvents(c);
+        return idx.length === 0 || idx.length === 1 && label(event(c, idx[0])).length <= 12;
+      });
+      return quiet ? QUIET : COL;
+    });
+    var room = document.documentElement.clientWidth - LABEL - 2;
+    var busy = colW.filter(function (w) { return w === COL; }).length;
+    var quietW = (colW.length - busy) * QUIET;
+    if (busy > 0 && quietW + busy * COL > room) {
+      var w = Math.max(MIN, Math.floor((room - quietW) / busy));
+      colW = colW.map(function (x) { return x === COL ? w : x; });
+    }
+    var at = LABEL;
+    colLeft = colW.map(function (w) { var l = at; at += w; return l; });
+    return at;
+  }
+  function span(from, to) { return colLeft[stepCol[to]] + colW[stepCol[to]] - colLeft[stepCol[from]]; }
+
   function draw() {
     var t0 = performance.now();
     var main = document.getElementById("timeline");
     main.textContent = "";
-    var width = LABEL + V.steps.length * COL;
+    var width = layout(visibleLanes());
     var grid = el("div", "grid");
     grid.style.width = width + "px";
     main.appendChild(grid);
@@ -221,6 +258,7 @@
     head.appendChild(el("div", "label", "step"));
     V.steps.forEach(function (s) {
       var h = el("div", "step" + (s.agree ? "" : " diverged"));
+      h.style.width = h.style.flexBasis = colW[stepCol[s.n]] + "px";
       h.id = "step-" + s.n;
       h.appendChild(el("b", "", s.n + " "));
       h.appendChild(el("code", "", s.cmd));
@@ -245,6 +283,7 @@
       row.appendChild(el("div", "label l-" + base(l.layer), l.layer));
       V.steps.forEach(function (s) {
         var div = el("div", "cell");
+        div.style.width = div.style.flexBasis = colW[stepCol[s.n]] + "px";
         div.dataset.step = s.n; div.dataset.lane = li;
         if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world") div.className += " diverged";
         var c = cellAt[s.n + "/" + li];
@@ -258,6 +297,7 @@
     state.cells = grid.querySelectorAll(".cell").length;
     state.chips = chips;
     state.lastDrawMs = performance.now() - t0;
+    state.draws = (state.draws || 0) + 1;
   }
 
   // faultRow names each fault band above the lanes; bands draws them as
@@ -270,8 +310,8 @@
       while (ends[t] !== undefined && ends[t] >= f.from) t++;
       ends[t] = f.to;
       var b = el("div", "fault f-" + f.kind.split(" ")[0], f.kind);
-      b.style.left = LABEL + stepCol[f.from] * COL + "px";
-      b.style.width = (stepCol[f.to] - stepCol[f.from] + 1) * COL - 4 + "px";
+      b.style.left = colLeft[stepCol[f.from]] + "px";
+      b.style.width = span(f.from, f.to) - 4 + "px";
       b.style.top = 2 + t * 20 + "px";
       b.title = f.kind + ": steps " + f.from + "–" + f.to + " (" + f.cmd + ")";
       row.appendChild(b);
@@ -284,8 +324,8 @@
     var layer = el("div", "bands");
     V.faults.forEach(function (f) {
       var b = el("div", "shade f-" + f.kind.split(" ")[0]);
-      b.style.left = LABEL + stepCol[f.from] * COL + "px";
-      b.style.width = (stepCol[f.to] - stepCol[f.from] + 1) * COL + "px";
+      b.style.left = colLeft[stepCol[f.from]] + "px";
+      b.style.width = span(f.from, f.to) + "px";
       layer.appendChild(b);
     });
     return layer;
@@ -333,6 +373,13 @@
     });
     grid.appendChild(svg);
   }
+
+  // The columns fit the window: a resize draws them again.
+  var resized = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(resized);
+    resized = setTimeout(draw, 100);
+  });
 
   try {
     meta();
