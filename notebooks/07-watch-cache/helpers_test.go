@@ -122,6 +122,15 @@ func list(ctx context.Context, s *server, api *apistorage.Server, opts metav1.Li
 	return out
 }
 
+// cacheWait is how long kube-apiserver's watch cache makes a request
+// wait for it to catch up, on its clock (watch_cache.go's blockTimeout):
+// then a LIST falls back to etcd and a WATCH fails. The helpers move the
+// clock a second at a time up to it, and no further: once the wait is
+// over, the waiting goroutine still looks stalled until it is scheduled,
+// and a move then would be one second too many, on a busy machine only
+// (CI saw "after 4s" once).
+const cacheWait = 3 * time.Second
+
 // send sends a LIST to api, moving the clock on while the cache makes it
 // wait, and returns the answer, where it came from and how long it
 // waited.
@@ -142,7 +151,7 @@ func send(ctx context.Context, s *server, api *apistorage.Server, opts metav1.Li
 		case r := <-done:
 			return r.obj, src.String(), s.clock.Since(start), r.err
 		case <-time.After(time.Millisecond):
-			if api.Stalled() {
+			if s.clock.Since(start) < cacheWait && api.Stalled() {
 				s.clock.Step(time.Second)
 			}
 		}
@@ -219,12 +228,13 @@ func (s *server) watch(ctx context.Context, api *apistorage.Server, opts metav1.
 		w, err := api.ListerWatcher("").WatchWithContext(ctx, opts)
 		done <- result{w, err}
 	}()
+	start := s.clock.Now()
 	for {
 		select {
 		case r := <-done:
 			return r.w, r.err
 		case <-time.After(time.Millisecond):
-			if api.Stalled() {
+			if s.clock.Since(start) < cacheWait && api.Stalled() {
 				s.clock.Step(time.Second)
 			}
 		}
