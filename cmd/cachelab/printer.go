@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -75,8 +74,7 @@ func (p *printer) step(sr trace.StepResult) error {
 	}
 	trace.WriteStep(p.w, p.filter.Step(sr), p.style)
 	if p.filter.Object != "" {
-		// The queue world's client-go shows its pops; an informer's does not.
-		p.queueWorld = p.queueWorld || slices.ContainsFunc(sr.Sides[trace.ClientGo], func(e trace.Event) bool { return e.Layer == trace.LayerPop })
+		p.queueWorld = p.queueWorld || trace.QueueWorld(sr)
 		if st, ok := trace.StoryOf(sr, p.filter.Object, p.queueWorld); ok {
 			p.story = append(p.story, st)
 		}

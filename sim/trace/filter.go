@@ -79,12 +79,12 @@ func (f Filter) keepObject(e Event) bool {
 	case !strings.Contains(e.Detail, "@"): // names no object at all
 		return true
 	}
-	return names(e.Detail, f.Object)
+	return Names(e.Detail, f.Object)
 }
 
-// names reports whether text names the object key as key@rv, as Describe
+// Names reports whether text names the object key as key@rv, as Describe
 // writes it, and not as the tail of a longer key.
-func names(text, key string) bool {
+func Names(text, key string) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], key+"@")
 		if j < 0 {

@@ -31,52 +31,93 @@ type StoryStep struct {
 // client-go's informer does not let anyone see, and a story told side by
 // side says what can be compared.
 func StoryOf(sr StepResult, key string, queueWorld bool) (StoryStep, bool) {
-	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: sentences(sr.World, key),
-		Cachelab: sentences(comparedOnly(sr.Sides[Cachelab], queueWorld), key),
-		ClientGo: sentences(comparedOnly(sr.Sides[ClientGo], queueWorld), key)}
+	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: about(sr.World, Tell(sr.World, World, queueWorld), key),
+		Cachelab: about(sr.Sides[Cachelab], Tell(sr.Sides[Cachelab], Cachelab, queueWorld), key),
+		ClientGo: about(sr.Sides[ClientGo], Tell(sr.Sides[ClientGo], ClientGo, queueWorld), key)}
 	return st, len(st.World)+len(st.Cachelab)+len(st.ClientGo) > 0
 }
 
-func comparedOnly(events []Event, queueWorld bool) []Event {
-	var out []Event
-	for _, e := range events {
-		if Compared(e.Layer, queueWorld) {
-			out = append(out, e)
+// QueueWorld reports whether a step was played in the queue world, where
+// the simulator pops both queues itself and client-go's pops are shown.
+func QueueWorld(sr StepResult) bool {
+	return slices.ContainsFunc(sr.Sides[ClientGo], func(e Event) bool { return e.Layer == LayerPop })
+}
+
+// A Telling is how a story tells one event: a sentence about the event's
+// own object, or, for an event that carries many objects at once (a
+// queue's whole list, popped as one), a sentence in the story of each
+// object its words name (Whole; Names says which).
+type Telling struct {
+	Sentence string
+	Whole    bool
+}
+
+// Tell is how stories tell each of a step's events on one side (World,
+// Cachelab or ClientGo): "" for an event that is not part of an object's
+// journey, or that the other side could not show (a layer not Compared).
+// A watch-list's initial objects are transformed twice: into the
+// reflector's temporary store as they arrive (IntoTemporaryStore), then
+// into the queue when the list is replayed. The text story (StoryOf) and
+// the HTML page's both tell events this way.
+func Tell(events []Event, side string, queueWorld bool) []Telling {
+	temp := IntoTemporaryStore(events)
+	out := make([]Telling, len(events))
+	for i, e := range events {
+		switch {
+		case side != World && !Compared(e.Layer, queueWorld):
+		case e.Kind == KindPop && e.Key == "":
+			what := e.Op
+			if what == "" { // the line's first word says it: "ReplacedAll {rv 3: ...}"
+				what, _, _ = strings.Cut(e.Detail, " ")
+			}
+			out[i] = Telling{Sentence: "popped from the queue with the whole list, in a " + what, Whole: true}
+		case e.Key == "":
+		case temp != nil && temp[i]:
+			out[i].Sentence = "transformed into the watch-list's temporary store at rv " + e.RV
+		default:
+			out[i].Sentence = Sentence(e)
 		}
 	}
 	return out
 }
 
-// sentences is the story of key in one side's events of a step. A
-// watch-list's initial objects are transformed twice: into the
-// reflector's temporary store as they arrive, then into the queue when
-// the list is replayed; and a list is popped whole, in one event that
-// names every object.
-func sentences(events []Event, key string) []string {
-	initial := map[string]bool{}
-	for _, e := range events {
-		if e.Kind == KindEvent && e.Initial && e.Key == key {
-			initial[e.RV] = true
+// about is the sentences of told events that are about key.
+func about(events []Event, told []Telling, key string) []string {
+	var out []string
+	for i, t := range told {
+		if t.Sentence == "" {
+			continue
+		}
+		if t.Whole && Names(events[i].Detail, key) || !t.Whole && events[i].Key == key {
+			out = append(out, t.Sentence)
 		}
 	}
-	stored := map[string]bool{}
-	var out []string
+	return out
+}
+
+// IntoTemporaryStore marks which of one side's events in a step put a
+// watch-list's initial object into the reflector's temporary store: the
+// first transform of each object (at its resourceVersion) that arrived as
+// an initial event. The second, when the list is replayed, goes into the
+// queue. It is nil when there are none.
+func IntoTemporaryStore(events []Event) []bool {
+	var initial map[string]bool
 	for _, e := range events {
-		switch {
-		case e.Kind == KindPop && e.Key == "" && names(e.Detail, key):
-			what := e.Op
-			if what == "" { // the line's first word says it: "ReplacedAll {rv 3: ...}"
-				what, _, _ = strings.Cut(e.Detail, " ")
+		if e.Kind == KindEvent && e.Initial && e.Key != "" {
+			if initial == nil {
+				initial = map[string]bool{}
 			}
-			out = append(out, "popped from the queue with the whole list, in a "+what)
-		case e.Key != key:
-		case e.Kind == KindEnqueue && initial[e.RV] && !stored[e.RV]:
-			stored[e.RV] = true
-			out = append(out, "transformed into the watch-list's temporary store at rv "+e.RV)
-		default:
-			if s := Sentence(e); s != "" {
-				out = append(out, s)
-			}
+			initial[e.Key+"@"+e.RV] = true
+		}
+	}
+	if initial == nil {
+		return nil
+	}
+	out := make([]bool, len(events))
+	for i, e := range events {
+		if id := e.Key + "@" + e.RV; e.Kind == KindEnqueue && initial[id] {
+			out[i] = true
+			delete(initial, id)
 		}
 	}
 	return out

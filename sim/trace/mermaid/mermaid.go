@@ -135,15 +135,9 @@ func (d *diagram) step(sr trace.StepResult, ev events) block {
 	// reflector's temporary store as they arrive, then on their way to
 	// the queue when the list is replayed. The first stays with the
 	// reflector (issue 29).
-	initial, stored := map[string]bool{}, map[string]bool{}
-	for _, e := range sr.Sides[trace.Cachelab] {
-		if e.Kind == trace.KindEvent && e.Initial && e.Key != "" {
-			initial[e.Key+"@"+e.RV] = true
-		}
-	}
-	for _, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
-		if id := e.Key + "@" + e.RV; e.Kind == trace.KindEnqueue && initial[id] && !stored[id] {
-			stored[id] = true
+	temp := trace.IntoTemporaryStore(sr.Sides[trace.Cachelab])
+	for i, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
+		if j := i - len(sr.World); j >= 0 && temp != nil && temp[j] {
 			b.lines = append(b.lines, line{layer: e.Layer, key: e.Key, shape: trace.Shape(e) + "\x00temporary store",
 				text: note("refl", clip(e.Detail, 80)+" into the watch-list's temporary store")})
 			d.events++
