@@ -3,6 +3,7 @@ package htmlview
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
@@ -10,14 +11,25 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// storyStep is a step of an object's story as view.js gives it.
+type storyStep struct {
+	Step                      int
+	Cmd                       string
+	World, Cachelab, ClientGo []string
+}
 
 var screenshot = flag.String("screenshot", "", "also write the browser test's screenshot of a run, its first object in focus, to this file (docs/timeline.png)")
 
@@ -109,6 +121,66 @@ func TestBrowser(t *testing.T) {
 			}
 			p.noErrors(t)
 		}
+	})
+
+	// The page tells an object's story as the text trace's --object does
+	// (trace.StoryOf): for every object of each recorded run, the same
+	// steps and the same sentences on each side (issue 29).
+	t.Run("stories", func(t *testing.T) {
+		for _, name := range []string{"relist-after-compaction", "reconcile-stale-cache", "no-coalescing-realfifo"} {
+			r := loadRun(t, name)
+			p := open(t, ctx, page(t, dir, "stories-"+name+".html", r))
+			queueWorld := slices.ContainsFunc(r.Steps, trace.QueueWorld)
+			for _, key := range keys(r.Steps) {
+				want := []storyStep{}
+				for _, sr := range r.Steps {
+					if st, ok := trace.StoryOf(sr, key, queueWorld); ok {
+						want = append(want, storyStep{Step: st.Index, Cmd: st.Cmd, World: st.World, Cachelab: st.Cachelab, ClientGo: st.ClientGo})
+					}
+				}
+				var got []storyStep
+				if err := json.Unmarshal([]byte(p.evalString(t, fmt.Sprintf("JSON.stringify(cachelabView.story(%q))", key))), &got); err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s: the page's story of %s differs from the text's (-text +page):\n%s", name, key, d)
+				}
+			}
+			p.noErrors(t)
+		}
+	})
+
+	// A learner picks ns0/a and reads what happened to it, step by step,
+	// in the drawer under the timeline (issue 29).
+	t.Run("a story", func(t *testing.T) {
+		p := open(t, ctx, page(t, dir, "story.html", loadRun(t, "relist-after-compaction")))
+		p.count(t, "#story:not([hidden])", 0) // two objects: none in focus until one is picked
+		p.count(t, "svg.arrows", 0)
+		p.do(t, chromedp.SendKeys(chromedp.CSS("#object"), "ns0/a"))
+		p.count(t, "#story:not([hidden])", 1)
+		if key := p.text(t, "#story-key"); key != "ns0/a" {
+			t.Errorf("the story is of %q, want ns0/a", key)
+		}
+		rows := p.evalString(t, `[...document.querySelectorAll("#story-rows tr")].map(r => [...r.cells].map(c => c.innerText.replace(/\s+/g, " ").trim()).join(" | ")).join("\n")`)
+		for _, want := range []string{
+			"step 2 create ns0/a ns0/b | created in etcd at rv 2",
+			"disconnected | updated in etcd, rv 2 → 4",
+			"handler h1: OnUpdate ns0/a@2 -> ns0/a@4",
+		} {
+			if !strings.Contains(rows, want) {
+				t.Errorf("the story has no %q; its rows:\n%s", want, rows)
+			}
+		}
+		// Only the object in focus has arrows.
+		p.atLeast(t, "svg.arrows path", 6)
+		objs := p.evalString(t, `[...new Set([...document.querySelectorAll(".chip.on")].map(c => c.dataset.obj))].join(",")`)
+		if objs != "0" {
+			t.Errorf("chips in focus belong to objects %q, want only ns0/a (0)", objs)
+		}
+		p.do(t, chromedp.Click(chromedp.CSS("#close-story")))
+		p.count(t, "#story:not([hidden])", 0)
+		p.count(t, "svg.arrows", 0)
+		p.noErrors(t)
 	})
 
 	// A reconcile's chip says how it went, without a click (issue 29).

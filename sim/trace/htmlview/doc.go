@@ -19,18 +19,25 @@
 //	  ...
 //
 // Clicking an event shows its whole trace line and typed fields, and puts
-// its object in focus: the object's events are highlighted and joined by
-// arrows, one path per implementation. The first divergence is marked on
-// its step and its layer's cell, with its diff at the top. Filters keep
-// some objects (by part of their key), some layers, some implementations.
+// its object in focus (so does typing its key; a run of one object starts
+// with it in focus): the object's events are highlighted and joined by
+// arrows, one path per implementation, and no other object's are. A
+// drawer under the timeline tells the object's story, the sentences of
+// `cachelab run --object` (trace.Tell), a row per step, cachelab's and
+// client-go's side by side, with the faults the world was under. The
+// first divergence is marked on its step and its layer's cell, with its
+// diff at the top. Filters keep some objects (by part of their key), some
+// layers, some implementations.
 //
 // # Scale
 //
 // A run of 10,000 objects has some 260,000 events. The page carries them
-// all, so that any object's journey can be drawn, but compactly: a step's
-// events in one lane are a cell, and an event in a cell is five entries
-// (object, shape, rv, prevRV, uid), its words a shape shared with every
-// event worded alike but for its object (view in model.go). A cell of
+// all, so that any object's journey can be drawn and its story told, but
+// compactly: a step's events in one lane are a cell, and an event in a
+// cell is five entries (object, shape, rv, prevRV, uid), its words and
+// its story's sentence a shape shared with every event worded alike but
+// for its object and resourceVersions (view in model.go); a step records
+// the order of its events across lanes as runs of lanes. A cell of
 // more than a few events is drawn as a counted band ("10000 events ·
 // 10000 objects · OnAdd ×10000") until it is clicked or the objects are
 // filtered, so the page draws a few hundred elements however many objects

@@ -38,6 +38,11 @@ type viewStep struct {
 	Pos   string `json:"pos"`
 	Cmd   string `json:"cmd"`
 	Agree bool   `json:"agree"`
+	// Seq is the order the step's events happened in, across lanes: runs
+	// of [lane, count], the world's first, then cachelab's and client-go's.
+	// A cell keeps its own lane's order; a story needs the step's (a
+	// workqueue's get, the reconcile, the done).
+	Seq []int `json:"q,omitempty"`
 }
 
 // lane is one row of the timeline: a layer of the world or of one
@@ -60,9 +65,11 @@ type cell struct {
 const cellStride = 5
 
 // A shape is everything about an event but its object: its kind and
-// typed fields, and its text with the object written as {k} (the key),
-// {r} (key@rv) and {p} (key@prevRV). view.js puts them back; build checks
-// that doing so gives the text back, and keeps the text whole where not.
+// typed fields, its text with the object written as {k} (the key), {r}
+// (key@rv) and {p} (key@prevRV), and the sentence an object's story tells
+// of it (trace.Tell), written the same way, its bare resourceVersions as
+// {rv} and {prv}. view.js puts them back; build checks that doing so gives
+// the words back, and keeps them whole where not.
 type shape struct {
 	Kind    trace.Kind
 	Op      string
@@ -71,16 +78,21 @@ type shape struct {
 	Initial bool
 	Order   trace.Order
 	Text    string
+	Story   string
+	Whole   bool // the story tells it of every object its text names
 }
 
 // MarshalJSON writes a shape as an array: there are few, but every byte
 // of the page counts at 10,000 objects.
 func (s shape) MarshalJSON() ([]byte, error) {
-	initial := 0
-	if s.Initial {
-		initial = 1
+	return json.Marshal([]any{s.Kind, s.Op, s.Watch, s.Handler, bit(s.Initial), s.Order, s.Text, s.Story, bit(s.Whole)})
+}
+
+func bit(b bool) int {
+	if b {
+		return 1
 	}
-	return json.Marshal([]any{s.Kind, s.Op, s.Watch, s.Handler, initial, s.Order, s.Text})
+	return 0
 }
 
 // builder gathers a view's tables as it walks the steps.
@@ -91,6 +103,9 @@ type builder struct {
 	uids   map[string]int
 	shapes map[shape]int
 	cells  map[[2]int]int
+	// queueWorld: the run pops both queues itself, so its pops are told
+	// in stories (trace.Tell).
+	queueWorld bool
 }
 
 // build turns a run into the page's data. Its output depends only on the
@@ -106,11 +121,15 @@ func build(r Run) view {
 		b.lanes[l] = i
 	}
 	for _, sr := range r.Steps {
-		b.v.Steps = append(b.v.Steps, viewStep{N: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil})
-		b.add(sr.Index, trace.World, sr.World)
+		b.queueWorld = b.queueWorld || trace.QueueWorld(sr)
+	}
+	for _, sr := range r.Steps {
+		st := viewStep{N: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil}
+		st.Seq = b.add(sr.Index, trace.World, sr.World, st.Seq)
 		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
-			b.add(sr.Index, impl, sr.Sides[impl])
+			st.Seq = b.add(sr.Index, impl, sr.Sides[impl], st.Seq)
 		}
+		b.v.Steps = append(b.v.Steps, st)
 		if sr.Divergence != nil && b.v.Divergence == nil {
 			b.v.Divergence = sr.Divergence
 		}
@@ -131,10 +150,13 @@ func build(r Run) view {
 	return b.v
 }
 
-// add puts a step's events of one side into their cells.
-func (b *builder) add(step int, impl string, events []trace.Event) {
-	for _, e := range events {
-		c := b.cell(step, b.lanes[lane{impl, e.Layer}])
+// add puts a step's events of one side into their cells, and their
+// order across lanes on to seq.
+func (b *builder) add(step int, impl string, events []trace.Event, seq []int) []int {
+	told := trace.Tell(events, impl, b.queueWorld)
+	for i, e := range events {
+		l := b.lanes[lane{impl, e.Layer}]
+		c := b.cell(step, l)
 		obj, uid := -1, -1
 		if e.Key != "" {
 			obj = b.objs[e.Key]
@@ -142,8 +164,14 @@ func (b *builder) add(step int, impl string, events []trace.Event) {
 		if e.UID != "" {
 			uid = b.uid(e.UID)
 		}
-		c.Ev = append(c.Ev, obj, b.shape(e), e.RV, e.PrevRV, uid)
+		c.Ev = append(c.Ev, obj, b.shape(e, told[i]), e.RV, e.PrevRV, uid)
+		if n := len(seq); n > 0 && seq[n-2] == l {
+			seq[n-1]++
+		} else {
+			seq = append(seq, l, 1)
+		}
 	}
+	return seq
 }
 
 func (b *builder) cell(step, l int) *cell {
@@ -152,8 +180,9 @@ func (b *builder) cell(step, l int) *cell {
 
 func (b *builder) uid(u string) int { return intern(b.uids, &b.v.UIDs, u, u) }
 
-func (b *builder) shape(e trace.Event) int {
-	s := shape{Kind: e.Kind, Op: e.Op, Watch: e.Watch, Handler: e.Handler, Initial: e.Initial, Order: e.Order, Text: wording(e)}
+func (b *builder) shape(e trace.Event, t trace.Telling) int {
+	s := shape{Kind: e.Kind, Op: e.Op, Watch: e.Watch, Handler: e.Handler, Initial: e.Initial, Order: e.Order,
+		Text: wording(e), Story: telling(e, t), Whole: t.Whole}
 	return intern(b.shapes, &b.v.Shapes, s, s)
 }
 
@@ -193,8 +222,60 @@ func wording(e trace.Event) string {
 // fill puts an event's object back into a template: view.js does the
 // same.
 func fill(t string, e trace.Event) string {
-	return strings.NewReplacer("{r}", e.Key+"@"+e.RV, "{p}", e.Key+"@"+e.PrevRV, "{k}", e.Key).Replace(t)
+	return strings.NewReplacer("{rv}", e.RV, "{prv}", e.PrevRV, "{r}", e.Key+"@"+e.RV, "{p}", e.Key+"@"+e.PrevRV,
+		"{k}", e.Key).Replace(t)
 }
+
+// telling is the sentence a story tells of e with its object taken out,
+// as wording does for its text, and each number that is its
+// resourceVersion (or the one before) as {rv} ({prv}): "updated in etcd,
+// rv {prv} → {rv}" is one shape for every object. A template is checked
+// by filling it back in; where that would not give the sentence, the
+// sentence is kept whole.
+func telling(e trace.Event, t trace.Telling) string {
+	s := t.Sentence
+	if s == "" || t.Whole || e.Key == "" || strings.ContainsAny(s, "{}") {
+		return s
+	}
+	tm := s
+	if e.RV != "" {
+		tm = strings.ReplaceAll(tm, e.Key+"@"+e.RV, "{r}")
+	}
+	if e.PrevRV != "" {
+		tm = strings.ReplaceAll(tm, e.Key+"@"+e.PrevRV, "{p}")
+	}
+	tm = numbers(strings.ReplaceAll(tm, e.Key, "{k}"), map[string]string{e.PrevRV: "{prv}", e.RV: "{rv}"})
+	if fill(tm, e) != s {
+		return s
+	}
+	return tm
+}
+
+// numbers replaces each whole number in s (digits with no digit either
+// side) that is a key of names.
+func numbers(s string, names map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if n, ok := names[s[i:j]]; ok {
+			b.WriteString(n)
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // keys is every object key the run's events name, sorted.
 func keys(steps []trace.StepResult) []string {

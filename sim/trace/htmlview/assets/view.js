@@ -3,8 +3,11 @@
 // layer of the world and of each implementation, fault bands over the
 // columns, and for the object in focus its chips highlighted and joined
 // by arrows in the order it travelled. It loads nothing and sends
-// nothing. window.cachelabView says how the drawing went, for the browser
-// test: {ready, renderMs, errors, cells, chips}.
+// nothing. Below the timeline, the object in focus has its story: one
+// sentence per event about it, step by step, cachelab's and client-go's
+// side by side. window.cachelabView says how the drawing went, for the
+// browser test: {ready, renderMs, errors, cells, chips, draws}, and tells
+// any object's story (story(key)).
 "use strict";
 (function () {
   var state = window.cachelabView = {ready: false, errors: [], renderMs: 0};
@@ -15,10 +18,12 @@
   var QUIET = 96, MIN = 84;     // px: a step with at most one short line a cell; the least a column gets
   var CHIPS = 8;                // a cell with more events shows a counted band
   var EXPANDED = 400;           // chips an expanded cell draws at most
-  var ALL_ARROWS = 2;           // runs with at most this many objects get arrows for all
   var IMPLS = ["world", "cachelab", "client-go"];
 
-  var ui = {focus: -1, match: null, hiddenLayers: {}, hiddenImpls: {}, expanded: {}};
+  // An object is in focus once one is picked (a run of one object starts
+  // with it): its chips are highlighted, joined by arrows, and its story
+  // is told.
+  var ui = {focus: V.objects.length === 1 ? 0 : -1, match: null, hiddenLayers: {}, hiddenImpls: {}, expanded: {}};
   var stepCol = {};             // step number -> column index
   V.steps.forEach(function (s, i) { stepCol[s.n] = i; });
   var cellAt = {};              // "step/lane" -> cell
@@ -44,6 +49,51 @@
     return {obj: o, key: key, kind: sh[0], op: sh[1], watch: sh[2], handler: sh[3], initial: sh[4] === 1,
       order: sh[5], rv: rv, prevRV: prev, uid: e[i + 4] < 0 ? "" : V.uids[e[i + 4]], text: text};
   }
+  function fill(t, key, rv, prev) {
+    return t.replace(/\{(rv|prv|r|p|k)\}/g, function (m, f) {
+      return f === "rv" ? rv : f === "prv" ? prev : f === "r" ? key + "@" + rv : f === "p" ? key + "@" + prev : key;
+    });
+  }
+
+  // names reports whether text names the object key as key@rv, and not
+  // as the tail of a longer key (trace.Names).
+  function names(text, key) {
+    for (var i = 0; ;) {
+      var at = text.indexOf(key + "@", i);
+      if (at < 0) return false;
+      if (at === 0 || " {(,:[".indexOf(text.charAt(at - 1)) >= 0) return true;
+      i = at + 1;
+    }
+  }
+
+  // story is what each step did to the object key, as the text trace's
+  // --object tells it (trace.StoryOf): [{step, cmd, world, cachelab,
+  // clientGo}], each side a list of sentences, for the steps that did
+  // something to it. Each step's events are read in the order they
+  // happened (the step's q), one sentence each (the shape's story).
+  function story(key) {
+    var o = V.objects.indexOf(key), out = [];
+    V.steps.forEach(function (s) {
+      var st = {step: s.n, cmd: s.cmd, world: [], cachelab: [], clientGo: []}, told = false, next = {};
+      var q = s.q || [];
+      for (var j = 0; j < q.length; j += 2) {
+        var li = q[j], c = cellAt[s.n + "/" + li], at = next[li] || 0;
+        var side = {"world": st.world, "cachelab": st.cachelab, "client-go": st.clientGo}[V.lanes[li].impl];
+        for (var k = 0; k < q[j + 1]; k++, at += 5) {
+          var sh = V.shapes[c.e[at + 1]];
+          if (!sh[7]) continue;
+          if (sh[8] === 1 ? names(event(c, at).text, key) : c.e[at] === o) {
+            side.push(fill(sh[7], key, c.e[at + 2], c.e[at + 3]));
+            told = true;
+          }
+        }
+        next[li] = at;
+      }
+      if (told) out.push(st);
+    });
+    return out;
+  }
+  state.story = story;
 
   function label(ev) {
     if (ev.kind === "reconcile" && ev.key) return "reconcile " + name(ev.key) + " → " + reconcileOutcome(ev.text);
@@ -120,6 +170,7 @@
       input.value = ""; search(""); hideDetail();
     });
     document.getElementById("close-detail").addEventListener("click", hideDetail);
+    document.getElementById("close-story").addEventListener("click", function () { focus(-1); });
     document.addEventListener("keydown", function (e) { if (e.key === "Escape") { hideDetail(); focus(-1); } });
   }
 
@@ -294,6 +345,7 @@
     });
     grid.appendChild(bands());
     arrows(grid);
+    tell();
     state.cells = grid.querySelectorAll(".cell").length;
     state.chips = chips;
     state.lastDrawMs = performance.now() - t0;
@@ -331,15 +383,12 @@
     return layer;
   }
 
-  // arrows joins the chips of the object in focus (or of every object in
-  // a small run) in the order the object travelled: step by step, and in a
-  // step from the world down each implementation's lanes. Each
-  // implementation is its own path.
+  // arrows joins the chips of the object in focus, and no others, in the
+  // order it travelled: step by step, and in a step from the world down
+  // each implementation's lanes. Each implementation is its own path.
   function arrows(grid) {
-    var objs = [];
-    if (ui.focus >= 0) objs = [ui.focus];
-    else if (V.objects.length <= ALL_ARROWS && !ui.match) objs = V.objects.map(function (_, i) { return i; });
-    if (objs.length === 0) return;
+    if (ui.focus < 0) return;
+    var objs = [ui.focus];
     var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("class", "arrows");
     svg.setAttribute("width", grid.scrollWidth);
@@ -365,13 +414,65 @@
           var x1 = a.x + a.w / 2, x2 = b.x + (b.step === a.step ? b.w / 2 : 0);
           var p = document.createElementNS("http://www.w3.org/2000/svg", "path");
           p.setAttribute("d", "M" + x1 + "," + a.y + " C" + x1 + "," + (a.y + b.y) / 2 + " " + x2 + "," + (a.y + b.y) / 2 + " " + x2 + "," + b.y);
-          p.setAttribute("class", "arrow a-" + impl + (ui.focus >= 0 ? "" : " faint"));
+          p.setAttribute("class", "arrow a-" + impl);
           p.setAttribute("marker-end", "url(#head)");
           svg.appendChild(p);
         }
       });
     });
     grid.appendChild(svg);
+  }
+
+  // tell shows the story of the object in focus in the drawer below the
+  // timeline: a row per step that did something to it, with the world's
+  // sentences and each side's; a row where the two sides differ is
+  // marked. A step's number scrolls the timeline to its column.
+  var toldFor = -2;
+  function tell() {
+    var sec = document.getElementById("story");
+    document.body.classList.toggle("story-open", ui.focus >= 0);
+    sec.hidden = ui.focus < 0;
+    if (ui.focus < 0 || toldFor === ui.focus) return;
+    toldFor = ui.focus;
+    var key = V.objects[ui.focus], steps = story(key), rows = document.getElementById("story-rows");
+    document.getElementById("story-key").textContent = key;
+    document.getElementById("story-count").textContent = "· " + count(steps.length, "step") +
+      " did something to it · click a chip for its whole line, Esc to close";
+    rows.textContent = "";
+    function list(td, sentences) {
+      if (sentences.length === 0) { td.appendChild(el("span", "none", "—")); return; }
+      var ul = el("ul");
+      sentences.forEach(function (t) { ul.appendChild(el("li", "", t)); });
+      td.appendChild(ul);
+    }
+    steps.forEach(function (st) {
+      var differ = st.cachelab.join("\n") !== st.clientGo.join("\n");
+      var tr = el("tr", differ ? "differ" : ""), n = el("td", "n"), a = el("a", "", "step " + st.step);
+      a.href = "#step-" + st.step;
+      a.addEventListener("click", function (e) {
+        e.preventDefault();
+        var h = document.getElementById("step-" + st.step);
+        if (h) h.scrollIntoView({inline: "center", block: "nearest"});
+      });
+      n.appendChild(a);
+      n.appendChild(el("div", "", st.cmd));
+      // What the world was like: the fault bands over this step (a band
+      // that a later step closes, such as a reconnect, is over by then).
+      V.faults.forEach(function (f) {
+        if (f.from <= st.step && (st.step < f.to || f.from === f.to)) n.appendChild(el("div", "while f-" + f.kind.split(" ")[0], f.kind));
+      });
+      tr.appendChild(n);
+      [st.world, st.cachelab, st.clientGo].forEach(function (s, i) {
+        var td = el("td", i === 0 ? "" : "side");
+        list(td, s);
+        tr.appendChild(td);
+      });
+      rows.appendChild(tr);
+    });
+    if (steps.length === 0) {
+      var tr = el("tr"), td = el("td", "none", "no step did anything to " + key);
+      td.colSpan = 4; tr.appendChild(td); rows.appendChild(tr);
+    }
   }
 
   // The columns fit the window: a resize draws them again.
