@@ -3,11 +3,14 @@ package sim
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/cachelab/cachelab/internal/browsertest"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/trace/htmlview"
 	"github.com/cockroachdb/datadriven"
 )
 
@@ -20,15 +23,62 @@ import (
 // Each run is also written as --output json writes it, with both
 // implementations' events, and every record must validate against
 // sim/trace's schema: this is the schema test for every built-in
-// scenario, at no cost beyond the runs the walkthroughs make anyway.
+// scenario, at no cost beyond the runs the walkthroughs make anyway. And
+// each built-in's run is drawn as its HTML page and opened in headless
+// Chromium at 1280x800 (pagesFit).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("scenarios/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
+	builtins := len(files)
 	files = append(files, regressions(t)...)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) { runScenarioFile(t, file) })
+	var pages []htmlview.Run
+	for i, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			r := runScenarioFile(t, file)
+			if i < builtins && !t.Failed() {
+				pages = append(pages, r)
+			}
+		})
+	}
+	t.Run("every page fits at 1280x800", func(t *testing.T) { pagesFit(t, pages) })
+}
+
+// pagesFit opens each run's page in headless Chromium at laptop size,
+// 1280x800, and checks that the whole run is in view: every step's column
+// ends inside the timeline, which does not scroll sideways (issue 29).
+func pagesFit(t *testing.T, runs []htmlview.Run) {
+	if len(runs) == 0 {
+		t.Skip("no built-in scenario ran")
+	}
+	ctx := browsertest.Start(t)
+	dir := t.TempDir()
+	var p *browsertest.Tab
+	for _, r := range runs {
+		file := filepath.Join(dir, r.Header.Scenario+".html")
+		var b bytes.Buffer
+		if err := htmlview.Write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p == nil {
+			p = browsertest.Open(t, ctx, file)
+			p.Resize(t, 1280, 800)
+		} else {
+			p.Go(t, file)
+		}
+		tl := `document.getElementById("timeline")`
+		if out := p.EvalString(t, `[...document.querySelectorAll(".step")].filter(s => s.getBoundingClientRect().right > `+tl+
+			`.getBoundingClientRect().left + `+tl+`.clientWidth + 1).map(s => s.textContent).join(", ")`); out != "" {
+			t.Errorf("%s at 1280x800: steps out of view: %s", r.Header.Scenario, out)
+		}
+		if over := p.Eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over > 1 {
+			t.Errorf("%s at 1280x800: the timeline scrolls %v px sideways", r.Header.Scenario, over)
+		}
+		p.NoErrors(t)
 	}
 }
 
@@ -53,7 +103,9 @@ func regressions(t *testing.T) []string {
 	return files
 }
 
-func runScenarioFile(t *testing.T, file string) {
+// runScenarioFile plays a scenario file as a walkthrough and returns the
+// run, as a page would draw it.
+func runScenarioFile(t *testing.T, file string) htmlview.Run {
 	sc, err := Load(file)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +116,7 @@ func runScenarioFile(t *testing.T, file string) {
 	}
 	defer ses.Close()
 	var records bytes.Buffer
+	run := htmlview.Run{Header: ses.Header()}
 	jw := trace.NewJSONWriter(&records, "both")
 	if err := jw.Header(ses.Header()); err != nil {
 		t.Fatal(err)
@@ -88,12 +141,14 @@ func runScenarioFile(t *testing.T, file string) {
 		if err := jw.Step(sr); err != nil {
 			t.Fatal(err)
 		}
+		run.Steps = append(run.Steps, sr)
 		return trace.StepOutput(sr)
 	})
 	if d := ses.Finish(); d != nil {
 		t.Error(d)
 	}
 	checkJSON(t, &records, jw, sc, ses)
+	return run
 }
 
 // checkJSON ends a run's JSON records with a summary, as the CLI does for

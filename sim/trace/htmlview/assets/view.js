@@ -15,7 +15,8 @@
 
   var V = JSON.parse(document.getElementById("run").textContent);
   var COL = 200, LABEL = 150;   // px: a busy step's column, the lane labels
-  var QUIET = 96, MIN = 84;     // px: a step with at most one short line a cell; the least a column gets
+  var QUIET = 96, MIN = 56;     // px: a step with at most one short line a cell; the least a column gets
+  var NARROW = 90;              // px: a column narrower than this wraps its chips' words rather than cut them
   var CHIPS = 8;                // a cell with more events shows a counted band
   var EXPANDED = 400;           // chips an expanded cell draws at most
   var IMPLS = ["world", "cachelab", "client-go"];
@@ -23,7 +24,9 @@
   // An object is in focus once one is picked (a run of one object starts
   // with it): its chips are highlighted, joined by arrows, and its story
   // is told.
-  var ui = {focus: V.objects.length === 1 ? 0 : -1, match: null, hiddenLayers: {}, hiddenImpls: {}, expanded: {}};
+  // A story picked by the learner opens; the default one starts folded
+  // to its title line, so that the timeline is whole at first.
+  var ui = {focus: V.objects.length === 1 ? 0 : -1, storyOpen: false, match: null, hiddenLayers: {}, hiddenImpls: {}, expanded: {}};
   var stepCol = {};             // step number -> column index
   V.steps.forEach(function (s, i) { stepCol[s.n] = i; });
   var cellAt = {};              // "step/lane" -> cell
@@ -95,14 +98,17 @@
   }
   state.story = story;
 
-  function label(ev) {
+  // label is the words on an event's chip: its operation and object, or
+  // the start of its line (shorter in a narrow column, where it wraps).
+  function label(ev, narrow) {
     if (ev.kind === "reconcile" && ev.key) return "reconcile " + name(ev.key) + " → " + reconcileOutcome(ev.text);
     if (ev.kind === "workqueue" && ev.key) {
       var d = / in (\S+) \(/.exec(ev.text); // requeue web in 5ms (rate-limited), after web in 1s (requeue-after)
       return ev.op + " " + name(ev.key) + (d ? " " + d[1] : "");
     }
     if (ev.key) return (ev.op ? ev.op + " " : "") + name(ev.key) + (ev.rv ? "@" + ev.rv : "");
-    return ev.text.length > 30 ? ev.text.slice(0, 29) + "…" : ev.text;
+    var most = narrow ? 18 : 30;
+    return ev.text.length > most ? ev.text.slice(0, most - 1) + "…" : ev.text;
   }
 
   // reconcileOutcome is a reconcile line's result in a few words, for its
@@ -171,6 +177,7 @@
     });
     document.getElementById("close-detail").addEventListener("click", hideDetail);
     document.getElementById("close-story").addEventListener("click", function () { focus(-1); });
+    document.getElementById("fold-story").addEventListener("click", function () { ui.storyOpen = !ui.storyOpen; tell(); });
     document.addEventListener("keydown", function (e) { if (e.key === "Escape") { hideDetail(); focus(-1); } });
   }
 
@@ -190,11 +197,13 @@
     ui.match = m;
     out.textContent = n + (n === 1 ? " object" : " objects");
     ui.focus = exact >= 0 ? exact : n === 1 ? +Object.keys(m)[0] : -1;
+    ui.storyOpen = true;
     draw();
   }
 
   function focus(o) {
     ui.focus = o;
+    ui.storyOpen = true;
     draw();
   }
 
@@ -213,7 +222,7 @@
   }
 
   function chip(c, i, ev) {
-    var b = el("button", "chip k-" + ev.kind, label(ev));
+    var b = el("button", "chip k-" + ev.kind, label(ev, colW[stepCol[c.s]] < NARROW));
     b.type = "button";
     b.title = fullLine(c, ev);
     b.dataset.obj = ev.obj;
@@ -269,12 +278,13 @@
 
   // layout sizes each step's column by what it holds (a quiet step, at
   // most one short line in any visible cell, is narrow; a busy one wide)
-  // and then, if the run is wider than the window, narrows the busy ones
-  // so that the whole run fits (issue 29): their chips are cut short, and
-  // a click shows the whole line. colLeft[i] is column i's left edge.
+  // and then, if the run is wider than the window, narrows the widest
+  // columns first, all to one width, until the whole run fits (issue 29),
+  // but never below MIN: their chips are cut short, and a click shows the
+  // whole line. colLeft[i] is column i's left edge.
   var colW = [], colLeft = [];
   function layout(lanes) {
-    colW = V.steps.map(function (s) {
+    var want = V.steps.map(function (s) {
       var quiet = lanes.every(function (li) {
         var c = cellAt[s.n + "/" + li];
         if (!c) return true;
@@ -283,13 +293,14 @@
       });
       return quiet ? QUIET : COL;
     });
-    var room = document.documentElement.clientWidth - LABEL - 2;
-    var busy = colW.filter(function (w) { return w === COL; }).length;
-    var quietW = (colW.length - busy) * QUIET;
-    if (busy > 0 && quietW + busy * COL > room) {
-      var w = Math.max(MIN, Math.floor((room - quietW) / busy));
-      colW = colW.map(function (x) { return x === COL ? w : x; });
+    var room = document.documentElement.clientWidth - LABEL - 2, cap = COL;
+    var sorted = want.slice().sort(function (a, b) { return a - b; }), used = 0;
+    for (var i = 0; i < sorted.length; i++) {
+      var share = Math.floor((room - used) / (sorted.length - i));
+      if (share < sorted[i]) { cap = Math.max(MIN, share); break; }
+      used += sorted[i];
     }
+    colW = want.map(function (w) { return Math.min(w, cap); });
     var at = LABEL;
     colLeft = colW.map(function (w) { var l = at; at += w; return l; });
     return at;
@@ -308,7 +319,7 @@
     var head = el("div", "row head");
     head.appendChild(el("div", "label", "step"));
     V.steps.forEach(function (s) {
-      var h = el("div", "step" + (s.agree ? "" : " diverged"));
+      var h = el("div", "step" + (s.agree ? "" : " diverged") + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
       h.style.width = h.style.flexBasis = colW[stepCol[s.n]] + "px";
       h.id = "step-" + s.n;
       h.appendChild(el("b", "", s.n + " "));
@@ -333,7 +344,7 @@
       var row = el("div", "row lane impl-" + l.impl);
       row.appendChild(el("div", "label l-" + base(l.layer), l.layer));
       V.steps.forEach(function (s) {
-        var div = el("div", "cell");
+        var div = el("div", "cell" + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
         div.style.width = div.style.flexBasis = colW[stepCol[s.n]] + "px";
         div.dataset.step = s.n; div.dataset.lane = li;
         if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world") div.className += " diverged";
@@ -430,8 +441,11 @@
   var toldFor = -2;
   function tell() {
     var sec = document.getElementById("story");
-    document.body.classList.toggle("story-open", ui.focus >= 0);
+    document.body.classList.toggle("story-open", ui.focus >= 0 && ui.storyOpen);
+    document.body.classList.toggle("story-folded", ui.focus >= 0 && !ui.storyOpen);
     sec.hidden = ui.focus < 0;
+    sec.classList.toggle("folded", !ui.storyOpen);
+    document.getElementById("fold-story").textContent = ui.storyOpen ? "▾ fold" : "▸ read it";
     if (ui.focus < 0 || toldFor === ui.focus) return;
     toldFor = ui.focus;
     var key = V.objects[ui.focus], steps = story(key), rows = document.getElementById("story-rows");

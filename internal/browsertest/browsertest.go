@@ -1,0 +1,232 @@
+// Package browsertest opens cachelab's pages in headless Chromium for
+// tests, as a new user would open them, and reads what they drew. It
+// waits on the browser only through the DevTools protocol (chromedp),
+// each wait within the test's deadline: no sleeps.
+//
+// Chromium is Debian's chromium package. Without it a test skips, saying
+// how to install it, unless CACHELAB_REQUIRE_BROWSER=1 (.ci/run sets it
+// after installing Chromium), when it fails.
+//
+// A page says it has drawn by setting window.cachelabView.ready, and
+// counts its draws in window.cachelabView.draws; its script errors are in
+// window.cachelabView.errors.
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Start starts headless Chromium for the test, with a window of
+// 1600x1000, or skips (fails when CACHELAB_REQUIRE_BROWSER=1) if there is
+// none. The browser ends with the test.
+func Start(t *testing.T) context.Context {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		const advice = "no chromium or chromium-browser on PATH: install Chromium to run the browser test (Debian, Ubuntu: apt-get install chromium)"
+		if os.Getenv("CACHELAB_REQUIRE_BROWSER") == "1" {
+			t.Fatal(advice + "; CACHELAB_REQUIRE_BROWSER=1 makes it required")
+		}
+		t.Skip(advice)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1600, 1000), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck)
+	t.Cleanup(cancelAlloc)
+	return ctx
+}
+
+// Tab is a page open in its own tab, with what its console said.
+type Tab struct {
+	Ctx     context.Context
+	close   context.CancelFunc
+	mu      sync.Mutex
+	console []string
+}
+
+// Close closes the tab (it is closed with the test otherwise): a test that
+// opens many pages closes each when done with it.
+func (p *Tab) Close() { p.close() }
+
+// Open opens file in a new tab and waits until the page says it has
+// drawn (window.cachelabView.ready).
+func Open(t *testing.T, parent context.Context, file string) *Tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(parent)
+	t.Cleanup(cancel)
+	p := &Tab{Ctx: ctx, close: cancel}
+	if err := chromedp.Do(ctx); err != nil { // start the tab, so the console is heard from the first line
+		t.Fatal(err)
+	}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == chromedp.ConsoleError {
+				p.mu.Lock()
+				p.console = append(p.console, m.String())
+				p.mu.Unlock()
+			}
+		}
+	}()
+	p.Go(t, file)
+	return p
+}
+
+// Go opens file in the tab, in place of the page it showed, and waits
+// until the page says it has drawn.
+func (p *Tab) Go(t *testing.T, file string) {
+	t.Helper()
+	p.Do(t, chromedp.Navigate("file://"+file))
+	if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool]("window.cachelabView && window.cachelabView.ready", poll)); err != nil {
+		t.Fatalf("%s: the page did not say it had drawn: %v", file, err)
+	}
+}
+
+// Do carries out actions in the tab.
+func (p *Tab) Do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(p.Ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Eval is the number a script gives.
+func (p *Tab) Eval(t *testing.T, js string) float64 {
+	t.Helper()
+	v, err := chromedp.Run(p.Ctx, chromedp.Evaluate[float64](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// EvalString is the string a script gives.
+func (p *Tab) EvalString(t *testing.T, js string) string {
+	t.Helper()
+	v, err := chromedp.Run(p.Ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// Text is the text of the first element sel selects.
+func (p *Tab) Text(t *testing.T, sel string) string {
+	t.Helper()
+	return p.EvalString(t, fmt.Sprintf("document.querySelector(%q).textContent", sel))
+}
+
+// N is the number of elements sel selects.
+func (p *Tab) N(t *testing.T, sel string) float64 {
+	t.Helper()
+	return p.Eval(t, fmt.Sprintf("document.querySelectorAll(%q).length", sel))
+}
+
+// Count checks that sel selects want elements.
+func (p *Tab) Count(t *testing.T, sel string, want float64) {
+	t.Helper()
+	if got := p.N(t, sel); got != want {
+		t.Errorf("%s: %v elements, want %v", sel, got, want)
+	}
+}
+
+// AtLeast checks that sel selects at least want elements.
+func (p *Tab) AtLeast(t *testing.T, sel string, want float64) {
+	t.Helper()
+	if got := p.N(t, sel); got < want {
+		t.Errorf("%s: %v elements, want at least %v", sel, got, want)
+	}
+}
+
+// Screenshot is a PNG of what the tab shows.
+func (p *Tab) Screenshot(t *testing.T) []byte {
+	t.Helper()
+	b, err := chromedp.Run(p.Ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Resize gives the page a window of w x h and waits until it has drawn
+// again for it (cachelabView.draws goes up).
+func (p *Tab) Resize(t *testing.T, w, h int64) {
+	t.Helper()
+	before := p.Eval(t, "cachelabView.draws")
+	p.Do(t, chromedp.EmulateViewport(w, h))
+	if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](fmt.Sprintf("cachelabView.draws > %v", before), poll)); err != nil {
+		t.Fatalf("the page did not draw again after a resize to %dx%d: %v", w, h, err)
+	}
+}
+
+// NoErrors checks that no script failed: nothing on the console at level
+// error, no uncaught exception, and none the page's window.onerror caught.
+func (p *Tab) NoErrors(t *testing.T) {
+	t.Helper()
+	if n := p.Eval(t, "cachelabView.errors.length"); n != 0 {
+		t.Errorf("the page caught %v script errors:\n%s", n, p.EvalString(t, `cachelabView.errors.join("\n")`))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.console {
+		t.Errorf("console: %s", m)
+	}
+}
+
+// NotBlank checks that a screenshot shows something: a PNG with dark
+// pixels (text) and some colour (chips, bands) on the white page.
+func NotBlank(t *testing.T, shot []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	dark, colour, total := 0, 0, 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			total++
+			r, g, bl := rgb(img, x, y)
+			if r+g+bl < 3*100 {
+				dark++
+			}
+			if max(r, g, bl)-min(r, g, bl) > 40 {
+				colour++
+			}
+		}
+	}
+	if dark*200 < total || colour*200 < total {
+		t.Errorf("the screenshot looks blank: %d of %d pixels dark, %d coloured", dark, total, colour)
+	}
+}
+
+func rgb(img image.Image, x, y int) (int, int, int) {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return int(r >> 8), int(g >> 8), int(b >> 8)
+}
+
+// poll checks a page's condition on a timer: the default, on every
+// animation frame, can wait seconds in a headless tab that paints
+// nothing new.
+var poll = chromedp.WithPollingInterval(10 * time.Millisecond)
