@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/cachelab/cachelab/internal/browsertest"
+	"github.com/cachelab/cachelab/internal/mermaiddraw"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
+	"github.com/cachelab/cachelab/sim/trace/mermaid"
 	"github.com/cockroachdb/datadriven"
 )
 
@@ -43,6 +45,25 @@ func TestScenarios(t *testing.T) {
 		})
 	}
 	t.Run("every page fits at 1280x800", func(t *testing.T) { pagesFit(t, pages) })
+	t.Run("Mermaid draws every diagram", func(t *testing.T) { diagramsDraw(t, pages) })
+}
+
+// diagramsDraw has a real Mermaid draw each run's diagram, as GitHub
+// would (internal/mermaiddraw): each parses, and no note is cut off at
+// the drawing's edge (issue 29).
+func diagramsDraw(t *testing.T, runs []htmlview.Run) {
+	if len(runs) == 0 {
+		t.Skip("no built-in scenario ran")
+	}
+	js := mermaiddraw.Script(t)
+	var diagrams []mermaiddraw.Diagram
+	for _, r := range runs {
+		diagrams = append(diagrams, mermaiddraw.Diagram{Where: r.Header.Scenario,
+			Text: mermaid.Render(mermaid.Run{Header: r.Header, Steps: r.Steps}, mermaid.Options{})})
+	}
+	for _, p := range mermaiddraw.Problems(t, browsertest.Start(t), js, diagrams) {
+		t.Error(p)
+	}
 }
 
 // pagesFit opens each run's page in headless Chromium at laptop size,
