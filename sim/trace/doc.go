@@ -50,7 +50,8 @@
 // more than Summarize lines alike (Shape: one layer, kind and shape of
 // words) shows its first SummaryHead and a line that counts the rest and
 // their objects, while a line unlike the others always shows; a line
-// of more words than that shows its first LongLineWords, and with Width
+// of more words than that shows its first LongLineWords and the words
+// about the objects of the step's rare lines (its news), and with Width
 // each line wraps at spaces, continuing under the text after the layer
 // column (Wrap). A 10,000-object start is then some 30 lines, not 50,000.
 //

@@ -90,13 +90,24 @@ func summarize(events []Event, limit int) []row {
 			objects[g][e.Key] = true
 		}
 	}
+	// The objects of the step's rare lines (its news: the one real update,
+	// a delete) keep their words in a long line that is cut short.
+	var news map[string]bool
+	for i, e := range events {
+		if e.Key != "" && total[shapes[i]] <= SummaryHead {
+			if news == nil {
+				news = map[string]bool{}
+			}
+			news[e.Key] = true
+		}
+	}
 	seen := map[string]int{}
 	for i, e := range events {
 		g := shapes[i]
 		seen[g]++
 		switch n := seen[g]; {
 		case total[g] <= limit || n <= SummaryHead:
-			rows = append(rows, row{event: e, shown: clipWords(e.Text(), limit)})
+			rows = append(rows, row{event: e, shown: clipWords(e.Text(), limit, news)})
 		case n == SummaryHead+1:
 			rows = append(rows, row{event: e, shown: summaryLine(e.Layer, total[g]-SummaryHead, len(objects[g]))})
 		}
@@ -123,9 +134,16 @@ func (r row) text() string {
 // one line of 10,000 words.
 const LongLineWords = 20
 
+// NewsWords is how many words about the step's news a cut line keeps at
+// most.
+const NewsWords = 10
+
 // clipWords cuts text after its first LongLineWords words if it has more
-// than limit, and says how many it left out.
-func clipWords(text string, limit int) string {
+// than limit, and says how many it left out. Of the words it leaves out,
+// it still shows (up to NewsWords) those that name an object in news as
+// key@rv: in a ReplacedAll of 5,000 objects, the one the relist brought
+// news of.
+func clipWords(text string, limit int, news map[string]bool) string {
 	if limit <= 0 || strings.Count(text, " ") < limit {
 		return text
 	}
@@ -133,7 +151,22 @@ func clipWords(text string, limit int) string {
 	if len(words) <= limit {
 		return text
 	}
-	return strings.Join(words[:LongLineWords], " ") + " … " + Thousands(len(words)-LongLineWords) + " more words"
+	var b strings.Builder
+	b.WriteString(strings.Join(words[:LongLineWords], " "))
+	left := len(words) - LongLineWords
+	kept := 0
+	for _, w := range words[LongLineWords:] {
+		if kept == NewsWords {
+			break
+		}
+		if key, _, ok := strings.Cut(strings.TrimLeft(w, "{(["), "@"); ok && news[key] {
+			b.WriteString(" … " + w)
+			kept++
+			left--
+		}
+	}
+	b.WriteString(" … " + Thousands(left) + " more words")
+	return b.String()
 }
 
 // summaryLine is "… 9,995 more watch lines like these (9,995 objects)".

@@ -53,6 +53,24 @@ func relistUpdates(from, to int) []Event {
 }
 
 // realUpdate is an update that changed the object.
+// relistList is the ReplacedAll of a relist of objects from to to, object
+// news at rv 5003 and every other where it was.
+func relistList(from, to, news int) Event {
+	return Event{Layer: LayerPop, Kind: KindPop, Op: "ReplacedAll", Detail: "{rv 5004: " + strings.Join(listWords(from, to, news), " ") + "}"}
+}
+
+func listWords(from, to, news int) []string {
+	var w []string
+	for i := from; i <= to; i++ {
+		rv := fmt.Sprint(i + 1)
+		if i == news {
+			rv = "5003"
+		}
+		w = append(w, fmt.Sprintf("bulk/obj-%04d@%s", i, rv))
+	}
+	return w
+}
+
 func realUpdate(i int) Event {
 	k := fmt.Sprintf("bulk/obj-%04d", i)
 	return Event{Layer: "handler/h", Kind: KindCall, Handler: "h", Op: "OnUpdate", Key: k, RV: "5003", PrevRV: fmt.Sprint(i + 1),
@@ -126,6 +144,10 @@ func TestSummarize(t *testing.T) {
 			append(texts(relistUpdates(1, 5)), "… 7 more handler/h lines like these (7 objects)", realUpdate(43).Text())},
 		{"a bookmark ends the ADDED events", append(watchAdds(1, 12), bookmark), 10,
 			append(texts(watchAdds(1, 5)), "… 7 more watch lines like these (7 objects)", bookmark.Text())},
+		// A long line cut short keeps the words about the step's news.
+		{"a relist's list keeps the object it brought news of", append([]Event{relistList(1, 60, 43)}, append(append(relistUpdates(1, 42), realUpdate(43)), relistUpdates(44, 60)...)...), 25,
+			append(append([]string{"ReplacedAll {rv 5004: " + strings.Join(listWords(1, 17, 43), " ") + " … bulk/obj-0043@5003 … 42 more words"},
+				texts(relistUpdates(1, 5))...), "… 54 more handler/h lines like these (54 objects)", realUpdate(43).Text())},
 		{"a tombstone is never folded", append(append(deletes(1, 6), tombstone(7)), deletes(8, 12)...), 10,
 			append(append(texts(deletes(1, 5)), "… 6 more handler/h lines like these (6 objects)"), tombstone(7).Text())},
 	} {

@@ -219,6 +219,9 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the page has %v elements, want at most 3000: large cells should be counted bands", n)
 		}
 		p.AtLeast(t, ".band", 8)
+		if band := p.Text(t, ".band"); !strings.Contains(band, "10,000 events · 10,000 objects") {
+			t.Errorf("a band reads %q, want its counts with thousands separators (10,000 events · 10,000 objects)", band)
+		}
 		p.Do(t, chromedp.SendKeys(chromedp.CSS("#object"), "ns0/obj-04242"))
 		p.AtLeast(t, ".chip.on", 10)
 		p.AtLeast(t, "svg.arrows path", 8)

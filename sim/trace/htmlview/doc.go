@@ -38,8 +38,8 @@
 // its story's sentence a shape shared with every event worded alike but
 // for its object and resourceVersions (view in model.go); a step records
 // the order of its events across lanes as runs of lanes. A cell of
-// more than a few events is drawn as a counted band ("10000 events ·
-// 10000 objects · OnAdd ×10000") until it is clicked or the objects are
+// more than a few events is drawn as a counted band ("10,000 events ·
+// 10,000 objects · OnAdd ×10,000") until it is clicked or the objects are
 // filtered, so the page draws a few hundred elements however many objects
 // there are.
 //

@@ -46,8 +46,8 @@ func (d *diagram) layout(perStep int, b Budget) (string, bool) {
 		fmt.Fprintf(&out, "    participant %s as %s\n", p.id, p.label)
 	}
 	if perStep >= 0 {
-		fmt.Fprintf(&out, "    Note over etcd,%s: aggregated to fit GitHub's Mermaid limits: %d of %d events drawn, %s. Follow one object (--object ns/name) or read the text trace for all\n",
-			d.last, drawn, d.events, kept(perStep))
+		fmt.Fprintf(&out, "    Note over etcd,%s: aggregated to fit GitHub's Mermaid limits: %s of %s events drawn, %s. Follow one object (--object ns/name) or read the text trace for all\n",
+			d.last, trace.Thousands(drawn), trace.Thousands(d.events), kept(perStep))
 	}
 	out.WriteString(body.String())
 	return out.String(), out.Len() <= b.Chars && arrows <= b.Messages
@@ -77,7 +77,7 @@ func (d *diagram) block(st block, perStep int) (text string, events, arrows int)
 		}
 	}
 	if n := len(st.lines) - events; n > 0 {
-		fmt.Fprintf(&b, "%sNote over etcd,%s: … %d more events (%s)\n", indent, d.last, n, countByLayer(left))
+		fmt.Fprintf(&b, "%sNote over etcd,%s: … %s more events (%s)\n", indent, d.last, trace.Thousands(n), countByLayer(left))
 	}
 	for _, l := range st.close {
 		b.WriteString(indent + l.text + "\n")
@@ -156,7 +156,7 @@ func countByLayer(n map[string]int) string {
 	})
 	parts := make([]string, len(layers))
 	for i, l := range layers {
-		parts[i] = fmt.Sprintf("%d %s", n[l], l)
+		parts[i] = trace.Thousands(n[l]) + " " + l
 	}
 	return strings.Join(parts, ", ")
 }

@@ -223,5 +223,5 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return trace.Thousands(n) + " " + what + "s"
 }

@@ -114,7 +114,7 @@ func TestSizeGuard(t *testing.T) {
 		want           []string
 	}{
 		{"small", 3, 2, nil},
-		{"one step of 10000 objects", 1, 10000, []string{"aggregated to fit GitHub's Mermaid limits", "… 59988 more events (9998 etcd, 9998 watch, 9998 transform, 9998 pop, 9998 indexer, 9998 handler/h1)"}},
+		{"one step of 10000 objects", 1, 10000, []string{"aggregated to fit GitHub's Mermaid limits", "… 59,988 more events (9,998 etcd, 9,998 watch, 9,998 transform, 9,998 pop, 9,998 indexer, 9,998 handler/h1)"}},
 		{"100 steps of 100 objects", 100, 100, []string{"aggregated to fit", "more events"}},
 		{"2000 steps", 2000, 5, []string{"aggregated to fit", "not drawn: the diagram would be over GitHub's Mermaid limits"}},
 	} {

@@ -38,7 +38,8 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function count(n, what) { return n + " " + what + (n === 1 ? "" : "s"); }
+  function count(n, what) { return thousands(n) + " " + what + (n === 1 ? "" : "s"); }
+  function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function base(layer) { return layer.split("/")[0]; }
   function name(key) { var i = key.indexOf("/"); return i < 0 ? key : key.slice(i + 1); }
 
@@ -243,7 +244,7 @@
       if (o >= 0 && !objs[o]) { objs[o] = true; nobj++; }
       ops[op] = (ops[op] || 0) + 1;
     });
-    var parts = Object.keys(ops).sort().map(function (op) { return op + " ×" + ops[op]; });
+    var parts = Object.keys(ops).sort().map(function (op) { return op + " ×" + thousands(ops[op]); });
     var b = el("button", "band", count(idx.length, "event") + " · " + count(nobj, "object") + "\n" + parts.join(" · "));
     b.type = "button";
     b.title = "click to show them (at most " + EXPANDED + "), or filter by object";
@@ -272,7 +273,7 @@
     }
     var shown = idx.slice(0, EXPANDED);
     shown.forEach(function (i) { div.appendChild(chip(c, i, event(c, i))); });
-    if (idx.length > shown.length) div.appendChild(el("span", "more", "+" + (idx.length - shown.length) + " more: filter by object"));
+    if (idx.length > shown.length) div.appendChild(el("span", "more", "+" + thousands(idx.length - shown.length) + " more: filter by object"));
     return shown.length;
   }
 
