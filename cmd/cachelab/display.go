@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 	"k8s.io/utils/clock"
@@ -22,9 +23,10 @@ import (
 const summaryLimit = 100
 
 // envTermWidth, when set to a number of columns, is the terminal width
-// the text trace is wrapped to, whether or not stdout is a terminal (0:
-// no wrapping). It is for tests, which cannot give a run a terminal of a
-// chosen size, and for a terminal that does not say its size.
+// the text trace (and an error on stderr) is wrapped to, whether or not
+// stdout is a terminal (0: no wrapping). It is for tests, which cannot
+// give a run a terminal of a chosen size, and for a terminal that does
+// not say its size.
 const envTermWidth = "CACHELAB_TERM_WIDTH"
 
 // width is the column to wrap the text trace at: $CACHELAB_TERM_WIDTH,
@@ -39,6 +41,33 @@ func (m *Main) width() (int, error) {
 		return n, nil
 	}
 	return m.termWidth(m.Stdout), nil
+}
+
+// errorf writes a message to stderr, each of its lines wrapped at spaces
+// to stderr's terminal width ($CACHELAB_TERM_WIDTH, as for the trace, or
+// the terminal's; unwrapped when it is not a terminal), continuing under
+// an indent: a long error breaks between words, not in the middle of one.
+func (m *Main) errorf(format string, a ...any) {
+	w := m.termWidth(m.Stderr)
+	if s := m.Getenv(envTermWidth); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			w = n
+		}
+	}
+	text := strings.TrimSuffix(fmt.Sprintf(format, a...), "\n")
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		parts := trace.Wrap(line, w)
+		b.WriteString(parts[0] + "\n")
+		if len(parts) == 1 {
+			continue
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))] + "    "
+		for _, p := range trace.Wrap(strings.Join(parts[1:], " "), max(w-len(indent), 20)) {
+			b.WriteString(indent + p + "\n")
+		}
+	}
+	fmt.Fprint(m.Stderr, b.String())
 }
 
 // termWidth is a terminal stream's width in columns, or 0.

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -152,5 +154,26 @@ func TestTimingLineComesLast(t *testing.T) {
 	}
 	if prev := lines[len(lines)-3]; !strings.Contains(prev, "✓ 6 steps, client-go agreed at every step") {
 		t.Fatalf("two lines before the timing is %q, want the summary's first line", prev)
+	}
+}
+
+// An error on a narrow terminal breaks between words, never in one, and
+// keeps every word (issue 29).
+func TestErrorFitsTheTerminal(t *testing.T) {
+	c := newCLI("", true, map[string]string{envTermWidth: "40"})
+	c.run(t, exitUsage, "run", "relist-after-compactoin")
+	got := c.stderr.String()
+	if !strings.Contains(got, "relist-after-compaction") {
+		t.Fatalf("the error does not suggest the scenario:\n%s", got)
+	}
+	for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 40 && strings.Contains(strings.TrimSpace(l), " ") {
+			t.Errorf("a line of %d columns, over the terminal's 40, that could have broken at a space: %q", n, l)
+		}
+	}
+	whole := newCLI("", false, nil)
+	whole.run(t, exitUsage, "run", "relist-after-compactoin")
+	if a, b := strings.Fields(got), strings.Fields(whole.stderr.String()); !slices.Equal(a, b) {
+		t.Errorf("wrapping changed the words:\n%q\nunwrapped:\n%q", a, b)
 	}
 }

@@ -143,7 +143,7 @@ func (m *Main) Run(ctx context.Context, args []string) (code int) {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(m.Stderr, "cachelab: %v\n", err)
+	m.errorf("cachelab: %v", err)
 	var ee *exitError
 	if !errors.As(err, &ee) {
 		// It comes from cobra reading the command line.

@@ -260,16 +260,16 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	switch {
 	case check && o.stack.value != "":
 		check = false
-		fmt.Fprintf(m.Stderr, "%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
+		m.errorf("%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
 	case check && o.server.value != "" && o.server.value != sc.WrittenFor():
 		check = false
-		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
+		m.errorf("%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
 	case check && o.members != 0 && o.members != sc.Members():
 		check = false
-		fmt.Fprintf(m.Stderr, "%s: expected output not checked: --etcd-members %d replaces the etcd it was written for\n", sc.Name, o.members)
+		m.errorf("%s: expected output not checked: --etcd-members %d replaces the etcd it was written for\n", sc.Name, o.members)
 	case check && len(o.etcd.Endpoints) > 0:
 		check = false
-		fmt.Fprintf(m.Stderr, "%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
+		m.errorf("%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
 	}
 	if err := p.header(ses.Header()); err != nil {
 		return writeError(err, "before the first step")
