@@ -56,6 +56,17 @@ func BuiltinSource(name string) ([]byte, bool) {
 // written by hand: the largest built-in one is under 5 KB.
 const MaxScenarioSize = 1 << 20
 
+// UnknownScenarioError is Load's error for a name that is neither a
+// built-in scenario nor a file.
+type UnknownScenarioError struct {
+	Name    string
+	BuiltIn []string // the built-in scenarios' names
+}
+
+func (e *UnknownScenarioError) Error() string {
+	return fmt.Sprintf("no built-in scenario %q and no such file; built-in: %s", e.Name, strings.Join(e.BuiltIn, ", "))
+}
+
 // Load finds a scenario: a built-in one by name, or else a file. The file
 // must be a regular file of at most MaxScenarioSize bytes: a named pipe
 // would block the read until a writer came (Ctrl-C could not stop it), a
@@ -74,7 +85,7 @@ func Load(nameOrFile string) (*Scenario, error) {
 			names = append(names, sc.Name)
 		}
 		if _, err := os.Stat(nameOrFile); err != nil {
-			return nil, fmt.Errorf("no built-in scenario %q and no such file; built-in: %s", nameOrFile, strings.Join(names, ", "))
+			return nil, &UnknownScenarioError{Name: nameOrFile, BuiltIn: names}
 		}
 	}
 	src, err := readScenarioFile(nameOrFile)

@@ -255,18 +255,11 @@ func unknownScenario(name string, cat []*sim.Scenario) error {
 // scenario nor a file, with the closest built-in names in place of the
 // list of them all, where some are close.
 func nearScenario(name string, err error) error {
-	if !strings.HasPrefix(err.Error(), "no built-in scenario") {
+	var unknown *sim.UnknownScenarioError
+	if !errors.As(err, &unknown) {
 		return err
 	}
-	cat, catErr := sim.Catalog()
-	if catErr != nil {
-		return err
-	}
-	var names []string
-	for _, sc := range cat {
-		names = append(names, sc.Name)
-	}
-	if near := closest(name, names, 3); len(near) > 0 {
+	if near := closest(name, unknown.BuiltIn, 3); len(near) > 0 {
 		return fmt.Errorf("no built-in scenario %q and no such file; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
 	}
 	return err
