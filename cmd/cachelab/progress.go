@@ -58,15 +58,17 @@ func (p *progress) loop(prefix string, now bool) {
 	defer close(p.done)
 	defer p.ticker.Stop()
 	drawn := false
-	if now {
+	draw := func() {
 		fmt.Fprintf(p.w, "\r\x1b[K%s", p.fit(prefix+progressText(p.read(), p.began)))
 		drawn = true
+	}
+	if now {
+		draw()
 	}
 	for {
 		select {
 		case <-p.ticker.C():
-			fmt.Fprintf(p.w, "\r\x1b[K%s", p.fit(prefix+progressText(p.read(), p.began)))
-			drawn = true
+			draw()
 		case <-p.stop:
 			if drawn {
 				fmt.Fprint(p.w, "\r\x1b[K")
