@@ -27,7 +27,7 @@ type storyStep struct {
 	World, Cachelab, ClientGo []string
 }
 
-var screenshot = flag.String("screenshot", "", "also write the browser test's screenshot of a run, its first object in focus, to this file (docs/timeline.png)")
+var screenshot = flag.String("screenshot", "", "also write the browser test's screenshot of a run at 1280 px, its first object in focus and its story told, to this file (docs/timeline.png)")
 
 // The browser test opens pages in headless Chromium, as a new user would
 // open them (internal/browsertest), and checks what the page draws: its
@@ -59,9 +59,13 @@ func TestBrowser(t *testing.T) {
 		if line := p.Text(t, "#line"); !bytes.Contains([]byte(line), []byte("ADDED ns0/a@2")) {
 			t.Errorf("the detail shows %q, want the whole trace line (w1 ADDED ns0/a@2)", line)
 		}
-		shot := p.Screenshot(t)
-		browsertest.NotBlank(t, shot)
+		browsertest.NotBlank(t, p.Screenshot(t))
 		if *screenshot != "" {
+			// The README's picture: the whole run at laptop width, tall
+			// enough for every lane above ns0/a's story.
+			p.Resize(t, 1280, 1280)
+			shot := p.Screenshot(t)
+			browsertest.NotBlank(t, shot)
 			if err := os.WriteFile(*screenshot, shot, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -160,6 +164,13 @@ func TestBrowser(t *testing.T) {
 		} {
 			if !strings.Contains(rows, want) {
 				t.Errorf("the story has no %q; its rows:\n%s", want, rows)
+			}
+		}
+		// The reconnect ends the disconnection, and the compaction was
+		// the step before: step 9 is under no fault.
+		for _, r := range strings.Split(rows, "\n") {
+			if strings.HasPrefix(r, "step 9 ") && (strings.Contains(r, "disconnected") || strings.Contains(r, "compacted")) {
+				t.Errorf("step 9 (reconnect) is marked as under a fault: %s", r)
 			}
 		}
 		// Only the object in focus has arrows.

@@ -474,7 +474,7 @@
       // What the world was like: the fault bands over this step (a band
       // that a later step closes, such as a reconnect, is over by then).
       V.faults.forEach(function (f) {
-        if (f.from <= st.step && (st.step < f.to || f.from === f.to)) n.appendChild(el("div", "while f-" + f.kind.split(" ")[0], f.kind));
+        if (f.from <= st.step && (st.step < f.to || st.step === f.from)) n.appendChild(el("div", "while f-" + f.kind.split(" ")[0], f.kind));
       });
       tr.appendChild(n);
       [st.world, st.cachelab, st.clientGo].forEach(function (s, i) {
