@@ -188,6 +188,33 @@ func TestBrowser(t *testing.T) {
 		p.NoErrors(t)
 	})
 
+	// A cell of many alike events is a band, but the ones unlike the rest
+	// stay chips under it: the one real update among unchanged ones, and a
+	// tombstone (issue 29).
+	t.Run("rare lines stay", func(t *testing.T) {
+		var calls []trace.Event
+		for i := 1; i <= 40; i++ {
+			k, rv := fmt.Sprintf("ns0/o%02d", i), fmt.Sprint(i+1)
+			calls = append(calls, trace.Event{Layer: "handler/h1", Kind: trace.KindCall, Handler: "h1", Op: "OnUpdate", Key: k, RV: rv, PrevRV: rv,
+				Order: trace.OrderSameObject, Detail: k + "@" + rv + " -> " + k + "@" + rv + " (same object: a resync or relist)"})
+		}
+		calls[17] = trace.Event{Layer: "handler/h1", Kind: trace.KindCall, Handler: "h1", Op: "OnUpdate", Key: "ns0/o18", RV: "90", PrevRV: "19", Detail: "ns0/o18@19 -> ns0/o18@90"}
+		calls = append(calls, trace.Event{Layer: "handler/h1", Kind: trace.KindCall, Handler: "h1", Op: "OnDelete", Key: "ns0/o41", RV: "42", Order: trace.OrderTombstones,
+			Detail: "DeletedFinalStateUnknown{ns0/o41, last seen ns0/o41@42}"})
+		r := Run{Header: trace.Header{Scenario: "rare", Stack: "default", Server: "etcd", Etcd: "embedded"},
+			Steps: []trace.StepResult{{Index: 1, Pos: "rare.txt:1", Cmd: "reconnect", Sides: map[string][]trace.Event{trace.Cachelab: calls, trace.ClientGo: calls}}}}
+		p := browsertest.Open(t, ctx, page(t, dir, "rare.html", r))
+		p.Count(t, ".band", 2)
+		chips := p.EvalString(t, `[...document.querySelectorAll(".impl-cachelab .chip")].map(c => c.textContent).join("\n")`)
+		if chips != "OnUpdate o18@90\nOnDelete o41@42" {
+			t.Errorf("under the band, the chips read:\n%s\nwant the real update and the tombstone", chips)
+		}
+		if band := p.Text(t, ".impl-cachelab .band"); !strings.Contains(band, "39 events") || !strings.Contains(band, "OnUpdate (unchanged) ×39") {
+			t.Errorf("the band reads %q, want the 39 unchanged updates counted as such", band)
+		}
+		p.NoErrors(t)
+	})
+
 	// A reconcile's chip says how it went, without a click (issue 29).
 	t.Run("a reconcile", func(t *testing.T) {
 		p := browsertest.Open(t, ctx, page(t, dir, "reconcile.html", loadRun(t, "reconcile-stale-cache")))

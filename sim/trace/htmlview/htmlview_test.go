@@ -121,3 +121,34 @@ func TestBulkSize(t *testing.T) {
 		t.Errorf("%d bytes a event, want at most 30", per)
 	}
 }
+
+// A story's sentence is one template for every object: its
+// resourceVersions are taken out as whole numbers only, never from a
+// watch's name (w3) or a longer number.
+func TestTellingTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		e    trace.Event
+		want string
+	}{
+		{trace.Event{Layer: trace.LayerWatch, Kind: trace.KindEvent, Watch: "w3", Op: "ADDED", Key: "ns0/a", RV: "3", Detail: "ADDED ns0/a@3"},
+			"watch w3 delivered ADDED at rv {rv}"},
+		{trace.Event{Layer: trace.LayerWatch, Kind: trace.KindEvent, Watch: "w33", Op: "ADDED", Key: "ns0/a", RV: "3", Detail: "ADDED ns0/a@3"},
+			"watch w33 delivered ADDED at rv {rv}"},
+		{trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "update", Key: "ns0/a", RV: "13", PrevRV: "3", Detail: "update ns0/a@3 -> ns0/a@13"},
+			"updated in etcd, rv {prv} → {rv}"},
+		{trace.Event{Layer: "handler/h1", Kind: trace.KindCall, Handler: "h1", Op: "OnUpdate", Key: "ns0/a", RV: "4", PrevRV: "2", Detail: "ns0/a@2 -> ns0/a@4"},
+			"handler h1: OnUpdate {p} -> {r}"},
+	} {
+		side := trace.Cachelab
+		if tc.e.Layer == trace.LayerEtcd {
+			side = trace.World
+		}
+		told := trace.Tell([]trace.Event{tc.e}, side, false)[0]
+		if got := telling(tc.e, told); got != tc.want {
+			t.Errorf("%q: template %q, want %q", told.Sentence, got, tc.want)
+		}
+		if got := fill(telling(tc.e, told), tc.e); got != told.Sentence {
+			t.Errorf("the template of %q fills back to %q", told.Sentence, got)
+		}
+	}
+}

@@ -252,7 +252,8 @@ func telling(e trace.Event, t trace.Telling) string {
 }
 
 // numbers replaces each whole number in s (digits with no digit either
-// side) that is a key of names.
+// side, and no letter before: the 3 of "w3" is a watch's name) that is a
+// key of names.
 func numbers(s string, names map[string]string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -265,7 +266,7 @@ func numbers(s string, names map[string]string) string {
 		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
-		if n, ok := names[s[i:j]]; ok {
+		if n, ok := names[s[i:j]]; ok && (i == 0 || !isLetter(s[i-1])) {
 			b.WriteString(n)
 		} else {
 			b.WriteString(s[i:j])
@@ -276,6 +277,8 @@ func numbers(s string, names map[string]string) string {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // keys is every object key the run's events name, sorted.
 func keys(steps []trace.StepResult) []string {

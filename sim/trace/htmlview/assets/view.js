@@ -236,11 +236,13 @@
     return b;
   }
 
-  // band is a cell's events counted: how many, of how many objects, by op.
+  // band is a cell's events counted: how many, of how many objects, by op
+  // (an update that changed nothing counted apart from one that did).
   function band(c, idx) {
     var objs = {}, nobj = 0, ops = {};
     idx.forEach(function (i) {
       var o = c.e[i], sh = V.shapes[c.e[i + 1]], op = sh[1] || sh[0];
+      if (c.e[i + 2] && c.e[i + 2] === c.e[i + 3]) op += " (unchanged)";
       if (o >= 0 && !objs[o]) { objs[o] = true; nobj++; }
       ops[op] = (ops[op] || 0) + 1;
     });
@@ -263,13 +265,29 @@
     return idx;
   }
 
+  // rare is the events of a cell that are unlike every other in it: the
+  // only one of its shape (the one real update among thousands of
+  // unchanged ones, the bookmark that ends the initial events), and every
+  // tombstone. A band keeps them as chips under it, as the text trace keeps
+  // such lines (issue 29); none if there are more than RARE.
+  var RARE = 8;
+  function rare(c, idx) {
+    var n = {};
+    idx.forEach(function (i) { n[c.e[i + 1]] = (n[c.e[i + 1]] || 0) + 1; });
+    var out = idx.filter(function (i) { return n[c.e[i + 1]] === 1 || V.shapes[c.e[i + 1]][5] === "tombstones"; });
+    return out.length <= RARE ? out : [];
+  }
+
   function fillCell(div, c) {
     var idx = visibleEvents(c);
     if (idx.length === 0) return 0;
     var open = ui.expanded[c.s + "/" + c.l] || ui.match && idx.length <= EXPANDED;
     if (idx.length > CHIPS && !open) {
-      div.appendChild(band(c, idx));
-      return 0;
+      var keep = rare(c, idx), kept = {};
+      keep.forEach(function (i) { kept[i] = true; });
+      div.appendChild(band(c, idx.filter(function (i) { return !kept[i]; })));
+      keep.forEach(function (i) { div.appendChild(chip(c, i, event(c, i))); });
+      return keep.length;
     }
     var shown = idx.slice(0, EXPANDED);
     shown.forEach(function (i) { div.appendChild(chip(c, i, event(c, i))); });
