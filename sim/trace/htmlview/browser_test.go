@@ -223,10 +223,16 @@ func TestBrowser(t *testing.T) {
 		p.Count(t, "#story.folded:not([hidden])", 1)
 		p.AtLeast(t, "svg.arrows path", 6)
 		chips := p.EvalString(t, `[...document.querySelectorAll(".chip")].map(c => c.textContent).join("\n")`)
-		for _, want := range []string{"reconcile web → ok", "reconcile web → 409 conflict", "reconcile web → wrote @4 · ok · requeue 1s", "requeue web 5ms"} {
+		for _, want := range []string{"web → ok", "web → 409 conflict", "web → wrote @4 · ok · requeue 1s", "requeue web 5ms"} {
 			if !strings.Contains(chips, want) {
 				t.Errorf("no chip reads %q; the chips:\n%v", want, chips)
 			}
+		}
+		// At laptop width the outcome is in view, not cut off: every
+		// reconcile chip shows all its words.
+		p.Resize(t, 1280, 800)
+		if cut := p.EvalString(t, `[...document.querySelectorAll(".chip.k-reconcile")].filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent).join(", ")`); cut != "" {
+			t.Errorf("reconcile chips cut off at 1280 px: %s", cut)
 		}
 		p.NoErrors(t)
 	})

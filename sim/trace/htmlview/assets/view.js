@@ -102,7 +102,8 @@
   // label is the words on an event's chip: its operation and object, or
   // the start of its line (shorter in a narrow column, where it wraps).
   function label(ev, narrow) {
-    if (ev.kind === "reconcile" && ev.key) return "reconcile " + name(ev.key) + " → " + reconcileOutcome(ev.text);
+    // The lane says "reconcile": the chip says of what, and how it went.
+    if (ev.kind === "reconcile" && ev.key) return name(ev.key) + " → " + reconcileOutcome(ev.text);
     if (ev.kind === "workqueue" && ev.key) {
       var d = / in (\S+) \(/.exec(ev.text); // requeue web in 5ms (rate-limited), after web in 1s (requeue-after)
       return ev.op + " " + name(ev.key) + (d ? " " + d[1] : "");
@@ -432,7 +433,7 @@
       if (o < 0 || objs.indexOf(o) < 0) return;
       var cell = b.parentNode, r = b.getBoundingClientRect();
       (byObj[o] = byObj[o] || []).push({step: +cell.dataset.step, lane: +cell.dataset.lane,
-        x: r.left - g0.left, y: r.top - g0.top + r.height / 2, w: r.width});
+        x: r.left - g0.left, y: r.top - g0.top + r.height / 2, w: r.width, h: r.height});
     });
     Object.keys(byObj).forEach(function (o) {
       var pts = byObj[o];
@@ -440,10 +441,21 @@
         var path = pts.filter(function (p) { var i = V.lanes[p.lane].impl; return i === "world" || i === impl; });
         path.sort(function (a, b) { return a.step - b.step || a.lane - b.lane; });
         for (var i = 1; i < path.length; i++) {
-          var a = path[i - 1], b = path[i];
-          var x1 = a.x + a.w / 2, x2 = b.x + (b.step === a.step ? b.w / 2 : 0);
+          // From the edge of one chip to the edge of the next, under the
+          // chips, so that no arrow covers a chip's words: down from its
+          // bottom to the next one's top, up from its top, or along the
+          // row from its right side to the next one's left.
+          var a = path[i - 1], b = path[i], x1 = a.x + a.w / 2, x2 = b.x + b.w / 2, y1, y2, d;
+          if (Math.abs(a.y - b.y) < 2) {
+            x1 = a.x + a.w; x2 = b.x; y1 = y2 = a.y;
+            d = "M" + x1 + "," + y1 + " L" + x2 + "," + y2;
+          } else {
+            if (b.y > a.y) { y1 = a.y + a.h / 2; y2 = b.y - b.h / 2; } else { y1 = a.y - a.h / 2; y2 = b.y + b.h / 2; }
+            if (b.step !== a.step) x2 = b.x + Math.min(12, b.w / 2);
+            d = "M" + x1 + "," + y1 + " C" + x1 + "," + (y1 + y2) / 2 + " " + x2 + "," + (y1 + y2) / 2 + " " + x2 + "," + y2;
+          }
           var p = document.createElementNS("http://www.w3.org/2000/svg", "path");
-          p.setAttribute("d", "M" + x1 + "," + a.y + " C" + x1 + "," + (a.y + b.y) / 2 + " " + x2 + "," + (a.y + b.y) / 2 + " " + x2 + "," + b.y);
+          p.setAttribute("d", d);
           p.setAttribute("class", "arrow a-" + impl);
           p.setAttribute("marker-end", "url(#head)");
           svg.appendChild(p);
