@@ -375,11 +375,14 @@ func (s *SharedIndexInformer) trace(e Event) {
 
 // Run runs the informer until ctx ends: the reflector fills the queue, the
 // processing loop empties it into the indexer and the handlers. It returns
-// once everything it started has stopped. A second Run returns at once.
+// once everything it started has stopped. A second Run logs a warning
+// (at Info, through ctx's logger) and returns at once (P23).
 func (s *SharedIndexInformer) Run(ctx context.Context) {
 	defer utilruntime.HandleCrashWithContext(ctx)
-	q, ok := s.start(klog.FromContext(ctx))
+	logger := klog.FromContext(ctx)
+	q, ok := s.start(logger)
 	if !ok {
+		logger.Info("Warning: the sharedIndexInformer has started, run more than once is not allowed") // P23
 		return
 	}
 	s.processor.run()
