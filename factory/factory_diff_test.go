@@ -52,7 +52,7 @@ type world struct {
 	cgClient dynamic.Interface
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -77,7 +77,7 @@ func (w *world) lw(rec *requests, gvr schema.GroupVersionResource, ns string) *r
 }
 
 // create writes an object of gvr ("ns/name") with labels.
-func (w *world) create(t *testing.T, gvr schema.GroupVersionResource, key string, labels ...string) {
+func (w *world) create(t testing.TB, gvr schema.GroupVersionResource, key string, labels ...string) {
 	t.Helper()
 	o := dt.Pod(key)
 	o.SetKind(resources[gvr].Kind)
