@@ -26,6 +26,7 @@ import (
 	"github.com/cachelab/cachelab/factory"
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
@@ -41,8 +42,9 @@ var (
 )
 
 // world is one embedded etcd that both sides' factories list and watch,
-// each through its own connections, and a log of the requests each side
-// sent.
+// each through its own connections (client-go's through a dynamic client
+// over the same ListerWatcher, internal/dynclient), and a log of the
+// requests each side sent.
 type world struct {
 	ctx      context.Context
 	e        *listwatch.Embedded
@@ -66,7 +68,7 @@ func newWorld(t testing.TB) *world {
 		w.writers[gvr] = listwatch.NewWriter(e.Client(), res, listwatch.WriterOptions{})
 	}
 	w.clClient = func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher { return w.lw(w.cl, gvr, ns) }
-	w.cgClient = dynClient{w: w}
+	w.cgClient = dynclient.New(func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher { return w.lw(w.cg, gvr, ns) })
 	return w
 }
 
@@ -132,39 +134,6 @@ func (l *recordingLW) ListWithContext(ctx context.Context, o metav1.ListOptions)
 func (l *recordingLW) WatchWithContext(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 	l.rec.add("WATCH", l.what, o)
 	return l.ListerWatcher.WatchWithContext(ctx, o)
-}
-
-// dynClient is client-go's dynamic client as its dynamic informers use
-// it (Resource(gvr).Namespace(ns).List and Watch), over the same etcd
-// ListerWatcher as cachelab's side: the real server path for both.
-type dynClient struct {
-	dynamic.Interface // the rest: unused, nil
-	w                 *world
-}
-
-func (d dynClient) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
-	return dynResource{gvr: gvr, w: d.w}
-}
-
-type dynResource struct {
-	dynamic.NamespaceableResourceInterface // the rest: unused, nil
-	gvr                                    schema.GroupVersionResource
-	ns                                     string
-	w                                      *world
-}
-
-func (r dynResource) Namespace(ns string) dynamic.ResourceInterface { r.ns = ns; return r }
-
-func (r dynResource) List(ctx context.Context, o metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-	obj, err := r.w.lw(r.w.cg, r.gvr, r.ns).ListWithContext(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return obj.(*unstructured.UnstructuredList), nil
-}
-
-func (r dynResource) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	return r.w.lw(r.w.cg, r.gvr, r.ns).WatchWithContext(ctx, o)
 }
 
 // keys is an indexer's keys, sorted.
