@@ -43,9 +43,9 @@ func BenchmarkTwoControllers(b *testing.B) {
 
 func (w *world) requests(impl string) []string {
 	if impl == "cachelab" {
-		return w.cl.sorted()
+		return w.cl.Lines()
 	}
-	return w.cg.sorted()
+	return w.cg.Lines()
 }
 
 // twoControllers starts two controllers' informers, shared or each from

@@ -2,7 +2,6 @@ package factory_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -14,9 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -27,6 +24,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
 	"github.com/cachelab/cachelab/internal/dynclient"
+	"github.com/cachelab/cachelab/internal/requestlog"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
@@ -48,7 +46,7 @@ var (
 type world struct {
 	ctx      context.Context
 	e        *listwatch.Embedded
-	cl, cg   *requests
+	cl, cg   *requestlog.Log
 	writers  map[schema.GroupVersionResource]*listwatch.Writer
 	clClient factory.Client
 	cgClient dynamic.Interface
@@ -63,7 +61,7 @@ func newWorld(t testing.TB) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	w := &world{ctx: ctx, e: e, cl: &requests{}, cg: &requests{}, writers: map[schema.GroupVersionResource]*listwatch.Writer{}}
+	w := &world{ctx: ctx, e: e, cl: &requestlog.Log{}, cg: &requestlog.Log{}, writers: map[schema.GroupVersionResource]*listwatch.Writer{}}
 	for gvr, res := range resources {
 		w.writers[gvr] = listwatch.NewWriter(e.Client(), res, listwatch.WriterOptions{})
 	}
@@ -73,9 +71,8 @@ func newWorld(t testing.TB) *world {
 }
 
 // lw is a ListerWatcher of gvr in ns that writes each request to rec.
-func (w *world) lw(rec *requests, gvr schema.GroupVersionResource, ns string) *recordingLW {
-	return &recordingLW{ListerWatcher: listwatch.NewListerWatcher(w.e.Client(), resources[gvr], listwatch.Options{Namespace: ns}),
-		rec: rec, what: gvr.Resource + " ns=" + ns}
+func (w *world) lw(rec *requestlog.Log, gvr schema.GroupVersionResource, ns string) *requestlog.ListerWatcher {
+	return rec.Wrap(listwatch.NewListerWatcher(w.e.Client(), resources[gvr], listwatch.Options{Namespace: ns}), gvr.Resource+" ns="+ns)
 }
 
 // create writes an object of gvr ("ns/name") with labels.
@@ -89,51 +86,6 @@ func (w *world) create(t testing.TB, gvr schema.GroupVersionResource, key string
 	if _, err := w.writers[gvr].Create(w.ctx, o); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// requests is what one side's informers asked of the server, one line
-// per request. Informers run on goroutines of their own, so the order
-// across informers is free: the log is compared sorted.
-type requests struct {
-	mu  sync.Mutex
-	log []string
-}
-
-func (r *requests) add(verb, what string, o metav1.ListOptions) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
-	r.log = append(r.log, fmt.Sprintf("%s %s labels=%q fields=%q rv=%q initialEvents=%v", verb, what, o.LabelSelector, o.FieldSelector, o.ResourceVersion, initial))
-}
-
-func (r *requests) sorted() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Sorted(slices.Values(r.log))
-}
-
-type recordingLW struct {
-	*listwatch.ListerWatcher
-	rec  *requests
-	what string
-}
-
-func (l *recordingLW) List(o metav1.ListOptions) (runtime.Object, error) {
-	return l.ListWithContext(context.Background(), o)
-}
-
-func (l *recordingLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
-	return l.WatchWithContext(context.Background(), o)
-}
-
-func (l *recordingLW) ListWithContext(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-	l.rec.add("LIST", l.what, o)
-	return l.ListerWatcher.ListWithContext(ctx, o)
-}
-
-func (l *recordingLW) WatchWithContext(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	l.rec.add("WATCH", l.what, o)
-	return l.ListerWatcher.WatchWithContext(ctx, o)
 }
 
 // keys is an indexer's keys, sorted.
@@ -166,7 +118,8 @@ func (c *counter) OnAdd(o any, _ bool) {
 func (c *counter) OnUpdate(any, any) {}
 func (c *counter) OnDelete(any)      {}
 
-func (c *counter) sorted() []string {
+// Lines is the keys it was given, sorted.
+func (c *counter) Lines() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Sorted(slices.Values(c.adds))
@@ -210,18 +163,18 @@ func TestSharedAcrossRequesters(t *testing.T) {
 	if d := cmp.Diff(cgSynced, clSynced); d != "" {
 		t.Errorf("WaitForCacheSync (-client-go +cachelab):\n%s", d)
 	}
-	if d := cmp.Diff(w.cg.sorted(), w.cl.sorted()); d != "" {
+	if d := cmp.Diff(w.cg.Lines(), w.cl.Lines()); d != "" {
 		t.Errorf("requests (-client-go +cachelab):\n%s", d)
 	}
 	// Each controller's handler has had the initial list.
 	if !informer.WaitForCacheSync(ctx, nil, clRegs...) || !cache.WaitForCacheSync(ctx.Done(), cgRegs...) {
 		t.Fatal("the handlers did not sync")
 	}
-	if n := len(w.cl.sorted()); n != 1 {
-		t.Errorf("cachelab sent %d requests for two controllers on one factory, want one watch-list: %q", n, w.cl.sorted())
+	if n := len(w.cl.Lines()); n != 1 {
+		t.Errorf("cachelab sent %d requests for two controllers on one factory, want one watch-list: %q", n, w.cl.Lines())
 	}
-	got := [][]string{keys(cl.ForResource(pods).Informer().GetIndexer().List()), clH[0].sorted(), clH[1].sorted()}
-	want := [][]string{keys(cg.ForResource(pods).Informer().GetIndexer().List()), cgH[0].sorted(), cgH[1].sorted()}
+	got := [][]string{keys(cl.ForResource(pods).Informer().GetIndexer().List()), clH[0].Lines(), clH[1].Lines()}
+	want := [][]string{keys(cg.ForResource(pods).Informer().GetIndexer().List()), cgH[0].Lines(), cgH[1].Lines()}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the cache and each controller's adds (-client-go +cachelab):\n%s", d)
 	}
@@ -237,11 +190,11 @@ func TestSharedAcrossRequesters(t *testing.T) {
 	if d := cmp.Diff(cg2.WaitForCacheSync(ctx.Done()), cl2.WaitForCacheSync(ctx)); d != "" {
 		t.Errorf("the second factory's WaitForCacheSync (-client-go +cachelab):\n%s", d)
 	}
-	if d := cmp.Diff(w.cg.sorted(), w.cl.sorted()); d != "" {
+	if d := cmp.Diff(w.cg.Lines(), w.cl.Lines()); d != "" {
 		t.Errorf("requests with two factories (-client-go +cachelab):\n%s", d)
 	}
-	if n := len(w.cl.sorted()); n != 2 {
-		t.Errorf("two factories sent %d requests, want two watch-lists: %q", n, w.cl.sorted())
+	if n := len(w.cl.Lines()); n != 2 {
+		t.Errorf("two factories sent %d requests, want two watch-lists: %q", n, w.cl.Lines())
 	}
 	cancel()
 	for _, f := range []func(){cl.Shutdown, cl2.Shutdown, cg.Shutdown, cg2.Shutdown} {
@@ -269,8 +222,8 @@ func TestLateInformer(t *testing.T) {
 		LateSynced bool
 		Requests   []string
 	}
-	clState := state{cl.WaitForCacheSync(ctx), cl.ForResource(configMaps).Informer().HasSynced(), w.cl.sorted()}
-	cgState := state{cg.WaitForCacheSync(ctx.Done()), cg.ForResource(configMaps).Informer().HasSynced(), w.cg.sorted()}
+	clState := state{cl.WaitForCacheSync(ctx), cl.ForResource(configMaps).Informer().HasSynced(), w.cl.Lines()}
+	cgState := state{cg.WaitForCacheSync(ctx.Done()), cg.ForResource(configMaps).Informer().HasSynced(), w.cg.Lines()}
 	if d := cmp.Diff(cgState, clState); d != "" {
 		t.Errorf("after Start, with configmaps asked for late (-client-go +cachelab):\n%s", d)
 	}
@@ -279,8 +232,8 @@ func TestLateInformer(t *testing.T) {
 	}
 	cl.Start(ctx)
 	cg.Start(ctx.Done())
-	clState = state{cl.WaitForCacheSync(ctx), cl.ForResource(configMaps).Informer().HasSynced(), w.cl.sorted()}
-	cgState = state{cg.WaitForCacheSync(ctx.Done()), cg.ForResource(configMaps).Informer().HasSynced(), w.cg.sorted()}
+	clState = state{cl.WaitForCacheSync(ctx), cl.ForResource(configMaps).Informer().HasSynced(), w.cl.Lines()}
+	cgState = state{cg.WaitForCacheSync(ctx.Done()), cg.ForResource(configMaps).Informer().HasSynced(), w.cg.Lines()}
 	if d := cmp.Diff(cgState, clState); d != "" {
 		t.Errorf("after the second Start (-client-go +cachelab):\n%s", d)
 	}
@@ -322,7 +275,7 @@ func TestShutdownWaits(t *testing.T) {
 			select {
 			case k = <-h.added:
 			case <-bound.Done():
-				t.Fatalf("the informers stopped hearing after Shutdown: adds %q", h.sorted())
+				t.Fatalf("the informers stopped hearing after Shutdown: adds %q", h.Lines())
 			}
 		}
 	}
@@ -340,11 +293,11 @@ func TestShutdownWaits(t *testing.T) {
 	cancel()
 	<-clDone
 	<-cgDone
-	if d := cmp.Diff(w.cg.sorted(), w.cl.sorted()); d != "" {
+	if d := cmp.Diff(w.cg.Lines(), w.cl.Lines()); d != "" {
 		t.Errorf("requests (-client-go +cachelab):\n%s", d)
 	}
-	if n := len(w.cl.sorted()); n != 1 {
-		t.Errorf("cachelab sent %q: want only the pods watch-list, nothing for configmaps started after Shutdown", w.cl.sorted())
+	if n := len(w.cl.Lines()); n != 1 {
+		t.Errorf("cachelab sent %q: want only the pods watch-list, nothing for configmaps started after Shutdown", w.cl.Lines())
 	}
 }
 
@@ -381,7 +334,7 @@ func TestNamespaceAndSelectors(t *testing.T) {
 	if d := cmp.Diff(cg.WaitForCacheSync(ctx.Done()), cl.WaitForCacheSync(ctx)); d != "" {
 		t.Errorf("WaitForCacheSync (-client-go +cachelab):\n%s", d)
 	}
-	if d := cmp.Diff(w.cg.sorted(), w.cl.sorted()); d != "" {
+	if d := cmp.Diff(w.cg.Lines(), w.cl.Lines()); d != "" {
 		t.Errorf("requests (-client-go +cachelab):\n%s", d)
 	}
 	for _, gvr := range []schema.GroupVersionResource{pods, configMaps} {
@@ -456,8 +409,8 @@ func TestInformerForAgainstTheTypedFactory(t *testing.T) {
 		}
 		return out
 	}
-	got := []any{transformed(clInf.GetIndexer().List()), w.cl.sorted()}
-	want := []any{transformed(cgInf.GetIndexer().List()), w.cg.sorted()}
+	got := []any{transformed(clInf.GetIndexer().List()), w.cl.Lines()}
+	want := []any{transformed(cgInf.GetIndexer().List()), w.cg.Lines()}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the cache's transformed objects and the requests (-client-go +cachelab):\n%s", d)
 	}

@@ -3,13 +3,8 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
@@ -17,6 +12,7 @@ import (
 	"github.com/cachelab/cachelab/factory"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/dynclient"
+	"github.com/cachelab/cachelab/internal/requestlog"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/reflector"
 )
@@ -119,61 +115,20 @@ func Example_lateInformer() {
 	// client-go: synced: map[/v1, Resource=pods:true] configmaps HasSynced: false
 }
 
-// requestLog is what a factory's informers asked the server: one line
+// requestLog is what a factory's informers asked the server, one line
 // per LIST or WATCH, sorted (each informer runs on its own goroutine).
-type requestLog struct {
-	mu  sync.Mutex
-	log []string
-}
+type requestLog struct{ requestlog.Log }
 
-// client is the factory's client: a ListerWatcher of the world's etcd
-// for each resource, each request written down.
+// client is a factory's client over the world's etcd, for pods and
+// configmaps, each request written down.
 func (r *requestLog) client(w *world) func(schema.GroupVersionResource, string) reflector.ListerWatcher {
 	return func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
 		res := listwatch.Pods
 		if gvr.Resource == "configmaps" {
 			res = listwatch.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 		}
-		return &loggedLW{ListerWatcher: listwatch.NewListerWatcher(w.etcd.Client(), res, listwatch.Options{Namespace: ns}), log: r, what: gvr.Resource}
+		return r.Wrap(listwatch.NewListerWatcher(w.etcd.Client(), res, listwatch.Options{Namespace: ns}), gvr.Resource)
 	}
 }
 
-func (r *requestLog) add(verb, what string, o metav1.ListOptions) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	line := fmt.Sprintf("%s %s rv=%q", verb, what, o.ResourceVersion)
-	if o.SendInitialEvents != nil && *o.SendInitialEvents {
-		line += " sendInitialEvents=true"
-	}
-	r.log = append(r.log, line)
-}
-
-func (r *requestLog) lines() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Sorted(slices.Values(r.log))
-}
-
-type loggedLW struct {
-	*listwatch.ListerWatcher
-	log  *requestLog
-	what string
-}
-
-func (l *loggedLW) List(o metav1.ListOptions) (runtime.Object, error) {
-	return l.ListWithContext(context.Background(), o)
-}
-
-func (l *loggedLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
-	return l.WatchWithContext(context.Background(), o)
-}
-
-func (l *loggedLW) ListWithContext(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-	l.log.add("LIST", l.what, o)
-	return l.ListerWatcher.ListWithContext(ctx, o)
-}
-
-func (l *loggedLW) WatchWithContext(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	l.log.add("WATCH", l.what, o)
-	return l.ListerWatcher.WatchWithContext(ctx, o)
-}
+func (r *requestLog) lines() []string { return r.Lines() }

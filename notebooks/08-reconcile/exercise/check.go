@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cachelab/cachelab/notebooks/08-reconcile/exercise/model"
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 )
 
@@ -15,6 +16,8 @@ type Impl struct {
 	NewLimiter func(base, max time.Duration) workqueue.TypedRateLimiter[string]
 	// ProcessNextWorkItem is one turn of a worker.
 	ProcessNextWorkItem LoopFunc
+	// Wire gets two controllers' informers from the factory.
+	Wire model.WireFunc
 }
 
 // Yours is the code in loop.go.
@@ -22,6 +25,7 @@ func Yours() Impl {
 	return Impl{
 		NewLimiter:          func(base, max time.Duration) workqueue.TypedRateLimiter[string] { return NewLimiter(base, max) },
 		ProcessNextWorkItem: ProcessNextWorkItem,
+		Wire:                Wire,
 	}
 }
 
@@ -33,6 +37,9 @@ func Yours() Impl {
 // of its own, and compare every call each makes on its queue, in
 // client-go's order, how the turn ends (its return value, or the
 // reconcile's panic going on), and the queue's state after each turn.
+// The wiring's run impl's Wire and client-go's factory over one etcd and
+// compare the requests, the informers handed out, and their caches
+// (wireChecks).
 func Checks(impl Impl) []lab.Check {
 	limiter := func(base, max time.Duration, calls ...limiterCall) func() error {
 		return func() error { return sameLimiter(impl, base, max, calls) }
@@ -41,7 +48,7 @@ func Checks(impl Impl) []lab.Check {
 		return func() error { return sameLoop(impl.ProcessNextWorkItem, turns) }
 	}
 	const ms = time.Millisecond
-	return []lab.Check{
+	checks := []lab.Check{
 		{ID: "W13", Behaviour: "5ms, 10ms, 20ms, ...: the first 18 failures", Run: limiter(5*ms, 1000*time.Second,
 			repeat(18, when("web"), num("web"))...)},
 		{ID: "W13", Behaviour: "max, and max past an int64: failures 19-100", Run: limiter(5*ms, 1000*time.Second,
@@ -87,6 +94,7 @@ func Checks(impl Impl) []lab.Check {
 			return nil
 		}},
 	}
+	return append(checks, wireChecks(impl.Wire)...)
 }
 
 func repeat(n int, calls ...limiterCall) []limiterCall {

@@ -2,12 +2,15 @@ package exercise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/cachelab/cachelab/factory"
+	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/notebooks/08-reconcile/exercise/solution"
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 )
@@ -19,6 +22,7 @@ func reference() Impl {
 			return solution.NewLimiter(base, max)
 		},
 		ProcessNextWorkItem: solution.ProcessNextWorkItem,
+		Wire:                solution.Wire,
 	}
 }
 
@@ -51,12 +55,15 @@ func TestEachCheckCanFail(t *testing.T) {
 				l.failures = map[string]int{}
 			}
 			return &l
-		}, ProcessNextWorkItem: ref.ProcessNextWorkItem}
+		}, ProcessNextWorkItem: ref.ProcessNextWorkItem, Wire: ref.Wire}
 	}
 	withLoop := func(f flawedLoop) Impl {
 		return Impl{NewLimiter: ref.NewLimiter, ProcessNextWorkItem: func(ctx context.Context, q Queue, r ReconcileFunc) bool { // planted: the loop
 			return f.turn(ctx, q, r)
-		}}
+		}, Wire: ref.Wire}
+	}
+	withWire := func(w flawedWire) Impl {
+		return Impl{NewLimiter: ref.NewLimiter, ProcessNextWorkItem: ref.ProcessNextWorkItem, Wire: w.wire}
 	}
 	when := "yours, (*flawedLimiter).When (exercise_test.go:" + lineOf(t, "// planted: When") + ")"
 	num := "yours, (*flawedLimiter).NumRequeues (exercise_test.go:" + lineOf(t, "// planted: NumRequeues") + ")"
@@ -111,6 +118,20 @@ func TestEachCheckCanFail(t *testing.T) {
 		{"true at shutdown", withLoop(flawedLoop{trueAtShutdown: true}),
 			[]string{"client-go's loop called Get() → shut down, and returned false;", loop, "called Get() → shut down, and returned true."}},
 	}
+	mistakes = append(mistakes, []struct {
+		name string
+		impl Impl
+		says []string
+	}{
+		{"a factory per controller", withWire(flawedWire{factoryEach: true}),
+			[]string{"2 requests for pods are 2 informers of pods: did each controller make a factory of its own?"}},
+		{"configmaps asked for after Start", withWire(flawedWire{lateConfigMaps: true}),
+			[]string{"Nothing asked the server for configmaps: was the informer asked for after Start?"}},
+		{"configmaps asked for after Start, and waited for", withWire(flawedWire{lateConfigMaps: true, waitLate: true}),
+			[]string{`Wire returned the error "configmaps did not sync"`}},
+		{"no Start", withWire(flawedWire{noStart: true}),
+			[]string{"the scaler's pods informer had not synced when Wire returned", "a factory never started starts nothing"}},
+	}...)
 	var planted []lab.Mistake
 	for _, m := range mistakes {
 		planted = append(planted, lab.Mistake{Name: m.name, Checks: Checks(m.impl), Says: m.says})
@@ -235,4 +256,41 @@ func (f flawedLoop) turn(ctx context.Context, q Queue, reconcile ReconcileFunc) 
 		q.Done(key)
 	}
 	return true
+}
+
+// flawedWire is a Wire with one of the mistakes the chapter warns of.
+type flawedWire struct {
+	factoryEach    bool // each controller makes its own factory
+	lateConfigMaps bool // the labeler asks for configmaps after Start
+	waitLate       bool // ... and waits for it, until the lab's context ends
+	noStart        bool // the factory is never started
+}
+
+func (f flawedWire) wire(ctx context.Context, newFactory func() *factory.Factory) (Wired, error) {
+	scaler := newFactory()
+	labeler := scaler
+	if f.factoryEach {
+		labeler = newFactory()
+	}
+	w := Wired{ScalerPods: scaler.ForResource(Pods).Informer(), LabelerPods: labeler.ForResource(Pods).Informer()}
+	if !f.lateConfigMaps {
+		w.LabelerConfigMaps = labeler.ForResource(ConfigMaps).Informer()
+	}
+	if !f.noStart {
+		scaler.Start(ctx)
+		labeler.Start(ctx)
+	}
+	scaler.WaitForCacheSync(ctx)
+	labeler.WaitForCacheSync(ctx)
+	if f.lateConfigMaps {
+		w.LabelerConfigMaps = labeler.ForResource(ConfigMaps).Informer()
+		if f.waitLate {
+			bounded, stop := context.WithTimeout(ctx, time.Second)
+			defer stop()
+			if !informer.WaitFor(bounded, "", w.LabelerConfigMaps.HasSyncedChecker()) {
+				return w, errors.New("configmaps did not sync")
+			}
+		}
+	}
+	return w, nil
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/cachelab/cachelab/factory"
+	"github.com/cachelab/cachelab/informer"
 )
 
 // Result is what a reconcile asks of the loop besides its error: a
@@ -23,3 +26,15 @@ type ReconcileFunc func(ctx context.Context, key string) (Result, error)
 // Queue is client-go's rate-limiting workqueue of keys: Get, Done, Add,
 // AddAfter, AddRateLimited, Forget, NumRequeues, ShutDown, ...
 type Queue = workqueue.TypedRateLimitingInterface[string]
+
+// Wired is what the lab's Wire hands back: each controller's informers,
+// from the shared informer factory.
+type Wired struct {
+	ScalerPods        *informer.SharedIndexInformer
+	LabelerPods       *informer.SharedIndexInformer
+	LabelerConfigMaps *informer.SharedIndexInformer
+}
+
+// WireFunc wires the two controllers' informers from factories made by
+// newFactory, and returns once they have synced (or with an error).
+type WireFunc func(ctx context.Context, newFactory func() *factory.Factory) (Wired, error)
