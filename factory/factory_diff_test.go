@@ -26,6 +26,7 @@ import (
 	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/internal/requestlog"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/store"
 )
@@ -447,4 +448,48 @@ func (l *logLines) warnings() []string {
 		}
 	}
 	return out
+}
+
+// The informer name of a factory (I6): reserved while the factory lives,
+// so that a second one by that name is refused, and released by
+// Shutdown, after which the name can be taken again; as client-go's
+// typed factory does with its cache.InformerName.
+func TestInformerNameReleasedByShutdown(t *testing.T) {
+	w := newWorld(t)
+	clName, err := metrics.NewInformerName("factory-i6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cgName, err := cache.NewInformerName("factory-i6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := factory.New(w.clClient, 0, factory.WithInformerName(clName))
+	cg := informers.NewSharedInformerFactoryWithOptions(nil, 0, informers.WithInformerName(cgName))
+	cl.ForResource(pods)
+	ctx, cancel := context.WithCancel(w.ctx)
+	cl.Start(ctx)
+	cg.StartWithContext(ctx)
+	// taken tries to reserve the name again on each side, and gives back
+	// what it got.
+	taken := func() []bool {
+		clProbe, clErr := metrics.NewInformerName("factory-i6")
+		cgProbe, cgErr := cache.NewInformerName("factory-i6")
+		if clErr == nil {
+			clProbe.Release()
+		}
+		if cgErr == nil {
+			cgProbe.Release()
+		}
+		return []bool{clErr != nil, cgErr != nil}
+	}
+	if d := cmp.Diff([]bool{true, true}, taken()); d != "" {
+		t.Errorf("while the factory lives, its name is taken (cachelab, client-go) (-want +got):\n%s", d)
+	}
+	cancel()
+	cl.Shutdown()
+	cg.Shutdown()
+	if d := cmp.Diff([]bool{false, false}, taken()); d != "" {
+		t.Errorf("after Shutdown, the name is free (cachelab, client-go) (-want +got):\n%s", d)
+	}
 }
