@@ -201,7 +201,15 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, k K, v V) int {
 // wording is an event's text with its object taken out (shape), or the
 // text itself where putting the object back would not give it.
 func wording(e trace.Event) string {
-	text := e.Text()
+	return withoutObject(e.Text(), e, false)
+}
+
+// withoutObject is text about e with e's object taken out: key@rv as {r},
+// key@prevRV as {p}, the key as {k}, and with numbers, each whole number
+// that is the resourceVersion (or the one before) as {rv} ({prv}). It is
+// the text itself where filling the template back in would not give it,
+// or the text has braces of its own.
+func withoutObject(text string, e trace.Event, numbered bool) string {
 	if e.Key == "" || strings.ContainsAny(text, "{}") {
 		return text
 	}
@@ -213,6 +221,9 @@ func wording(e trace.Event) string {
 		t = strings.ReplaceAll(t, e.Key+"@"+e.PrevRV, "{p}")
 	}
 	t = strings.ReplaceAll(t, e.Key, "{k}")
+	if numbered {
+		t = numbers(t, map[string]string{e.PrevRV: "{prv}", e.RV: "{rv}"})
+	}
 	if fill(t, e) != text {
 		return text
 	}
@@ -233,22 +244,10 @@ func fill(t string, e trace.Event) string {
 // by filling it back in; where that would not give the sentence, the
 // sentence is kept whole.
 func telling(e trace.Event, t trace.Telling) string {
-	s := t.Sentence
-	if s == "" || t.Whole || e.Key == "" || strings.ContainsAny(s, "{}") {
-		return s
+	if t.Whole {
+		return t.Sentence
 	}
-	tm := s
-	if e.RV != "" {
-		tm = strings.ReplaceAll(tm, e.Key+"@"+e.RV, "{r}")
-	}
-	if e.PrevRV != "" {
-		tm = strings.ReplaceAll(tm, e.Key+"@"+e.PrevRV, "{p}")
-	}
-	tm = numbers(strings.ReplaceAll(tm, e.Key, "{k}"), map[string]string{e.PrevRV: "{prv}", e.RV: "{rv}"})
-	if fill(tm, e) != s {
-		return s
-	}
-	return tm
+	return withoutObject(t.Sentence, e, true)
 }
 
 // numbers replaces each whole number in s (digits with no digit either
