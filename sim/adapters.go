@@ -205,7 +205,7 @@ func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, err
 		Identifier:              id,
 		InformerMetricsProvider: s.meter.ClientGoProvider(),
 	})
-	if err := setClock(inf, stopClock{s.ticks, s.stopped, s.jitter}); err != nil {
+	if err := setClock(inf, stopClock{s.ticks, s.stopped, s.jitter, s.conn.RewatchBackoff}); err != nil {
 		return nil, err
 	}
 	if err := inf.SetTransform(transform); err != nil {

@@ -148,6 +148,11 @@ type stopClock struct {
 	*tickClock
 	stopped <-chan struct{}
 	jitter  *backoffJitter
+	// waits is told of each wait a reflector starts on the clock once
+	// the clock has it: client-go's reflector asks After only for a
+	// re-watch backoff (reflector.go), and its connection is parked from
+	// then until the clock reaches its end (world.Conn.RewatchBackoff).
+	waits func(time.Duration)
 }
 
 // After is the fake clock's After, which also fires when the side stops.
@@ -155,7 +160,11 @@ func (c stopClock) After(d time.Duration) <-chan time.Time {
 	if c.jitter != nil {
 		d = c.jitter.forClientGo(d, c.stopped)
 	}
+	time.Sleep(c.late) // Options.lateTimers: a reflector that a busy machine runs late
 	fired := c.Clock.After(d)
+	if c.waits != nil {
+		c.waits(d)
+	}
 	out := make(chan time.Time, 1)
 	go func() {
 		select {

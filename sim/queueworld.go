@@ -233,7 +233,7 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.ClientGoProvider()})
 	}
-	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped, s.jitter}})
+	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped, s.jitter, s.conn.RewatchBackoff}})
 	return w
 }
 

@@ -279,15 +279,14 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 // server (an unready watch cache answers 429).
 func (p *Conn) watchFailed(id string, err error) {
 	p.answer(id, "", DescribeErr(err))
-	if apierrors.IsTooManyRequests(err) && !p.tracesSteps {
-		// The reflector now waits its re-watch backoff on the (fake)
-		// clock: it stays put until the scenario advances time.
-		// (cachelab's says so itself, once it has recorded the
-		// watch's end: rewatchBackoff.)
-		p.mu.Lock()
-		p.parked = true
-		p.mu.Unlock()
-	}
+	// After a 429 the reflector waits its re-watch backoff on the (fake)
+	// clock, and stays put until the scenario advances time. It is
+	// parked once it waits (RewatchBackoff), not when the 429 is
+	// answered: cachelab's says so itself once it has recorded the
+	// watch's end; client-go's clock says so when the reflector asks it
+	// for the wait (sim's stopClock). Parked at the answer, client-go's
+	// could settle before it asked, and a clock moved in between would
+	// leave its wait to the next move: the re-watch a step late.
 }
 
 // maxWatchTimeout is how long the simulated server lets a watch live:
