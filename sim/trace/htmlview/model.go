@@ -233,8 +233,38 @@ func withoutObject(text string, e trace.Event, numbered bool) string {
 // fill puts an event's object back into a template: view.js does the
 // same.
 func fill(t string, e trace.Event) string {
-	return strings.NewReplacer("{rv}", e.RV, "{prv}", e.PrevRV, "{r}", e.Key+"@"+e.RV, "{p}", e.Key+"@"+e.PrevRV,
-		"{k}", e.Key).Replace(t)
+	if !strings.Contains(t, "{") {
+		return t
+	}
+	var b strings.Builder
+	b.Grow(len(t) + 2*len(e.Key))
+	for t != "" {
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			b.WriteString(t)
+			break
+		}
+		b.WriteString(t[:i])
+		t = t[i:]
+		switch {
+		case strings.HasPrefix(t, "{rv}"):
+			b.WriteString(e.RV)
+		case strings.HasPrefix(t, "{prv}"):
+			b.WriteString(e.PrevRV)
+		case strings.HasPrefix(t, "{r}"):
+			b.WriteString(e.Key + "@" + e.RV)
+		case strings.HasPrefix(t, "{p}"):
+			b.WriteString(e.Key + "@" + e.PrevRV)
+		case strings.HasPrefix(t, "{k}"):
+			b.WriteString(e.Key)
+		default:
+			b.WriteByte('{')
+			t = t[1:]
+			continue
+		}
+		t = t[strings.IndexByte(t, '}')+1:]
+	}
+	return b.String()
 }
 
 // telling is the sentence a story tells of e with its object taken out,
