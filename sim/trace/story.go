@@ -31,9 +31,9 @@ type StoryStep struct {
 // client-go's informer does not let anyone see, and a story told side by
 // side says what can be compared.
 func StoryOf(sr StepResult, key string, queueWorld bool) (StoryStep, bool) {
-	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: about(sr.World, Tell(sr.World, World, queueWorld), key),
-		Cachelab: about(sr.Sides[Cachelab], Tell(sr.Sides[Cachelab], Cachelab, queueWorld), key),
-		ClientGo: about(sr.Sides[ClientGo], Tell(sr.Sides[ClientGo], ClientGo, queueWorld), key)}
+	told := func(side string, events []Event) []string { return about(events, Tell(events, side, queueWorld), key) }
+	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: told(World, sr.World),
+		Cachelab: told(Cachelab, sr.Sides[Cachelab]), ClientGo: told(ClientGo, sr.Sides[ClientGo])}
 	return st, len(st.World)+len(st.Cachelab)+len(st.ClientGo) > 0
 }
 
@@ -185,20 +185,18 @@ func WriteStory(w io.Writer, key string, steps []StoryStep) {
 		for _, s := range st.World {
 			fmt.Fprintf(w, "      %s\n", s)
 		}
-		if slices.Equal(st.Cachelab, st.ClientGo) {
-			for _, s := range st.Cachelab {
+		sentences := func(ss []string) {
+			for _, s := range ss {
 				fmt.Fprintf(w, "    → %s\n", s)
 			}
+		}
+		if slices.Equal(st.Cachelab, st.ClientGo) {
+			sentences(st.Cachelab)
 			continue
 		}
-		for _, side := range []struct {
-			name string
-			s    []string
-		}{{Cachelab, st.Cachelab}, {ClientGo, st.ClientGo}} {
-			fmt.Fprintf(w, "    [%s]\n", side.name)
-			for _, s := range side.s {
-				fmt.Fprintf(w, "    → %s\n", s)
-			}
-		}
+		fmt.Fprintf(w, "    [%s]\n", Cachelab)
+		sentences(st.Cachelab)
+		fmt.Fprintf(w, "    [%s]\n", ClientGo)
+		sentences(st.ClientGo)
 	}
 }

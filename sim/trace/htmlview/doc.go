@@ -41,7 +41,8 @@
 // more than a few events is drawn as a counted band ("10,000 events ·
 // 10,000 objects · OnAdd ×10,000") until it is clicked or the objects are
 // filtered, so the page draws a few hundred elements however many objects
-// there are.
+// there are; the band keeps, as chips under it, the few events unlike the
+// rest (the only one of its shape in the cell, and every tombstone).
 //
 // # Determinism
 //
