@@ -230,3 +230,19 @@ func rgb(img image.Image, x, y int) (int, int, int) {
 // animation frame, can wait seconds in a headless tab that paints
 // nothing new.
 var poll = chromedp.WithPollingInterval(10 * time.Millisecond)
+
+// CheckFits checks that a run's timeline page (sim/trace/htmlview) shows
+// the whole run in its window: every step's column ends inside the
+// timeline's view, and the timeline does not scroll sideways. what names
+// the page in a failure.
+func (p *Tab) CheckFits(t *testing.T, what string) {
+	t.Helper()
+	tl := `document.getElementById("timeline")`
+	if out := p.EvalString(t, `[...document.querySelectorAll(".step")].filter(s => s.getBoundingClientRect().right > `+tl+
+		`.getBoundingClientRect().left + `+tl+`.clientWidth + 1).map(s => s.textContent).join(", ")`); out != "" {
+		t.Errorf("%s: steps out of view: %s", what, out)
+	}
+	if over := p.Eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over > 1 {
+		t.Errorf("%s: the timeline scrolls %v px sideways", what, over)
+	}
+}

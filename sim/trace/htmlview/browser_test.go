@@ -107,13 +107,7 @@ func TestBrowser(t *testing.T) {
 		for _, name := range []string{"relist-after-compaction", "reconcile-stale-cache"} {
 			p := browsertest.Open(t, ctx, page(t, dir, "fit-"+name+".html", loadRun(t, name)))
 			p.Resize(t, 1280, 800)
-			tl := `document.getElementById("timeline")`
-			if out := p.EvalString(t, `[...document.querySelectorAll(".step")].filter(s => s.getBoundingClientRect().right > `+tl+`.getBoundingClientRect().left + `+tl+`.clientWidth + 1).map(s => s.textContent).join(", ")`); out != "" {
-				t.Errorf("%s at 1280x800: steps out of view: %s", name, out)
-			}
-			if over := p.Eval(t, tl+`.scrollWidth - `+tl+`.clientWidth`); over > 1 {
-				t.Errorf("%s at 1280x800: the timeline scrolls %v px sideways", name, over)
-			}
+			p.CheckFits(t, name+" at 1280x800")
 			p.NoErrors(t)
 		}
 	})
