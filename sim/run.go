@@ -494,7 +494,7 @@ func (r *runner) connect() error {
 			lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
-		p := world.NewConn(server, r.clock, rec, impl == trace.Cachelab)
+		p := world.NewConn(server, r.clock, rec)
 		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			conn: p, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}

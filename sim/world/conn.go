@@ -53,7 +53,6 @@ type Conn struct {
 	open            map[*connWatch]struct{}
 	parked          bool          // the last call failed with a status whose retry waits on the fake clock
 	parkedUntil     time.Time     // (cachelab) when that wait ends, on the fake clock
-	tracesSteps     bool          // its reflector reports its steps (cachelab's): rewatchBackoff parks it
 	showBooks       int           // bookmarks a progress step asked for and not yet seen (others are labelled as the simulator's)
 	progress        chan struct{} // signalled on every bookmark
 	history         []string      // every request line, for "show requests"
@@ -88,12 +87,12 @@ func (p *Conn) Requests() []string {
 
 // NewConn returns a connection to a server: server("") is its view of all
 // namespaces, server(ns) of one.
-func NewConn(server func(namespace string) Server, clk clock.PassiveClock, rec *trace.Recorder, reportsSteps bool) *Conn {
+func NewConn(server func(namespace string) Server, clk clock.PassiveClock, rec *trace.Recorder) *Conn {
 	var base Server
 	if server != nil {
 		base = server("")
 	}
-	p := &Conn{base: base, lw: base, ns: server, clock: clk, born: clk.Now(), rec: rec, tracesSteps: reportsSteps,
+	p := &Conn{base: base, lw: base, ns: server, clock: clk, born: clk.Now(), rec: rec,
 		failNext: map[string]int{}, open: map[*connWatch]struct{}{}, progress: make(chan struct{}, 1)}
 	p.callsDone = sync.NewCond(&p.mu)
 	return p
@@ -276,17 +275,10 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 }
 
 // watchFailed records a WATCH that failed, from a lever or from the
-// server (an unready watch cache answers 429).
+// server (an unready watch cache answers 429). The reflector's wait that
+// follows a 429 parks the connection when it begins (RewatchBackoff).
 func (p *Conn) watchFailed(id string, err error) {
 	p.answer(id, "", DescribeErr(err))
-	// After a 429 the reflector waits its re-watch backoff on the (fake)
-	// clock, and stays put until the scenario advances time. It is
-	// parked once it waits (RewatchBackoff), not when the 429 is
-	// answered: cachelab's says so itself once it has recorded the
-	// watch's end; client-go's clock says so when the reflector asks it
-	// for the wait (sim's stopClock). Parked at the answer, client-go's
-	// could settle before it asked, and a clock moved in between would
-	// leave its wait to the next move: the re-watch a step late.
 }
 
 // maxWatchTimeout is how long the simulated server lets a watch live:

@@ -18,7 +18,7 @@ import (
 // diverged.) Each relay below starts with both ready.
 func TestEndedWatchLeavesNoServerCloseLine(t *testing.T) {
 	rec := &trace.Recorder{}
-	p := NewConn(nil, clocktesting.NewFakeClock(time.Unix(0, 0)), rec, false)
+	p := NewConn(nil, clocktesting.NewFakeClock(time.Unix(0, 0)), rec)
 	for i := range 200 {
 		inner := watch.NewFake()
 		w := &connWatch{id: "w1", p: p, ctx: context.Background(), inner: inner,

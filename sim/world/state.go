@@ -6,10 +6,14 @@ import (
 	"time"
 )
 
-// RewatchBackoff is cachelab's reflector starting a re-watch backoff
-// (after a 429), which waits on the fake clock. Parking here, not when
-// the 429 is answered, keeps a settle from ending before the reflector
-// has recorded the watch's end and the backoff.
+// RewatchBackoff is a reflector starting a re-watch backoff of d (after
+// a 429), which waits on the fake clock: the connection is parked until
+// the clock reaches its end. cachelab's reflector says so once it has
+// recorded the watch's end and the backoff; client-go's clock when the
+// reflector asks it for the wait (sim's stopClock). Parked when the 429
+// was answered, client-go's side could settle before its reflector had
+// asked, and a clock moved in between would leave the wait to the next
+// move: the re-watch a step late.
 func (p *Conn) RewatchBackoff(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
