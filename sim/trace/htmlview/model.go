@@ -222,7 +222,7 @@ func withoutObject(text string, e trace.Event, numbered bool) string {
 	}
 	t = strings.ReplaceAll(t, e.Key, "{k}")
 	if numbered {
-		t = numbers(t, map[string]string{e.PrevRV: "{prv}", e.RV: "{rv}"})
+		t = numbers(t, e.RV, e.PrevRV)
 	}
 	if fill(t, e) != text {
 		return text
@@ -280,10 +280,10 @@ func telling(e trace.Event, t trace.Telling) string {
 	return withoutObject(t.Sentence, e, true)
 }
 
-// numbers replaces each whole number in s (digits with no digit either
-// side, and no letter before: the 3 of "w3" is a watch's name) that is a
-// key of names.
-func numbers(s string, names map[string]string) string {
+// numbers writes each whole number in s (digits with no digit either
+// side, and no letter before: the 3 of "w3" is a watch's name) that is
+// rv as {rv}, and one that is prv as {prv}.
+func numbers(s, rv, prv string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) {
@@ -295,10 +295,14 @@ func numbers(s string, names map[string]string) string {
 		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
-		if n, ok := names[s[i:j]]; ok && (i == 0 || !isLetter(s[i-1])) {
+		n := s[i:j]
+		switch word := i == 0 || !isLetter(s[i-1]); {
+		case word && n == rv:
+			b.WriteString("{rv}")
+		case word && n == prv:
+			b.WriteString("{prv}")
+		default:
 			b.WriteString(n)
-		} else {
-			b.WriteString(s[i:j])
 		}
 		i = j
 	}
