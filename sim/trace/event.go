@@ -44,6 +44,10 @@ type Event struct {
 	// Order is the batch the event belongs to when client-go's order
 	// within it is free (map order); "" when its place is fixed.
 	Order Order `json:"order,omitempty"`
+	// Informer names the informer the event happened in when a run has
+	// more than one, as "<factory>/<resource>" (an informer a scenario's
+	// factory made); "" for the informer start made, and for the world.
+	Informer string `json:"informer,omitempty"`
 }
 
 // Kind is the shape of an event: which fields it carries and how it is
@@ -76,6 +80,19 @@ const (
 // column where the kind has one (a call, a pop, an indexer change), the
 // watch for a watch event, then the detail.
 func (e Event) Text() string {
+	if e.Informer != "" {
+		return e.Informer + ": " + e.text()
+	}
+	return e.text()
+}
+
+func (e Event) text() string {
+	if e.Handler != "" && (e.Kind == KindWorkqueue || e.Kind == KindReconcile) {
+		// One of several controllers: its lines carry its name.
+		f := e
+		f.Handler = ""
+		return "controller " + e.Handler + ": " + f.text()
+	}
 	switch {
 	case e.Op == "":
 	case e.Kind == KindCall, e.Kind == KindPop, e.Kind == KindWorkqueue:

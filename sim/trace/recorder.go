@@ -22,6 +22,9 @@ type Recorder struct {
 	// Tamper, in tests only, alters each event as it is recorded, to
 	// prove that a difference is reported.
 	Tamper func(*Event)
+	// Informer, if set, is given to every event recorded (Event.Informer):
+	// the recorder of one of several informers.
+	Informer string
 }
 
 // Add records an event with only a layer, a kind and words.
@@ -57,6 +60,9 @@ func (r *Recorder) RecordBefore(e Event, jump func(prev Event) bool) {
 
 // insert records e at index at of the step's events; r.mu is held.
 func (r *Recorder) insert(e Event, at int) {
+	if r.Informer != "" {
+		e.Informer = r.Informer
+	}
 	if r.Tamper != nil {
 		t := e // a copy, so that e itself does not escape to the heap with every event
 		r.Tamper(&t)

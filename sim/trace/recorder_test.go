@@ -64,3 +64,25 @@ func TestRecordBeforeCrossesChunks(t *testing.T) {
 		t.Fatalf("a second Take returned %d events", len(again))
 	}
 }
+
+// A recorder of one of several informers names it in every event it
+// records, and the text trace says it first; a named controller's lines
+// say whose they are.
+func TestRecorderNamesTheInformer(t *testing.T) {
+	r := &Recorder{Informer: "a/pods"}
+	r.Record(Event{Layer: LayerRequest, Kind: KindRequest, Op: "WATCH-LIST", Detail: "w1 WATCH-LIST rv=\"\""})
+	r.Record(Event{Layer: LayerWorkqueue, Kind: KindWorkqueue, Op: "get", Key: "ns/web", Handler: "audit", Detail: "ns/web"})
+	r.Record(Event{Layer: LayerReconcile, Kind: KindReconcile, Op: "reconcile", Key: "ns/web", Detail: "ns/web: read web@2 -> ok"})
+	var got []string
+	for _, e := range r.Take() {
+		got = append(got, e.Informer+" | "+e.Text())
+	}
+	want := []string{
+		`a/pods | a/pods: w1 WATCH-LIST rv=""`,
+		`a/pods | a/pods: controller audit: get      ns/web`,
+		`a/pods | a/pods: ns/web: read web@2 -> ok`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -99,13 +99,16 @@ func TestFaults(t *testing.T) {
 // travels, handlers by name.
 func TestLanes(t *testing.T) {
 	ev := func(layer string) trace.Event { return trace.Event{Layer: layer} }
+	of := func(informer, layer string) trace.Event { return trace.Event{Layer: layer, Informer: informer} }
 	sr := trace.StepResult{World: []trace.Event{ev("sim"), ev("etcd")}, Sides: map[string][]trace.Event{
-		trace.Cachelab: {ev("handler/h2"), ev("handler/h1"), ev("watch"), ev("pop")},
+		trace.Cachelab: {ev("handler/h2"), ev("handler/h1"), of("b/pods", "watch"), ev("watch"), of("a/pods", "watch"), ev("pop")},
 		trace.ClientGo: {ev("handler/h1"), ev("watch")},
 	}}
 	got := lanes([]trace.StepResult{sr})
-	want := []lane{{"world", "etcd"}, {"world", "sim"}, {"cachelab", "watch"}, {"cachelab", "pop"}, {"cachelab", "handler/h1"},
-		{"cachelab", "handler/h2"}, {"client-go", "watch"}, {"client-go", "handler/h1"}}
+	// Each informer's lanes of a layer come together, start's first.
+	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"cachelab", "watch", "a/pods"},
+		{"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""}, {"cachelab", "handler/h1", ""},
+		{"cachelab", "handler/h2", ""}, {"client-go", "watch", ""}, {"client-go", "handler/h1", ""}}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(lane{})); d != "" {
 		t.Errorf("lanes (-want +got):\n%s", d)
 	}

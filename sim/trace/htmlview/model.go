@@ -50,6 +50,9 @@ type viewStep struct {
 type lane struct {
 	Impl  string `json:"impl"`
 	Layer string `json:"layer"`
+	// Informer is the informer the lane's events happened in, when the
+	// run has several (trace.Event.Informer): each has lanes of its own.
+	Informer string `json:"informer,omitempty"`
 }
 
 // A cell holds the events of one step in one lane, in their trace order,
@@ -155,7 +158,7 @@ func build(r Run) view {
 func (b *builder) add(step int, impl string, events []trace.Event, seq []int) []int {
 	told := trace.Tell(events, impl, b.queueWorld)
 	for i, e := range events {
-		l := b.lanes[lane{impl, e.Layer}]
+		l := b.lanes[lane{impl, e.Layer, e.Informer}]
 		c := b.cell(step, l)
 		obj, uid := -1, -1
 		if e.Key != "" {
@@ -201,6 +204,7 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, k K, v V) int {
 // wording is an event's text with its object taken out (shape), or the
 // text itself where putting the object back would not give it.
 func wording(e trace.Event) string {
+	e.Informer = "" // its lane says it
 	return withoutObject(e.Text(), e, false)
 }
 
@@ -340,11 +344,11 @@ func lanes(steps []trace.StepResult) []lane {
 	seen := map[lane]bool{}
 	for _, sr := range steps {
 		for _, e := range sr.World {
-			seen[lane{trace.World, e.Layer}] = true
+			seen[lane{trace.World, e.Layer, ""}] = true
 		}
 		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
 			for _, e := range sr.Sides[impl] {
-				seen[lane{impl, e.Layer}] = true
+				seen[lane{impl, e.Layer, e.Informer}] = true
 			}
 		}
 	}
@@ -360,7 +364,12 @@ func lanes(steps []trace.StepResult) []lane {
 		if d := trace.Rank(a.Layer) - trace.Rank(b.Layer); d != 0 {
 			return d
 		}
-		return strings.Compare(a.Layer, b.Layer)
+		if d := strings.Compare(a.Layer, b.Layer); d != 0 {
+			return d
+		}
+		// Several informers' lanes of one layer side by side: two
+		// factories' requests one above the other.
+		return strings.Compare(a.Informer, b.Informer)
 	})
 	return out
 }

@@ -11,6 +11,26 @@ import (
 type events struct {
 	handlers map[string]string // handler name -> participant id
 	last     string
+	// informers and controllers give each informer of a run with several
+	// (trace.Event.Informer) its own reflector, queue and indexer, and
+	// each named controller its own workqueue and worker: a suffix for
+	// their participant ids ("" for start's informer, an unnamed
+	// controller).
+	informers   map[string]string
+	controllers map[string]string
+}
+
+// at is participant id (refl, queue, idx, wq, worker) as e's informer or
+// controller has it.
+func (ev events) at(id string, e trace.Event) string {
+	switch id {
+	case "wq", "worker":
+		if e.Kind == trace.KindWorkqueue || e.Kind == trace.KindReconcile {
+			return id + ev.controllers[e.Handler]
+		}
+		return id
+	}
+	return id + ev.informers[e.Informer]
 }
 
 // line is e's statement in the diagram, and false for an event that is
@@ -27,32 +47,32 @@ func (ev events) line(e trace.Event) (line, bool) {
 		l = ev.request(e)
 	case trace.KindEvent:
 		l.fault = e.Op == "ERROR"
-		l.text = arrow("api", arrowFor(l.fault, false), "refl", mark(l.fault)+watchLabel(e))
+		l.text = arrow("api", arrowFor(l.fault, false), ev.at("refl", e), mark(l.fault)+watchLabel(e))
 	case trace.KindWatchEnd:
 		l.fault = true
-		l.text = arrow("api", "--x", "refl", mark(true)+e.Detail)
+		l.text = arrow("api", "--x", ev.at("refl", e), mark(true)+e.Detail)
 	case trace.KindReflector:
-		l.text = note("refl", clip(e.Detail, 100))
+		l.text = note(ev.at("refl", e), clip(e.Detail, 100))
 	case trace.KindEnqueue:
-		l.text = arrow("refl", "->>", "queue", objectLabel(e, ""))
+		l.text = arrow(ev.at("refl", e), "->>", ev.at("queue", e), objectLabel(e, ""))
 	case trace.KindPop:
-		l.text = arrow("queue", "->>", "idx", objectLabel(e, e.Op))
+		l.text = arrow(ev.at("queue", e), "->>", ev.at("idx", e), objectLabel(e, e.Op))
 	case trace.KindSkip:
-		l.text = note("queue", clip(e.Detail, 100))
+		l.text = note(ev.at("queue", e), clip(e.Detail, 100))
 	case trace.KindStore:
-		l.text = note("idx", clip(e.Op+" "+e.Detail, 100))
+		l.text = note(ev.at("idx", e), clip(e.Op+" "+e.Detail, 100))
 	case trace.KindCall:
-		l.text = arrow("idx", "->>", ev.handlers[e.Handler], callLabel(e))
+		l.text = arrow(ev.at("idx", e), "->>", ev.handlers[e.Handler], callLabel(e))
 	case trace.KindHandler:
 		l.text = note(ev.handlers[strings.TrimPrefix(e.Layer, trace.LayerHandler+"/")], clip(e.Detail, 100))
 	case trace.KindSynced:
-		l.text = note(ev.syncedOver(e.Detail), e.Detail)
+		l.text = note(ev.syncedOver(e), e.Detail)
 	case trace.KindNote:
-		l.text = note("refl,"+ev.last, clip(e.Detail, 160))
+		l.text = note(ev.at("refl", e)+","+ev.last, clip(e.Detail, 160))
 	case trace.KindWorkqueue:
-		l.text = workqueueLine(e)
+		l.text = ev.workqueueLine(e)
 	case trace.KindReconcile:
-		l.text = note("worker", clip(e.Op+" "+e.Detail, 120))
+		l.text = note(ev.at("worker", e), clip(e.Op+" "+e.Detail, 120))
 	default: // show, queue, log: they inspect, nothing moves
 		return line{}, false
 	}
@@ -68,7 +88,7 @@ func (ev events) line(e trace.Event) (line, bool) {
 func (ev events) request(e trace.Event) line {
 	l := line{layer: e.Layer, key: e.Key}
 	if e.Op != "answer" {
-		l.text = arrow("refl", "->>", "api", firstFields(e.Detail, 3))
+		l.text = arrow(ev.at("refl", e), "->>", "api", firstFields(e.Detail, 3))
 		return l
 	}
 	answer := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Detail), "->"))
@@ -77,18 +97,18 @@ func (ev events) request(e trace.Event) line {
 	if l.fault {
 		answer = mark(true) + strings.TrimSuffix(firstFields(answer, 2), ":")
 	}
-	l.text = arrow("api", arrowFor(l.fault, true), "refl", clip(answer, 80))
+	l.text = arrow("api", arrowFor(l.fault, true), ev.at("refl", e), clip(answer, 80))
 	return l
 }
 
-func (ev events) syncedOver(detail string) string {
-	if name, ok := strings.CutPrefix(detail, "handler "); ok {
+func (ev events) syncedOver(e trace.Event) string {
+	if name, ok := strings.CutPrefix(e.Detail, "handler "); ok {
 		name, _, _ = strings.Cut(name, " ")
 		if id := ev.handlers[name]; id != "" {
 			return id
 		}
 	}
-	return "idx"
+	return ev.at("idx", e)
 }
 
 // faults are the world's events a diagram shades: the starts of the
@@ -220,16 +240,17 @@ func escape(s string) string { return escaper.Replace(s) }
 
 // workqueueLine draws a controller's queue operation: keys come from the
 // informer's handler into the queue, go to a worker, and come back.
-func workqueueLine(e trace.Event) string {
+func (ev events) workqueueLine(e trace.Event) string {
+	idx, wq, worker := ev.at("idx", e), ev.at("wq", e), ev.at("worker", e)
 	switch e.Op {
 	case "add":
-		return arrow("idx", "->>", "wq", clip(e.Detail, 80))
+		return arrow(idx, "->>", wq, clip(e.Detail, 80))
 	case "coalesce":
-		return arrow("idx", "-->>", "wq", clip(e.Key+" coalesced", 80))
+		return arrow(idx, "-->>", wq, clip(e.Key+" coalesced", 80))
 	case "get":
-		return arrow("wq", "->>", "worker", "get "+e.Key)
+		return arrow(wq, "->>", worker, "get "+e.Key)
 	case "drop":
-		return note("wq", clip(e.Detail, 80))
+		return note(wq, clip(e.Detail, 80))
 	}
-	return arrow("worker", "->>", "wq", clip(e.Op+" "+e.Detail, 80))
+	return arrow(worker, "->>", wq, clip(e.Op+" "+e.Detail, 80))
 }

@@ -2,6 +2,7 @@ package mermaid
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -104,24 +105,59 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 		d.objNote = describeFilter(f)
 		d.header = append(d.header, "%% showing "+d.objNote)
 	}
-	d.parts = []participant{{"etcd", "etcd"}, {"api", apiLabel(h.Server)}, {"refl", "reflector"}, {"queue", "queue"}, {"idx", "indexer"}}
-	handlers := map[string]string{}
-	controller := false
+	d.parts = []participant{{"etcd", "etcd"}, {"api", apiLabel(h.Server)}}
+	// Each informer its reflector, queue and indexer (start's without a
+	// name, each factory's named), then the handlers, then each
+	// controller's workqueue and worker.
+	ev := events{handlers: map[string]string{}, informers: map[string]string{}, controllers: map[string]string{}}
+	var informers, handlers, controllers []string
 	for i := range r.Steps {
 		sr := f.Step(r.Steps[i])
 		for _, e := range sr.Sides[trace.Cachelab] {
-			if name, ok := strings.CutPrefix(e.Layer, trace.LayerHandler+"/"); ok && handlers[name] == "" {
-				handlers[name] = handlerID(name, len(handlers))
-				d.parts = append(d.parts, participant{handlers[name], "handler " + name})
+			if _, ok := ev.informers[e.Informer]; !ok {
+				ev.informers[e.Informer] = ""
+				informers = append(informers, e.Informer)
 			}
-			controller = controller || e.Layer == trace.LayerWorkqueue || e.Layer == trace.LayerReconcile
+			if name, ok := strings.CutPrefix(e.Layer, trace.LayerHandler+"/"); ok && ev.handlers[name] == "" {
+				ev.handlers[name] = handlerID(name, len(ev.handlers))
+				handlers = append(handlers, name)
+			}
+			if e.Layer == trace.LayerWorkqueue || e.Layer == trace.LayerReconcile {
+				if _, ok := ev.controllers[e.Handler]; !ok {
+					ev.controllers[e.Handler] = ""
+					controllers = append(controllers, e.Handler)
+				}
+			}
 		}
 	}
-	if controller {
-		d.parts = append(d.parts, participant{"wq", "workqueue"}, participant{"worker", "worker (reconcile)"})
+	slices.Sort(informers) // start's, "", first
+	if len(informers) == 0 {
+		informers = []string{""}
+	}
+	for i, inf := range informers {
+		if inf != "" {
+			ev.informers[inf] = fmt.Sprintf("_%d", i)
+		}
+		of := ""
+		if inf != "" {
+			of = " " + inf
+		}
+		d.parts = append(d.parts, participant{"refl" + ev.informers[inf], "reflector" + of}, participant{"queue" + ev.informers[inf], "queue" + of},
+			participant{"idx" + ev.informers[inf], "indexer" + of})
+	}
+	for _, name := range handlers {
+		d.parts = append(d.parts, participant{ev.handlers[name], "handler " + name})
+	}
+	for i, name := range controllers {
+		of := ""
+		if name != "" {
+			ev.controllers[name], of = fmt.Sprintf("_c%d", i), " "+name
+		}
+		d.parts = append(d.parts, participant{"wq" + ev.controllers[name], "workqueue" + of},
+			participant{"worker" + ev.controllers[name], "worker" + of + " (reconcile)"})
 	}
 	d.last = d.parts[len(d.parts)-1].id
-	ev := events{handlers: handlers, last: d.last}
+	ev.last = d.last
 	for i := range r.Steps {
 		d.steps = append(d.steps, d.step(f.Step(r.Steps[i]), ev))
 	}
@@ -139,7 +175,7 @@ func (d *diagram) step(sr trace.StepResult, ev events) block {
 	for i, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
 		if j := i - len(sr.World); j >= 0 && temp != nil && temp[j] {
 			b.lines = append(b.lines, line{layer: e.Layer, key: e.Key, shape: trace.Shape(e) + "\x00temporary store",
-				text: note("refl", clip(e.Detail, 80)+" into the watch-list's temporary store")})
+				text: note(ev.at("refl", e), clip(e.Detail, 80)+" into the watch-list's temporary store")})
 			d.events++
 			continue
 		}

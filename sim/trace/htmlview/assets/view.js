@@ -139,7 +139,7 @@
       if (ev[f]) fields.push(f + "=" + ev[f]);
     });
     if (ev.initial) fields.push("initial=true");
-    return "step " + c.s + " (" + step.pos + "): " + step.cmd + "\n[" + l.impl + "] " + l.layer +
+    return "step " + c.s + " (" + step.pos + "): " + step.cmd + "\n[" + l.impl + "] " + (l.informer ? l.informer + " " : "") + l.layer +
       "  " + ev.text + "\n" + fields.join(" ");
   }
 
@@ -362,7 +362,9 @@
         grid.appendChild(g);
       }
       var row = el("div", "row lane impl-" + l.impl);
-      row.appendChild(el("div", "label l-" + base(l.layer), l.layer));
+      var label = el("div", "label l-" + base(l.layer), l.layer);
+      if (l.informer) label.appendChild(el("span", "informer", l.informer));
+      row.appendChild(label);
       V.steps.forEach(function (s) {
         var div = el("div", "cell" + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
         div.style.width = div.style.flexBasis = colW[stepCol[s.n]] + "px";
