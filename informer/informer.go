@@ -232,6 +232,15 @@ func (s *SharedIndexInformer) LastSyncResourceVersion() string {
 	return s.reflector.LastSyncResourceVersion()
 }
 
+// HasStarted reports whether Run has begun: it is true from the moment
+// Run builds the queue and the reflector, and stays true after Run
+// returns (P24).
+func (s *SharedIndexInformer) HasStarted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
+
 // IsStopped reports whether Run has returned.
 func (s *SharedIndexInformer) IsStopped() bool {
 	s.mu.Lock()

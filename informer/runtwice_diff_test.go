@@ -16,7 +16,8 @@ import (
 	dt "github.com/cachelab/cachelab/internal/difftest"
 )
 
-// client-go: shared_informer.go RunWithContext (P23): Run on an informer
+// client-go: shared_informer.go RunWithContext (P23, and HasStarted,
+// P24): Run on an informer
 // that has started logs, through the context's logger at Info, a warning
 // that running more than once is not allowed, and returns at once; the
 // running informer goes on.
@@ -30,10 +31,16 @@ func TestRunTwiceWarns(t *testing.T) {
 		}
 		cl := informer.New(clSrv, informer.Options{ExampleObject: &unstructured.Unstructured{}})
 		cg := cache.NewSharedIndexInformer(cgSrv, &unstructured.Unstructured{}, 0, cache.Indexers{})
+		started := func() []bool { // P24
+			return []bool{cg.(interface{ HasStarted() bool }).HasStarted(), cl.HasStarted()}
+		}
+		var startedAt [][]bool
+		startedAt = append(startedAt, started())
 		var wg sync.WaitGroup
 		wg.Go(func() { cl.Run(ctx) })
 		wg.Go(func() { cg.RunWithContext(ctx) })
 		synctest.Wait()
+		startedAt = append(startedAt, started())
 		var clLines, cgLines []string
 		sink := func(lines *[]string) logr.Logger {
 			return funcr.New(func(prefix, args string) { *lines = append(*lines, args) }, funcr.Options{Verbosity: 0})
@@ -51,5 +58,14 @@ func TestRunTwiceWarns(t *testing.T) {
 		}
 		cancel()
 		wg.Wait()
+		startedAt = append(startedAt, started())
+		for i, when := range []string{"before Run", "while it runs", "after it returned"} {
+			if startedAt[i][0] != startedAt[i][1] {
+				t.Errorf("HasStarted %s: client-go %t, cachelab %t", when, startedAt[i][0], startedAt[i][1])
+			}
+		}
+		if want := [][]bool{{false, false}, {true, true}, {true, true}}; !cmp.Equal(want, startedAt) {
+			t.Errorf("HasStarted before, during and after Run ([client-go cachelab]): %v", startedAt)
+		}
 	})
 }
