@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,10 +30,13 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 	if before == nil {
 		r.created.Add(1)
 	}
-	if r.cfg == nil {
-		return
+	// Unseen by any informer that runs, whose selectors filter it out.
+	r.unseenWrite = false
+	for _, p := range r.livePairs() {
+		if cfg := p[0].cfg; !(cfg.matches(before) || cfg.matches(after)) {
+			r.unseenWrite = true
+		}
 	}
-	r.unseenWrite = !(r.cfg.matches(before) || r.cfg.matches(after))
 }
 
 func (r *runner) revision() (int64, error) {
@@ -162,13 +167,13 @@ func cmdStart(r *runner, a args, queue bool) error {
 		// Fresh informers, as a controller that restarts builds them: the
 		// handlers start again with empty views, and every layer's
 		// "what changed" starts from nothing.
-		for _, s := range r.sides {
+		for _, s := range r.sides[:2] {
 			s.fresh()
 		}
 		r.note(trace.LayerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
 	jitter := newBackoffJitter() // fresh informers draw fresh sequences
-	for _, s := range r.sides {
+	for _, s := range r.sides[:2] {
 		s.jitter = jitter
 		s.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
 		if err := s.start(cfg, r.opts.Seed); err != nil {
@@ -190,11 +195,29 @@ func cmdStop(r *runner, a args) error {
 		r.ctlWaits = nil
 		r.note(trace.LayerSim, "", "the controllers waiting for the informers will not start")
 	}
+	// A controller's main that returns cancels its informers' context
+	// and calls each factory's Shutdown: Start starts nothing after it
+	// (I4), not even an informer asked for since.
+	var shut []string
+	for _, name := range slices.Sorted(maps.Keys(r.factories)) {
+		if f := r.factories[name]; !f.shut[0] {
+			shut = append(shut, name)
+		}
+	}
+	defer func() {
+		for _, name := range shut {
+			r.factories[name].shutdown(trace.Cachelab)
+			r.factories[name].shutdown(trace.ClientGo)
+		}
+		if len(shut) > 0 {
+			r.note(trace.LayerSim, "", fmt.Sprintf("%s shut down: Start starts nothing from now on", plural(len(shut), "factory", "factories")+" "+strings.Join(shut, ", ")))
+		}
+	}()
 	switch {
-	case r.cfg == nil:
+	case !slices.ContainsFunc(r.sides, func(s *side) bool { return s.running }):
 		r.note(trace.LayerSim, "", "nothing to stop: the informers were never started")
 		return nil
-	case r.stopped:
+	case !slices.ContainsFunc(r.sides, r.live):
 		r.note(trace.LayerSim, "", "nothing to stop: the informers are stopped already")
 		return nil
 	}
@@ -204,7 +227,10 @@ func cmdStop(r *runner, a args) error {
 		r.note(trace.LayerSim, "", "controllers stopped: their queues shut down, whatever waited in them dropped")
 	}
 	for _, s := range r.sides {
-		held = s.stop()
+		// Both sides of an informer hold the same handlers: say them once.
+		if let := s.stop(); s.impl == trace.ClientGo {
+			held = append(held, let...)
+		}
 	}
 	r.stopped = true
 	r.note(trace.LayerSim, "", "informers stopped")
@@ -222,10 +248,17 @@ func cmdAddHandler(r *runner, a args) error {
 	if v, ok := a.value("resync"); ok {
 		resync, _ = time.ParseDuration(v)
 	}
-	for _, s := range r.sides {
-		if s.handlerNamed(name) != nil {
-			return fmt.Errorf("a handler named %q is already registered", name)
+	if r.handlerSides(name) != nil {
+		return fmt.Errorf("a handler named %q is already registered", name)
+	}
+	pair := [2]*side{r.sides[0], r.sides[1]}
+	if f, ok := a.value("informer"); ok {
+		var made bool
+		if pair, made = r.ctlPair(f); !made {
+			return fmt.Errorf("factory %s has no informer yet: ask for it first (informer %s)", f, f)
 		}
+	}
+	for _, s := range pair {
 		h := newHandler(name, resync, a.flags["slow"], s.rec)
 		if s.inf != nil {
 			if err := s.inf.addHandler(h); err != nil {
@@ -241,6 +274,18 @@ func cmdAddHandler(r *runner, a args) error {
 		s.handlers = append(s.handlers, h)
 	}
 	return nil
+}
+
+// handlerSides is the sides that have a handler named name (both sides
+// of one informer), or nil.
+func (r *runner) handlerSides(name string) []*side {
+	var out []*side
+	for _, s := range r.sides {
+		if s.handlerNamed(name) != nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // refusal is an informer's AddEventHandler error with the handler's
@@ -275,20 +320,29 @@ func cmdProgress(r *runner, a args) error {
 		r.note(trace.LayerCache, "", "the watch cache hears etcd's progress notification and passes nothing on: its watchers get bookmarks on its own clock")
 		return nil
 	}
-	if r.cfg == nil || r.stopped {
+	pairs := r.livePairs()
+	if len(pairs) == 0 {
 		r.note(trace.LayerSim, "", "no bookmark: no informer is running, so no watch is open")
 		return nil
 	}
-	why := r.sides[0].conn.ProgressBlocker(rev)
-	if other := r.sides[1].conn.ProgressBlocker(rev); other != why {
-		// Settled sides have the same watches; if not, say both.
-		why = fmt.Sprintf("%s: %s; %s: %s", trace.Cachelab, orNone(why), trace.ClientGo, orNone(other))
-	}
-	if why != "" {
-		r.note(trace.LayerSim, "", "no bookmark: "+why)
-		return nil
+	for _, p := range pairs {
+		why := p[0].conn.ProgressBlocker(rev)
+		if other := p[1].conn.ProgressBlocker(rev); other != why {
+			// Settled sides have the same watches; if not, say both.
+			why = fmt.Sprintf("%s: %s; %s: %s", trace.Cachelab, orNone(why), trace.ClientGo, orNone(other))
+		}
+		if why != "" {
+			if l := p[0].rec.Informer; l != "" {
+				why = l + ": " + why
+			}
+			r.note(trace.LayerSim, "", "no bookmark: "+why)
+			return nil
+		}
 	}
 	for _, s := range r.sides {
+		if !r.live(s) {
+			continue
+		}
 		// In a cluster, only once the member serving the connection has
 		// applied etcd's revision: its bookmark says that revision.
 		if err := r.waitMemberApplied(s, rev); err != nil {
@@ -327,7 +381,7 @@ func orNone(why string) string {
 }
 
 func (r *runner) setPaused(p bool) error {
-	if r.cfg == nil || !r.cfg.queue {
+	if !r.queueWorld() {
 		return fmt.Errorf("pause and resume work on a queue started with start-queue: in a running informer, " +
 			"processing holds the queue's lock, so pausing it would stop the reflector too (see the queue world in sim/queueworld.go)")
 	}
@@ -362,11 +416,13 @@ func (r *runner) show(s *side, a args, sn snapshot) {
 	case "metrics":
 		r.showMetrics(s, add)
 	case "workqueue":
-		if s.ctl == nil {
+		if len(s.ctls) == 0 {
 			add("(no controller)")
 			return
 		}
-		s.ctl.showWorkqueue(add)
+		for _, c := range s.ctls {
+			c.showWorkqueue(add)
+		}
 	case "synced":
 		for _, n := range syncedNames(sn) {
 			add(fmt.Sprintf("%s HasSynced=%t", n, sn.Synced[n]))

@@ -83,6 +83,7 @@ func (c cachelabInformer) removeHandler(h *handler) error {
 func (c cachelabInformer) run(ctx context.Context) { c.inf.Run(ctx) }
 func (c cachelabInformer) hasSynced() bool         { return c.inf.HasSynced() }
 func (c cachelabInformer) lastSyncRV() string      { return c.inf.LastSyncResourceVersion() }
+func (c cachelabInformer) hasStarted() bool        { return c.inf.HasStarted() }
 func (c cachelabInformer) indexer() ([]any, string) {
 	idx := c.inf.GetIndexer()
 	return idx.List(), idx.LastStoreSyncResourceVersion()
@@ -286,6 +287,13 @@ func (c clientGoInformer) drained() bool {
 }
 func (c clientGoInformer) hasSynced() bool    { return c.inf.HasSynced() }
 func (c clientGoInformer) lastSyncRV() string { return c.inf.LastSyncResourceVersion() }
+
+// hasStarted is the informer's HasStarted, a method of client-go's type
+// that its interface does not name (P24).
+func (c clientGoInformer) hasStarted() bool {
+	h, ok := c.inf.(interface{ HasStarted() bool })
+	return ok && h.HasStarted()
+}
 func (c clientGoInformer) indexer() ([]any, string) {
 	idx := c.inf.GetIndexer()
 	return idx.List(), idx.LastStoreSyncResourceVersion()

@@ -20,7 +20,7 @@ func (r *runner) advance(d time.Duration) error {
 	// time, as it does for a real kube-apiserver, and everything settles
 	// after each second. The seconds at which nothing is due (quiet) are
 	// passed in one move: a day is a few thousand moments, not 86,400.
-	stepwise := r.cached() && r.cfg != nil && !r.stopped
+	stepwise := r.cached() && len(r.livePairs()) > 0
 	step := d
 	if stepwise {
 		step = time.Second
@@ -29,9 +29,12 @@ func (r *runner) advance(d time.Duration) error {
 		if err := r.waitResyncArmed(); err != nil {
 			return err
 		}
-		until := time.Time{}
-		if len(r.sides) > 0 && r.sides[0].conn != nil {
-			until = r.sides[0].conn.ParkedUntil()
+		// Both sides of an informer wait until cachelab's backoff ends.
+		until := map[*side]time.Time{}
+		for _, s := range r.sides {
+			if s.impl == trace.Cachelab {
+				until[s], until[s.peer] = s.conn.ParkedUntil(), s.conn.ParkedUntil()
+			}
 		}
 		chunk := min(step, left)
 		// Time stops where a controller's delayed key is due, and the
@@ -51,13 +54,13 @@ func (r *runner) advance(d time.Duration) error {
 		r.clock.Step(chunk)
 		r.moves++
 		left -= chunk
-		for i, s := range r.sides {
+		for _, s := range r.sides {
 			// A reflector waiting on the clock moves on. Within an
 			// advance only cachelab's backoff is known: client-go's,
 			// drawn from the same range by an unseeded source, may end
 			// a second later, and its next request unparks it.
-			if s.conn != nil && (i == 0 || left <= 0) {
-				s.conn.Unpark(until)
+			if s.impl == trace.Cachelab || left <= 0 {
+				s.conn.Unpark(until[s])
 			}
 		}
 		switch {
@@ -108,14 +111,17 @@ func (r *runner) quiet(left, keyDue time.Duration, waiting bool) time.Duration {
 	return max(k-time.Second, 0)
 }
 
-// resyncPeriod is how often the reflectors resync (0: never): the queue
+// resyncPeriodOf is how often the reflectors of the informer whose cachelab side is s resync (0: never): the queue
 // world's period, or cachelab's informer's check period, which client-go's
 // derives by the same rule (P7).
-func (r *runner) resyncPeriod() time.Duration {
-	if ci, ok := r.sides[0].inf.(cachelabInformer); ok && !r.cfg.queue {
+func (r *runner) resyncPeriodOf(s *side) time.Duration {
+	if ci, ok := s.inf.(cachelabInformer); ok && !s.cfg.queue {
 		return ci.inf.ResyncCheckPeriod()
 	}
-	return r.cfg.resync
+	if s.cfg == nil {
+		return 0
+	}
+	return s.cfg.resync
 }
 
 // waitResyncArmed waits until each reflector that watches has armed its
@@ -124,19 +130,21 @@ func (r *runner) resyncPeriod() time.Duration {
 // not wait for; a clock moved before it is made would not fire it, and on
 // a busy machine one side would resync and the other not.
 func (r *runner) waitResyncArmed() error {
-	if r.cfg == nil || r.stopped || r.resyncPeriod() <= 0 {
-		return nil
-	}
 	deadline := time.Now().Add(r.opts.SettleTimeout)
-	for _, s := range r.sides {
-		for s.conn.State().Open > 0 && !s.ticks.armed() {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s's reflector watches but has not armed its resync timer after %v", s.impl, r.opts.SettleTimeout)
-			}
-			select {
-			case <-time.After(time.Millisecond):
-			case <-r.ctx.Done():
-				return r.ctx.Err()
+	for _, p := range r.livePairs() {
+		if r.resyncPeriodOf(p[0]) <= 0 {
+			continue
+		}
+		for _, s := range p {
+			for s.conn.State().Open > 0 && !s.ticks.armed() {
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%s's reflector watches but has not armed its resync timer after %v", s.impl, r.opts.SettleTimeout)
+				}
+				select {
+				case <-time.After(time.Millisecond):
+				case <-r.ctx.Done():
+					return r.ctx.Err()
+				}
 			}
 		}
 	}

@@ -251,17 +251,19 @@ func init() {
 			run: func(r *runner, a args) error { return r.setPaused(false) }},
 		"stop": {usage: "stop", help: "stop both informers; they keep what they hold, refuse new handlers, and a later start builds fresh ones",
 			run: cmdStop},
-		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow]", help: "register an event handler on both informers (before or after start)",
-			minPos: 1, maxPos: 1, values: map[string]string{"resync": "this handler's resync period"},
+		"add-handler": {usage: "add-handler <name> [resync=<period>] [slow] [informer=<factory>]", help: "register an event handler on both informers (before or after start)",
+			minPos: 1, maxPos: 1, values: map[string]string{"resync": "this handler's resync period",
+				"informer": "the factory whose informer it goes on (informer <factory> made it); without it, start's"},
 			flags: map[string]string{"slow": "its calls wait until `release <name>`"},
 			run:   cmdAddHandler},
 		"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1,
 			run: func(r *runner, a args) error {
-				for _, s := range r.sides {
+				sides := r.handlerSides(a.pos[0])
+				if sides == nil {
+					return fmt.Errorf("no handler %q", a.pos[0])
+				}
+				for _, s := range sides {
 					h := s.handlerNamed(a.pos[0])
-					if h == nil {
-						return fmt.Errorf("no handler %q", a.pos[0])
-					}
 					if s.inf != nil {
 						// What the removal drops can be counted on
 						// cachelab's side only: client-go's listener
@@ -282,23 +284,37 @@ func init() {
 			}},
 		"release": {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1,
 			run: func(r *runner, a args) error {
-				for _, s := range r.sides {
-					h := s.handlerNamed(a.pos[0])
-					if h == nil {
-						return fmt.Errorf("no handler %q", a.pos[0])
-					}
-					h.release()
+				sides := r.handlerSides(a.pos[0])
+				if sides == nil {
+					return fmt.Errorf("no handler %q", a.pos[0])
+				}
+				for _, s := range sides {
+					s.handlerNamed(a.pos[0]).release()
 				}
 				return nil
 			}},
 		// Looking.
 		// show's argument is checked when the file is read (check); its
 		// lines are added once the step has settled (runner.show).
+		// Shared informer factories (factories.go).
+		"factory": {usage: "factory <name> [namespace=<ns>] [labels=<selector>] [fields=<selector>] [resync=<period>]",
+			help:   "make a shared informer factory on each side (cachelab's factory/, client-go's informers.SharedInformerFactory); its informers list what the options say",
+			minPos: 1, maxPos: 1, values: map[string]string{"namespace": "its informers watch one namespace only", "labels": "a label selector, as (app=web)",
+				"fields": "a field selector (metadata.name, metadata.namespace)", "resync": "its default resync period"},
+			run: cmdFactory},
+		"informer": {usage: "informer <factory>", help: "ask the factory for its pods informer (ForResource): the first request makes it, every later one gets the same; it runs at the factory's next Start",
+			minPos: 1, maxPos: 1, run: cmdInformer},
+		"factory-start": {usage: "factory-start <factory>", help: "the factory's Start: run every informer asked for and not started yet, and only those",
+			minPos: 1, maxPos: 1, run: cmdFactoryStart},
+		"factory-wait": {usage: "factory-wait <factory>", help: "what the factory's WaitForCacheSync returns once the step has settled: each started informer's HasSynced ({} if none was started)",
+			minPos: 1, maxPos: 1, run: cmdFactoryWait},
 		// The controllers.
-		"start-controller": {usage: "start-controller [workers=<n>] [writes] [guard] [skip-forget]",
+		"start-controller": {usage: "start-controller [workers=<n>] [writes] [guard] [skip-forget] [name=<name>] [informer=<factory>]",
 			help: "put a controller on each informer (before start, they start with the informers): handlers queue keys on a rate-limiting workqueue, " +
 				"workers reconcile them from the cache (cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
-			values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers)},
+			values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers),
+				"name":     "the controller's name, which its trace lines carry; several controllers each need one",
+				"informer": "the factory whose informer it is on (informer <factory> made it); without it, start's"},
 			flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + observedAnnotation + " when it differs (an update with the resourceVersion it read)",
 				"guard":       "the staleness guard: no reconcile while the cache is older than the controller's own last write of the key",
 				"skip-forget": "the bug: success does not call Forget, so the backoff never resets"},

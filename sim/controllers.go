@@ -58,6 +58,8 @@ import (
 
 // ctlConfig is what start-controller asked for.
 type ctlConfig struct {
+	name       string // "" for the run's one controller; else each controller's name (name=)
+	informer   string // the factory whose informer it is on (informer=), "" for start's
 	workers    int
 	guard      bool // the staleness guard (K7, K8)
 	writes     bool // the reconcile writes status back to etcd
@@ -119,6 +121,7 @@ type eventHandler interface {
 
 // ctlSide is one side's controller and what the trace needs to know.
 type ctlSide struct {
+	name string // the controller's name, "" for an unnamed one
 	impl string
 	rec  *trace.Recorder
 	r    *runner
@@ -141,7 +144,7 @@ type ctlSide struct {
 }
 
 func newCtlSide(r *runner, s *side, cfg ctlConfig) *ctlSide {
-	return &ctlSide{impl: s.impl, rec: s.rec, r: r, cfg: cfg, held: &heldCalls{}, script: map[string][]outcome{},
+	return &ctlSide{name: cfg.name, impl: s.impl, rec: s.rec, r: r, cfg: cfg, held: &heldCalls{}, script: map[string][]outcome{},
 		seen: map[string]bool{}, read: map[string]string{}}
 }
 
@@ -149,7 +152,7 @@ func newCtlSide(r *runner, s *side, cfg ctlConfig) *ctlSide {
 // into a trace line.
 func (c *ctlSide) event(e controller.Event) {
 	wq := func(op, detail string) {
-		c.rec.Record(trace.Event{Layer: trace.LayerWorkqueue, Kind: trace.KindWorkqueue, Op: op, Key: e.Key, Detail: detail})
+		c.record(trace.Event{Layer: trace.LayerWorkqueue, Kind: trace.KindWorkqueue, Op: op, Key: e.Key, Detail: detail})
 	}
 	switch e.Kind {
 	case controller.Enqueue, controller.Unkeyable:
@@ -166,12 +169,28 @@ func (c *ctlSide) event(e controller.Event) {
 	case controller.Done:
 		wq("done", e.Key)
 	case controller.Stale:
-		c.rec.Record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "stale", Key: e.Key,
+		c.record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "stale", Key: e.Key,
 			Detail: fmt.Sprintf("%s: not reconciled, the cache is older than our last write (%s)", e.Key, e.Detail)})
 	case controller.Reconciled:
-		c.rec.Record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "reconcile", Key: e.Key,
+		c.record(trace.Event{Layer: trace.LayerReconcile, Kind: trace.KindReconcile, Op: "reconcile", Key: e.Key,
 			Detail: fmt.Sprintf("%s: %s -> %s", e.Key, c.read[e.Key], describeResult(e.Result, e.Err))})
 	}
+}
+
+// record records one of the controller's lines, named by the controller
+// when it has a name (Event.Handler).
+func (c *ctlSide) record(e trace.Event) {
+	e.Handler = c.name
+	c.rec.Record(e)
+}
+
+// handlerName stands for the controller's handler in a snapshot's call
+// counts.
+func (c *ctlSide) handlerName() string {
+	if c.name == "" {
+		return ctlHandlerName
+	}
+	return "(controller " + c.name + ")"
 }
 
 // describeResult says what a reconcile returned, in trace words.
@@ -221,7 +240,7 @@ func (c *ctlSide) release() {
 			ev.Op, ev.Detail = "coalesce", ev.Detail+": already queued"
 		}
 		c.seen[e.Key] = true
-		c.rec.Record(ev)
+		c.record(ev)
 	}
 }
 
@@ -465,7 +484,9 @@ func (r *runner) reconcileAll() error {
 	if len(r.ctls) == 0 || r.stopped {
 		return nil
 	}
-	r.ctls[0].taken = map[string]int{}
+	for _, c := range r.ctls {
+		c.taken = map[string]int{}
+	}
 	for {
 		busy := false
 		for _, c := range r.ctls {
@@ -507,15 +528,19 @@ func (r *runner) reconcileAll() error {
 }
 
 // restless is the error for a key reconciled maxRestless times in this
-// call of reconcileAll (cachelab's controller counts; client-go's
-// reconciles the same keys or diverges).
+// call of reconcileAll (cachelab's controllers count; client-go's
+// reconcile the same keys or diverge).
 func (r *runner) restless() error {
-	c := r.ctls[0]
-	for _, key := range c.reconciledRound {
-		c.taken[key]++
-		if n := c.taken[key]; n >= maxRestless {
-			return fmt.Errorf("the controllers reconciled %s %d times at %v, each time ready again at once: "+
-				"a reconcile that writes every time never lets its key rest", key, n, r.clock.Since(epoch))
+	for _, c := range r.ctls {
+		if c.impl != trace.Cachelab {
+			continue
+		}
+		for _, key := range c.reconciledRound {
+			c.taken[key]++
+			if n := c.taken[key]; n >= maxRestless {
+				return fmt.Errorf("the controllers reconciled %s %d times at %v, each time ready again at once: "+
+					"a reconcile that writes every time never lets its key rest", key, n, r.clock.Since(epoch))
+			}
 		}
 	}
 	for _, c := range r.ctls {
@@ -525,24 +550,34 @@ func (r *runner) restless() error {
 }
 
 // ctlDue is how long until the controllers' next delayed key is due, if
-// one waits (cachelab's queue tells, flushing what is due already;
+// one waits (cachelab's queues tell, flushing what is due already;
 // client-go's must agree).
 func (r *runner) ctlDue() (time.Duration, bool) {
 	if len(r.ctls) == 0 || r.stopped {
 		return 0, false
 	}
-	next, ok, err := r.ctls[0].loop.flush()
-	if err != nil {
-		return 0, false
+	var due time.Duration
+	waiting := false
+	for _, c := range r.ctls {
+		if c.impl != trace.Cachelab {
+			continue
+		}
+		next, ok, err := c.loop.flush()
+		if err != nil || !ok {
+			continue
+		}
+		if !waiting || next < due {
+			due, waiting = next, true
+		}
 	}
-	return next, ok
+	return due, waiting
 }
 
-// startControllers builds each side's controller on its running
-// informer. The keys the informers already hold are queued at the
+// startControllers builds a controller on each side of one informer (a
+// pair), running. The keys the informers already hold are queued at the
 // step's round, as a late handler's catch-up.
-func (r *runner) startControllers(cfg ctlConfig) error {
-	for _, s := range r.sides {
+func (r *runner) startControllers(cfg ctlConfig, pair [2]*side) error {
+	for _, s := range pair {
 		c := newCtlSide(r, s, cfg)
 		for k, o := range r.script {
 			c.script[k] = slices.Clone(o)
@@ -560,9 +595,17 @@ func (r *runner) startControllers(cfg ctlConfig) error {
 			return err
 		}
 		r.ctls = append(r.ctls, c)
-		s.ctl = c
+		s.ctls = append(s.ctls, c)
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("a controller on each informer: %s", describeCtlConfig(cfg)))
+	on := "each informer"
+	if l := pair[0].rec.Informer; l != "" {
+		on = "each side's " + l
+	}
+	who := "a controller"
+	if cfg.name != "" {
+		who = "controller " + cfg.name
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s on %s: %s", who, on, describeCtlConfig(cfg)))
 	return nil
 }
 
@@ -586,23 +629,43 @@ func describeCtlConfig(cfg ctlConfig) string {
 }
 
 // startWaitingControllers starts the controllers a start-controller
-// before start asked for, on the informers just started.
+// asked for before their informers ran, on those that run now.
 func (r *runner) startWaitingControllers() error {
-	if r.ctlWaits == nil {
-		return nil
+	var still []ctlConfig
+	for _, cfg := range r.ctlWaits {
+		pair, ok := r.ctlPair(cfg.informer)
+		if !ok || !r.live(pair[0]) {
+			still = append(still, cfg)
+			continue
+		}
+		if err := r.startControllers(cfg, pair); err != nil {
+			return err
+		}
 	}
-	cfg := *r.ctlWaits
-	r.ctlWaits = nil
-	return r.startControllers(cfg)
+	r.ctlWaits = still
+	return nil
 }
 
-// stopControllers shuts both controllers' queues down.
+// ctlPair is the informer a controller asked for: start's, or a
+// factory's, if the factory has made it.
+func (r *runner) ctlPair(factory string) ([2]*side, bool) {
+	if factory == "" {
+		return [2]*side{r.sides[0], r.sides[1]}, true
+	}
+	f := r.factories[factory]
+	if f == nil || f.sides[0] == nil {
+		return [2]*side{}, false
+	}
+	return f.sides, true
+}
+
+// stopControllers shuts every controller's queue down.
 func (r *runner) stopControllers() {
 	for _, c := range r.ctls {
 		c.loop.shutdown()
 	}
 	for _, s := range r.sides {
-		s.ctl = nil
+		s.ctls = nil
 	}
 	r.ctls = nil
 }
@@ -641,19 +704,51 @@ func cmdStartController(r *runner, a args) error {
 	if v, ok := a.value("workers"); ok {
 		cfg.workers, _ = strconv.Atoi(v)
 	}
+	cfg.name, _ = a.value("name")
+	cfg.informer, _ = a.value("informer")
+	for _, c := range append(r.ctls, r.waitingCtls()...) {
+		switch {
+		case c.name == cfg.name && cfg.name == "":
+			return fmt.Errorf("start-controller: the controllers are there already (give each a name= to start several)")
+		case c.name == cfg.name:
+			return fmt.Errorf("start-controller: a controller named %q is there already", cfg.name)
+		case c.name == "" || cfg.name == "":
+			return fmt.Errorf("start-controller: with several controllers, each needs a name=")
+		case c.cfg.writes && cfg.writes:
+			return fmt.Errorf("start-controller: controller %q writes already; only one controller may write (two writing the same annotation would conflict with each other)", c.name)
+		}
+	}
+	pair, made := r.ctlPair(cfg.informer)
 	switch {
-	case len(r.ctls) > 0 || r.ctlWaits != nil:
-		return fmt.Errorf("start-controller: the controllers are there already")
-	case r.cfg == nil || r.stopped:
+	case cfg.informer != "" && r.factories[cfg.informer] == nil:
+		return fmt.Errorf("start-controller: no factory named %q (make it with factory %s)", cfg.informer, cfg.informer)
+	case cfg.informer == "" && r.queueWorld() && !r.stopped:
+		return fmt.Errorf("start-controller needs informers (start); start-queue's bare queues have no handlers")
+	case !made || !r.live(pair[0]):
 		// As a controller's main registers its handlers before it starts
 		// its informers: the controllers start with them.
-		r.ctlWaits = &cfg
-		r.note(trace.LayerSim, "", "the controllers start with the informers ("+describeCtlConfig(cfg)+")")
+		r.ctlWaits = append(r.ctlWaits, cfg)
+		what := "the controllers start with the informers"
+		if cfg.informer != "" {
+			what = fmt.Sprintf("the controller starts when factory %s's Start runs its informer", cfg.informer)
+			if cfg.name != "" {
+				what = fmt.Sprintf("controller %s starts when factory %s's Start runs its informer", cfg.name, cfg.informer)
+			}
+		}
+		r.note(trace.LayerSim, "", what+" ("+describeCtlConfig(cfg)+")")
 		return nil
-	case r.cfg.queue:
-		return fmt.Errorf("start-controller needs informers (start); start-queue's bare queues have no handlers")
 	}
-	return r.startControllers(cfg)
+	return r.startControllers(cfg, pair)
+}
+
+// waitingCtls is the controllers waiting for their informers, as
+// ctlSides for cmdStartController's checks.
+func (r *runner) waitingCtls() []*ctlSide {
+	var out []*ctlSide
+	for _, cfg := range r.ctlWaits {
+		out = append(out, &ctlSide{name: cfg.name, cfg: cfg})
+	}
+	return out
 }
 
 // cmdScript is reconcile-fail (fail) and reconcile-requeue.

@@ -40,10 +40,29 @@
 // restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, etcd-cluster,
 // etcd-stop-member, etcd-start-member, etcd-move-leader, advance, resync),
 // on the informers (start, start-queue, stop, add-handler,
-// remove-handler, release, pause, resume), on the controllers
+// remove-handler, release, pause, resume), on shared informer factories
+// (factory, informer, factory-start, factory-wait), on the controllers
 // (start-controller, reconcile-fail, reconcile-requeue), or look (show
 // store|queue|handlers|requests|synced|metrics|workqueue). CommandHelp
 // lists them.
+//
+// # Several informers: factories
+//
+// start runs one informer on each side. A scenario may instead (or as
+// well) make shared informer factories (factories.go): factory NAME makes
+// one on each side, cachelab's factory/ and client-go's
+// informers.SharedInformerFactory; informer NAME asks it for the pods
+// informer (the first request makes it, a later one gets the same);
+// factory-start NAME is its Start, which runs what was asked for since
+// the last one; factory-wait NAME is what its WaitForCacheSync returns.
+// add-handler and start-controller take informer=NAME, and controllers
+// a name= each when there are several, so two controllers can share one
+// informer, or each have its own factory. Each informer is a pair of
+// sides, with its own connection, recorder, settling and invariants; its
+// lines carry its name (trace.Event.Informer: "a/pods: w1 WATCH-LIST
+// ..."), start's none, and a step's lines are compared informer by
+// informer, start's first. The world has one resource, so a factory makes
+// at most one informer, and a run has at most three factories.
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found

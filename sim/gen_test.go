@@ -68,7 +68,11 @@ type gen struct {
 	snapshots  map[string]map[string]bool // etcd-snapshot's name -> the objects it saw
 	handlers   map[string]bool            // names added and not removed
 	started    bool                       // start or start-queue ran, and no stop since
-	controller bool                       // start-controller ran, and no stop since
+	controller bool                       // an unnamed start-controller ran, and no stop since
+	ctlNames   []string                   // named controllers started, and no stop since
+	ctlWriter  bool                       // one of the controllers writes
+	factories  []string                   // factories made
+	facInf     []string                   // factories that have made their informer
 	queue      bool                       // the last start was start-queue
 	resync     bool                       // the last start had a resync period
 	stack      string                     // fixed by the first start: "default" or "classic"
@@ -81,6 +85,7 @@ type gen struct {
 func (g *gen) save() gen {
 	c := *g
 	c.objects, c.handlers, c.raw, c.snapshots = maps.Clone(g.objects), maps.Clone(g.handlers), maps.Clone(g.raw), maps.Clone(g.snapshots)
+	c.ctlNames, c.factories, c.facInf = slices.Clone(g.ctlNames), slices.Clone(g.factories), slices.Clone(g.facInf)
 	return c
 }
 
@@ -138,7 +143,11 @@ var genSteps = map[string]genStep{
 	"resume":            {func(g *gen) int { return g.unless(g.queue, 3, 0) }, func(*gen) string { return "resume" }},
 	"show":              {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
 	"settle":            {always(1), func(*gen) string { return "settle" }},
-	"start-controller":  {func(g *gen) int { return g.unless(!g.queueMode && !g.controller, 3, 0) }, (*gen).startController},
+	"start-controller":  {func(g *gen) int { return g.unless(!g.queueMode && !g.controller && len(g.ctlNames) < 3, 3, 0) }, (*gen).startController},
+	"factory":           {func(g *gen) int { return g.unless(!g.queueMode && len(g.factories) < maxFactories, 2, 0) }, (*gen).factory},
+	"informer":          {func(g *gen) int { return g.unless(len(g.factories) > 0, 3, 0) }, (*gen).informer},
+	"factory-start":     {func(g *gen) int { return g.unless(len(g.factories) > 0, 3, 0) }, func(g *gen) string { return "factory-start " + g.factoryName(g.factories) }},
+	"factory-wait":      {func(g *gen) int { return g.unless(len(g.factories) > 0, 2, 0) }, func(g *gen) string { return "factory-wait " + g.factoryName(g.factories) }},
 	"reconcile-fail":    {always(1), (*gen).reconcileFail},
 	"reconcile-requeue": {always(1), (*gen).reconcileRequeue},
 	"hold-cache":        {always(2), func(*gen) string { return "hold-cache" }},
@@ -441,21 +450,69 @@ func (g *gen) start(cmd string) string {
 
 func (g *gen) stop() string {
 	g.started, g.queue, g.controller = false, false, false
+	g.ctlNames, g.ctlWriter = nil, false
 	return "stop"
 }
 
+// factoryName picks a factory made so far, or f1 (Parse refuses a
+// factory not made yet: a step drawn rarely, as any).
+func (g *gen) factoryName(pool []string) string {
+	if len(pool) == 0 {
+		return "f1"
+	}
+	return g.pick(pool)
+}
+
 func (g *gen) startController() string {
-	g.controller = true
 	line := "start-controller"
+	// Named, on a factory's informer or start's, when there is a
+	// factory informer to put it on or named ones already.
+	if len(g.ctlNames) > 0 || len(g.facInf) > 0 && g.maybe(2) {
+		name := fmt.Sprintf("c%d", len(g.ctlNames)+1)
+		g.ctlNames = append(g.ctlNames, name)
+		line += " name=" + name
+		if len(g.facInf) > 0 && !g.maybe(3) {
+			line += " informer=" + g.pick(g.facInf)
+		}
+	} else {
+		g.controller = true
+	}
 	if g.maybe(3) {
 		line += " workers=2"
 	}
 	for _, f := range []string{"writes", "guard", "skip-forget"} {
-		if g.maybe(2) {
+		if g.maybe(2) && (f != "writes" || !g.ctlWriter) {
 			line += " " + f
+			g.ctlWriter = g.ctlWriter || f == "writes"
 		}
 	}
 	return line
+}
+
+// factory makes a factory, f1 to f3, over all namespaces or one, with
+// a selector or a resync period now and then.
+func (g *gen) factory() string {
+	name := fmt.Sprintf("f%d", len(g.factories)+1)
+	g.factories = append(g.factories, name)
+	line := "factory " + name
+	if g.maybe(3) {
+		line += " namespace=ns0"
+	}
+	if g.maybe(4) {
+		line += " labels=(app=web)"
+	}
+	if g.maybe(3) {
+		line += " resync=" + g.pick(genPeriods)
+	}
+	return line
+}
+
+func (g *gen) informer() string {
+	f := g.factoryName(g.factories)
+	if !slices.Contains(g.facInf, f) {
+		g.facInf = append(g.facInf, f)
+	}
+	return "informer " + f
 }
 
 func (g *gen) reconcileFail() string {
@@ -483,6 +540,9 @@ func (g *gen) addHandler() string {
 		g.handlers[name] = true // stopped informers refuse it (a trace line)
 	}
 	line := "add-handler " + name
+	if len(g.facInf) > 0 && g.maybe(2) {
+		line += " informer=" + g.pick(g.facInf)
+	}
 	if g.maybe(3) {
 		line += " resync=" + g.pick(genPeriods)
 	}

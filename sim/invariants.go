@@ -30,10 +30,10 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 	}
 	var out []trace.Event
 	add := func(text string) {
-		out = append(out, trace.Event{Layer: trace.LayerNote, Kind: trace.KindNote, Detail: "invariant: " + text})
+		out = append(out, trace.Event{Layer: trace.LayerNote, Kind: trace.KindNote, Detail: "invariant: " + text, Informer: s.rec.Informer})
 	}
 	if !r.paused {
-		if etcd, err := r.etcdAt(sn.LastSyncRV); err != nil {
+		if etcd, err := r.etcdAt(s.cfg, sn.LastSyncRV); err != nil {
 			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
 		} else if d := s.etcdChecked.differences("etcd", etcd, "the indexer", sn.Indexer, 0); d != "" {
 			add("the indexer differs from etcd at rv " + sn.LastSyncRV + ": " + d)
@@ -61,18 +61,22 @@ type listedAt struct {
 }
 
 // etcdAt lists what etcd held at rv, in the informer's namespace and
-// through its selectors, once per step and resourceVersion.
-func (r *runner) etcdAt(rv string) (map[string]string, error) {
-	if l, ok := r.listed[rv]; ok {
+// through its selectors (cfg), once per step, scope and resourceVersion.
+func (r *runner) etcdAt(cfg *startConfig, rv string) (map[string]string, error) {
+	key := cfg.scope() + "\x00" + rv
+	if l, ok := r.listed[key]; ok {
 		return l.objects, l.err
 	}
-	objects, err := r.listEtcdAt(rv)
+	objects, err := r.listEtcdAt(cfg, rv)
 	if r.listed == nil {
 		r.listed = map[string]listedAt{}
 	}
-	r.listed[rv] = listedAt{objects, err}
+	r.listed[key] = listedAt{objects, err}
 	return objects, err
 }
+
+// scope is what an informer's LIST covers: its namespace and selectors.
+func (c *startConfig) scope() string { return c.namespace + "\x00" + c.labels + "\x00" + c.fields }
 
 // keyedObject is what the invariants keep of an object in etcd.
 type keyedObject struct{ key, desc string }
@@ -86,10 +90,10 @@ func keyed(o *unstructured.Unstructured) keyedObject {
 // so that a step's check costs what the step wrote. Where the copy
 // cannot read (a compacted revision, a value that does not decode), the
 // LIST itself says why, in the words an informer would get.
-func (r *runner) listEtcdAt(rv string) (map[string]string, error) {
-	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
-	opts := metav1.ListOptions{LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}
-	scope := r.cfg.namespace + "\x00" + opts.LabelSelector + "\x00" + opts.FieldSelector
+func (r *runner) listEtcdAt(cfg *startConfig, rv string) (map[string]string, error) {
+	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: cfg.namespace})
+	opts := metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}
+	scope := cfg.scope()
 	if r.etcdCopy == nil || r.etcdCopyScope != scope {
 		r.etcdCopy, r.etcdCopyScope, r.etcdCopyFrom = listwatch.NewListCopy(lw, opts, keyed), scope, nil
 	}

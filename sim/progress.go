@@ -22,7 +22,7 @@ type Progress struct {
 // read under its own lock or atomically, so a snapshot may be a moment
 // older in one count than in another, never torn.
 func (s *Session) Progress() Progress {
-	rec := s.r.sides[0].rec // cachelab's; sides is fixed by Open
+	rec := s.rec // cachelab's, of start's informer (factories add sides as the run goes)
 	return Progress{Created: int(s.r.created.Load()), Relayed: rec.Counted(trace.KindEvent), Calls: rec.Counted(trace.KindCall),
 		Clock: s.r.clock.Since(epoch)}
 }

@@ -183,6 +183,7 @@ func (w *cachelabQueueWorld) run(ctx context.Context) {
 }
 func (w *cachelabQueueWorld) hasSynced() bool    { return w.q.HasSynced() }
 func (w *cachelabQueueWorld) lastSyncRV() string { return w.r.LastSyncResourceVersion() }
+func (w *cachelabQueueWorld) hasStarted() bool   { return true } // start-queue runs it at once
 func (w *cachelabQueueWorld) indexer() ([]any, string) {
 	return w.list(), ""
 }
@@ -243,6 +244,7 @@ func (w *clientGoQueueWorld) run(ctx context.Context) {
 }
 func (w *clientGoQueueWorld) hasSynced() bool    { return w.q.HasSynced() }
 func (w *clientGoQueueWorld) lastSyncRV() string { return w.r.LastSyncResourceVersion() }
+func (w *clientGoQueueWorld) hasStarted() bool   { return true } // start-queue runs it at once
 func (w *clientGoQueueWorld) indexer() ([]any, string) {
 	return w.list(), ""
 }

@@ -40,6 +40,13 @@ type replay struct {
 	stackLine        int           // the first start, which fixes the stack
 	clock            time.Duration // scenario time so far
 
+	// factories are the scenario's factories, by name: the line that
+	// made each, and whether each has made its informer.
+	factories     map[string]int
+	factoryHasInf map[string]bool
+	controllers   map[string]int // controller name ("" for an unnamed one) -> its start-controller's line
+	ctlWriter     int            // the line of the controller that writes, or 0
+
 	firstLine int            // the first command's line
 	cluster   *clusterReplay // etcd-cluster ran (clusterlevers.go)
 }
@@ -75,6 +82,7 @@ func worldFor(cmd, server string) error {
 
 func newReplay() *replay {
 	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
+		factories: map[string]int{}, factoryHasInf: map[string]bool{}, controllers: map[string]int{},
 		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
 }
 
@@ -127,14 +135,11 @@ func (p *replay) step(st Step, a args) error {
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
 		p.running, p.controller, p.ctlWaits = false, 0, false
+		p.controllers, p.ctlWriter = map[string]int{}, 0
 	case "start-controller":
-		switch {
-		case p.running && p.queue:
-			return fmt.Errorf("start-controller puts a controller on informers, and start-queue's bare queues have no handlers: use start")
-		case p.controller != 0:
-			return fmt.Errorf("start-controller: the controllers of line %d are still there; stop stops them with the informers", p.controller)
-		}
-		p.controller, p.ctlWaits = st.Line, !p.running
+		return p.startController(st.Line, a)
+	case "factory", "informer", "factory-start", "factory-wait":
+		return p.factoryStep(st.Line, st.Cmd, a.pos[0])
 	case "show":
 		switch {
 		case a.pos[0] != "workqueue":
@@ -144,6 +149,11 @@ func (p *replay) step(st Step, a args) error {
 			return fmt.Errorf("show workqueue: the controllers of line %d start with the informers, and none are running yet", p.controller)
 		}
 	case "add-handler":
+		if f, ok := a.value("informer"); ok {
+			if err := p.factoryInformer("add-handler "+a.pos[0]+" informer="+f, f); err != nil {
+				return err
+			}
+		}
 		return p.addHandler(st.Line, a.pos[0])
 	case "remove-handler", "release":
 		return p.useHandler(st.Cmd, a.pos[0])
@@ -316,6 +326,9 @@ func (p *replay) start(line int, cmd string, a args) error {
 		return fmt.Errorf("%s stack=%s: this run's stack is %s, fixed by the first start (line %d); "+
 			"a run uses one stack, so name it there", cmd, stack, p.stack, p.stackLine)
 	}
+	if at := p.firstFactory(); cmd == "start-queue" && at > 0 {
+		return fmt.Errorf("start-queue runs bare queues, and the factory of line %d makes informers: a run has one or the other", at)
+	}
 	if p.ctlWaits && cmd == "start-queue" {
 		return fmt.Errorf("start-queue: the controllers of line %d wait for informers to start with, and start-queue's bare queues have no handlers: use start", p.controller)
 	}
@@ -326,6 +339,92 @@ func (p *replay) start(line int, cmd string, a args) error {
 		p.resync, _ = time.ParseDuration(v)
 	}
 	return nil
+}
+
+// startController checks a start-controller against the controllers
+// there already and the factory it names.
+func (p *replay) startController(line int, a args) error {
+	name, _ := a.value("name")
+	f, onFactory := a.value("informer")
+	switch {
+	case onFactory:
+		if err := p.factoryInformer("start-controller informer="+f, f); err != nil {
+			return err
+		}
+	case p.running && p.queue:
+		return fmt.Errorf("start-controller puts a controller on informers, and start-queue's bare queues have no handlers: use start")
+	}
+	for other, at := range p.controllers {
+		switch {
+		case other == "" && name == "":
+			return fmt.Errorf("start-controller: the controllers of line %d are still there; stop stops them with the informers "+
+				"(to run several, give each a name=)", at)
+		case other == name:
+			return fmt.Errorf("start-controller name=%s: a controller of that name started at line %d", name, at)
+		case other == "" || name == "":
+			return fmt.Errorf("start-controller: with several controllers, each needs a name= (the one of line %d has none)", at)
+		}
+	}
+	if a.flags["writes"] {
+		if p.ctlWriter != 0 {
+			return fmt.Errorf("start-controller writes: the controller of line %d writes already, and only one may "+
+				"(two writing the same annotation would conflict with each other)", p.ctlWriter)
+		}
+		p.ctlWriter = line
+	}
+	p.controllers[name] = line
+	if p.controller == 0 {
+		p.controller = line
+	}
+	p.ctlWaits = !onFactory && !p.running
+	return nil
+}
+
+// factoryStep checks the factory commands: a factory is made once, and
+// used after it is made.
+func (p *replay) factoryStep(line int, cmd, name string) error {
+	if cmd == "factory" {
+		switch at, ok := p.factories[name]; {
+		case ok:
+			return fmt.Errorf("factory %s: a factory of that name was made at line %d", name, at)
+		case len(p.factories) >= maxFactories:
+			return fmt.Errorf("factory %s: a scenario has at most %d factories", name, maxFactories)
+		case p.queue && p.started:
+			return fmt.Errorf("factory %s: this scenario runs start-queue's bare queues; a run has those or informers from factories, not both", name)
+		}
+		p.factories[name] = line
+		return nil
+	}
+	if _, ok := p.factories[name]; !ok {
+		return fmt.Errorf("%s %s: no factory named %q is made before this line (factory %s makes one)", cmd, name, name, name)
+	}
+	if cmd == "informer" {
+		p.factoryHasInf[name] = true
+	}
+	return nil
+}
+
+// factoryInformer checks that what cmd names is a factory that has made
+// its informer.
+func (p *replay) factoryInformer(cmd, f string) error {
+	switch _, ok := p.factories[f]; {
+	case !ok:
+		return fmt.Errorf("%s: no factory named %q is made before this line (factory %s makes one)", cmd, f, f)
+	case !p.factoryHasInf[f]:
+		return fmt.Errorf("%s: factory %s has not made its informer by here (informer %s asks for it)", cmd, f, f)
+	}
+	return nil
+}
+
+// firstFactory is the line of the first factory, or 0.
+func (p *replay) firstFactory() int {
+	first := 0
+	for _, at := range p.factories {
+		if first == 0 || at < first {
+			first = at
+		}
+	}
+	return first
 }
 
 // firstHandler is the registered handler added first, or "".

@@ -76,6 +76,10 @@ type Options struct {
 	// ctlPlant, in tests only, alters cachelab's controller's options: a
 	// bug planted in cachelab's loop, which the comparison must catch.
 	ctlPlant func(*controller.Options)
+	// factoryPlant, in tests only, stands in for cachelab's factory in
+	// every factory a scenario makes: a bug planted in it, which the
+	// comparison must catch.
+	factoryPlant func(clFactory) clFactory
 	// ctlRestless, in tests only, makes every reconcile write: each
 	// records the resourceVersion it read beside the image, which its
 	// own write changes, so its key is never at rest.
@@ -156,6 +160,9 @@ type runner struct {
 	// quietAt is when the caches were last seen quiescent within the
 	// settle in progress (cachesQuiescent).
 	quietAt *activity
+	// factories are the scenario's informer factories (factories.go), by
+	// name.
+	factories map[string]*simFactory
 	// cluster is the etcd cluster's state the levers keep
 	// (clusterlevers.go); nil on a single member.
 	cluster *clusterState
@@ -164,7 +171,7 @@ type runner struct {
 	// start-controller ran, the reconcile script for every key, and the
 	// writes of the round in progress with etcd's revision before it.
 	ctls        []*ctlSide
-	ctlWaits    *ctlConfig // a start-controller before start: the controllers start with the informers
+	ctlWaits    []ctlConfig // start-controllers before their informers ran: each starts with its informer
 	script      map[string][]outcome
 	roundWrites []ctlWrite
 	roundRev    int64
@@ -254,6 +261,7 @@ func releaseProcess() {
 // step it directive by directive).
 type Session struct {
 	r      *runner
+	rec    *trace.Recorder // cachelab's side's recorder, of start's informer, for Progress
 	header trace.Header
 	n      int
 }
@@ -282,7 +290,7 @@ func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
 	if r.etcd != nil && r.etcd.Members() > 1 {
 		h.Etcd = fmt.Sprintf("embedded, %d members", r.etcd.Members())
 	}
-	return &Session{r: r, header: h}, nil
+	return &Session{r: r, rec: r.sides[0].rec, header: h}, nil
 }
 
 // Header is the run's header.
@@ -480,8 +488,18 @@ func (r *runner) connect() error {
 		}
 		r.apis = []*apistorage.Server{api}
 	}
+	r.sides = r.newPair("")
+	r.sides[0].plant = r.opts.plant
+	return nil
+}
+
+// newPair makes both implementations' sides of one informer, each with
+// its own connection and recorder; label names the informer in the
+// trace (Event.Informer), "" for start's.
+func (r *runner) newPair(label string) []*side {
+	var pair []*side
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
-		rec := &trace.Recorder{}
+		rec := &trace.Recorder{Informer: label}
 		if impl == trace.Cachelab {
 			rec.Tamper = r.opts.tamper
 		}
@@ -495,12 +513,41 @@ func (r *runner) connect() error {
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
 		p := world.NewConn(server, r.clock, rec)
-		r.sides = append(r.sides, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
-			conn: p, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
+		pair = append(pair, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
+			conn: p, client: i + 1, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
-	r.sides[0].plant = r.opts.plant
-	return nil
+	pair[0].peer, pair[1].peer = pair[1], pair[0]
+	return pair
 }
+
+// pairs is the run's informers, each as its two sides (cachelab's,
+// client-go's): start's first, then each factory's, in the order made.
+func (r *runner) pairs() [][2]*side {
+	var out [][2]*side
+	for i := 0; i+1 < len(r.sides); i += 2 {
+		out = append(out, [2]*side{r.sides[i], r.sides[i+1]})
+	}
+	return out
+}
+
+// live reports whether s's informer runs: it was started, by start or
+// its factory, and not stopped.
+func (r *runner) live(s *side) bool { return s.running && s.inf != nil && !s.halted }
+
+// livePairs is the pairs whose informers run.
+func (r *runner) livePairs() [][2]*side {
+	var out [][2]*side
+	for _, p := range r.pairs() {
+		if r.live(p[0]) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// queueWorld reports whether the run's informers are start-queue's bare
+// queues.
+func (r *runner) queueWorld() bool { return r.cfg != nil && r.cfg.queue }
 
 // cached reports whether the run is in the watch-cache world.
 func (r *runner) cached() bool { return len(r.apis) > 0 }
@@ -565,7 +612,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	if err == nil {
 		err = r.settle()
 	}
-	if err == nil && r.cfg != nil && r.cfg.queue && !r.paused && !r.stopped {
+	if err == nil && r.queueWorld() && !r.paused && !r.stopped {
 		err = r.drain()
 	}
 	if err == nil {
@@ -589,16 +636,18 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 			r.show(s, a, snaps[i])
 		}
 		events := s.rec.TakeArranged()
-		sr.Sides[s.impl] = append(events, r.invariants(s, snaps[i])...)
+		sr.Sides[s.impl] = append(append(sr.Sides[s.impl], events...), r.invariants(s, snaps[i])...)
 	}
 	sr.World = r.world
-	queueWorld := r.cfg != nil && r.cfg.queue
+	queueWorld := r.queueWorld()
 	// The step's events are compared once: for the divergence, and to
 	// show client-go's free batches in cachelab's order where they agree.
+	// Each informer's lines come together, start's first, so the lines
+	// of several informers are compared informer by informer.
 	cl, cg := sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo]
 	layer, d := trace.Compare(cl, cg, queueWorld)
 	if sr.Divergence == nil {
-		if d := compareSides(layer, d, snaps, r.classic); d != nil {
+		if d := compareSides(layer, d, r.sides, snaps, r.classic); d != nil {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		}
@@ -624,14 +673,20 @@ func (r *runner) noteWrite(op string, obj any, prevRV, text string) {
 // compareSides is the step's divergence, if any: the first layer whose
 // events differ (trace.Compare's layer and diff, in pipeline order), else
 // the state behind them.
-func compareSides(layer, d string, snaps []snapshot, classic bool) *trace.Divergence {
+func compareSides(layer, d string, sides []*side, snaps []snapshot, classic bool) *trace.Divergence {
 	if d != "" {
 		return &trace.Divergence{Layer: layer, Diff: d}
 	}
-	sa, sb := snaps[0], snaps[1]
-	sa.StoreRV, sb.StoreRV = comparableStoreRV(sa, classic), comparableStoreRV(sb, classic)
-	if !sa.equal(sb) {
-		return &trace.Divergence{Layer: "state", Diff: cmp.Diff(sa, sb)}
+	for i := 0; i+1 < len(snaps); i += 2 {
+		sa, sb := snaps[i], snaps[i+1]
+		sa.StoreRV, sb.StoreRV = comparableStoreRV(sa, classic), comparableStoreRV(sb, classic)
+		if !sa.equal(sb) {
+			diff := cmp.Diff(sa, sb)
+			if l := sides[i].rec.Informer; l != "" {
+				diff = "informer " + l + ":\n" + diff
+			}
+			return &trace.Divergence{Layer: "state", Diff: diff}
+		}
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ func (r *runner) settle() error {
 	if err := r.settleCache(); err != nil {
 		return err
 	}
-	if r.cfg == nil || r.stopped {
+	pairs := r.livePairs()
+	if len(pairs) == 0 {
 		r.unseenWrite = false
 		return nil
 	}
@@ -39,19 +40,23 @@ func (r *runner) settle() error {
 	if err != nil {
 		return err
 	}
-	cl, cg := r.sides[0], r.sides[1]
-	if err := r.settleSide(cl, rev, nil); err != nil {
-		return err
-	}
-	want := cl.polled()
-	if err := r.settleSide(cg, rev, &want); err != nil {
-		return err
+	reached := true
+	for _, p := range pairs {
+		cl, cg := p[0], p[1]
+		if err := r.settleSide(cl, rev, nil); err != nil {
+			return err
+		}
+		want := cl.polled()
+		if err := r.settleSide(cg, rev, &want); err != nil {
+			return err
+		}
+		reached = reached && r.reached(cl, rev) && r.reached(cg, rev)
 	}
 	// A side that settled without reaching etcd's revision waits at a
 	// held connection: the write it did not see is still unseen when
 	// the connection comes back, and the progress request is still
 	// needed then.
-	if r.reached(cl, rev) && r.reached(cg, rev) {
+	if reached {
 		r.unseenWrite = false
 	}
 	return nil
@@ -70,17 +75,29 @@ func (r *runner) settleSecond() error {
 	if err := r.settleCache(); err != nil {
 		return err
 	}
-	if r.cfg == nil || r.stopped {
+	pairs := r.livePairs()
+	if len(pairs) == 0 {
 		return nil
 	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	if err := r.settleSide(r.sides[0], rev, nil); err != nil {
-		return err
+	for _, p := range pairs {
+		if err := r.settleSide(p[0], rev, nil); err != nil {
+			return err
+		}
 	}
-	cg := r.sides[1]
+	for _, p := range pairs {
+		if err := r.settleClientGoSecond(p[1], rev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleClientGoSecond is settleSecond's wait for one client-go informer.
+func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for {
 		c := cg.conn.State()
@@ -178,9 +195,13 @@ func (r *runner) cachesQuiescent() bool {
 // and each side's connection state and trace length.
 type activity struct {
 	now   time.Time
-	conns [2]world.State
-	lines [2]int
+	conns [maxSides]world.State
+	lines [maxSides]int
 }
+
+// maxSides bounds a run's sides: start's informer and three factories',
+// two sides each (Check refuses a fourth factory).
+const maxSides = 8
 
 func (r *runner) cacheActivity() activity {
 	a := activity{now: r.clock.Now()}
@@ -271,7 +292,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				if r.idle(s) {
 					return nil
 				}
-			} else if s.counters().sameCounters(*want) && r.linesLike() {
+			} else if s.counters().sameCounters(*want) && r.linesLike(s) {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
@@ -308,13 +329,12 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 // bookmarks a side got would depend on that moment (fuzz seed 9: two for
 // cachelab, one for client-go).
 func (r *runner) memberApplied(s *side, rev int64) bool {
-	i := slices.Index(r.sides, s)
-	if r.etcd == nil || r.etcd.Members() < 2 || i < 0 {
+	if r.etcd == nil || r.etcd.Members() < 2 || !slices.Contains(r.sides, s) {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
 	defer cancel()
-	m, err := r.etcd.MemberServing(ctx, r.clients[i+1])
+	m, err := r.etcd.MemberServing(ctx, r.clients[s.client])
 	if err != nil {
 		return true // let the request go: its answer says what it says
 	}
@@ -352,7 +372,7 @@ func (w *settleWait) mark() {
 	w.deadline = time.Now().Add(w.r.opts.SettleTimeout)
 	end, d := w.s.conn.Backoff()
 	if w.clientGo {
-		end, d = w.r.sides[0].conn.Backoff()
+		end, d = w.s.peer.conn.Backoff()
 		end = end.Add(d)
 	}
 	if end.Add(w.r.opts.SettleTimeout).After(w.deadline) {
@@ -380,7 +400,7 @@ func (r *runner) idle(s *side) bool {
 	if s.ticks.pending() {
 		return false
 	}
-	if r.cfg.queue {
+	if s.cfg.queue {
 		return true // the simulator pops the queue itself, after settling
 	}
 	b, _ := s.inf.backlog()
@@ -428,8 +448,8 @@ func (r *runner) settledLike(got, want snapshot) bool {
 // Comparing then would see a difference that is not there. Counting is
 // enough to wait on (trace.SameCounts): lines are only added, so what the
 // lines are is looked at once, by the comparison after settling.
-func (r *runner) linesLike() bool {
-	return trace.SameCounts(r.sides[0].rec, r.sides[1].rec, r.cfg != nil && r.cfg.queue)
+func (r *runner) linesLike(cg *side) bool {
+	return trace.SameCounts(cg.peer.rec, cg.rec, r.queueWorld())
 }
 
 // settleTimeout is the error for a side that stopped making progress:
@@ -453,7 +473,7 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 	}
 	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
 		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
-		rev, hint, clipLines(cmp.Diff(*want, got), 40), r.sides[0].rec.Peek(20), s.rec.Peek(20))}
+		rev, hint, clipLines(cmp.Diff(*want, got), 40), s.peer.rec.Peek(20), s.rec.Peek(20))}
 }
 
 // waitingFor says in words what keeps cachelab from settling.

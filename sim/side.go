@@ -60,9 +60,18 @@ type side struct {
 	clock *scenarioclock.Clock
 	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
 
-	handlers []*handler // in the order added, removed ones included
-	ctl      *ctlSide   // the controller on this side's informer (start-controller), or nil
-	enqueued int        // transform calls: objects that entered the queue
+	handlers []*handler   // in the order added, removed ones included
+	ctls     []*ctlSide   // the controllers on this side's informer (start-controller), in the order started
+	enqueued int          // transform calls: objects that entered the queue
+	peer     *side        // the other implementation's side of the same informer
+	client   int          // the index in runner.clients of the etcd connection its requests use
+	cfg      *startConfig // what the informer was made with; nil before start (or a factory's informer)
+	// fac is the factory that made the informer (factories.go), or nil
+	// for start's.
+	fac *simFactory
+	// running is set once the informer runs: start ran it, or its
+	// factory's Start did. It stays set after a stop, which sets halted.
+	running, halted bool
 
 	inf informerOps // nil before start
 	// plant, in tests only, stands between cachelab's informer and each
@@ -73,6 +82,7 @@ type side struct {
 	meter       *meter.Meter
 	releaseName func()
 
+	runCtx  context.Context // the informer runs until it ends
 	cancel  context.CancelFunc
 	stopped <-chan struct{} // closed by cancel
 	// jitter, shared by both sides' running informers, gives client-go's
@@ -104,6 +114,8 @@ type informerOps interface {
 	removeHandler(h *handler) error
 	run(ctx context.Context)
 	hasSynced() bool
+	// hasStarted is HasStarted: Run has begun (P24).
+	hasStarted() bool
 	lastSyncRV() string
 	indexer() (objs []any, rv string)
 	// backlog is cachelab's work in flight; ok is false for client-go,
@@ -122,7 +134,20 @@ func (s *side) handlerNamed(name string) *handler {
 
 // start builds and runs the informer with every handler added so far.
 func (s *side) start(cfg startConfig, seed uint64) error {
+	if err := s.build(cfg, seed); err != nil {
+		return err
+	}
+	ctx := s.runCtx
+	s.running = true
+	s.done.Go(func() { s.inf.run(ctx) })
+	return nil
+}
+
+// build makes the informer, with every handler added so far, and the
+// context it is to run in; start runs it, or its factory's Start does.
+func (s *side) build(cfg startConfig, seed uint64) error {
 	s.classic = cfg.stack == informer.Classic
+	s.cfg = &cfg
 	transform := func(obj any) (any, error) {
 		s.mu.Lock()
 		s.rec.Record(trace.ObjectEvent(trace.LayerTransform, trace.KindEnqueue, "", obj, trace.Describe(obj))) // with the count: see handler.called
@@ -140,7 +165,7 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	// The run's context exists before the informer: client-go's clock
 	// ends its waits when it is cancelled (stopClock).
 	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel, s.stopped = cancel, ctx.Done()
+	s.runCtx, s.cancel, s.stopped = ctx, cancel, ctx.Done()
 	s.meter = meter.New()
 	var err error
 	switch {
@@ -163,7 +188,6 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 			}
 		}
 	}
-	s.done.Go(func() { s.inf.run(ctx) })
 	return nil
 }
 
@@ -178,7 +202,7 @@ func (s *side) fresh() {
 			hs = append(hs, newHandler(h.name, h.resync, false, s.rec))
 		}
 	}
-	s.handlers, s.inf, s.cancel = hs, nil, nil
+	s.handlers, s.inf, s.cancel, s.running, s.halted = hs, nil, nil, false, false
 	s.mu.Lock()
 	s.enqueued = 0
 	s.mu.Unlock()
@@ -190,6 +214,7 @@ func (s *side) fresh() {
 // outlives the run; it returns the names of those it let go (whose calls
 // from then on are not shown: handler.letGo).
 func (s *side) stop() (held []string) {
+	s.halted = true
 	for _, h := range s.handlers {
 		if h.letGo() && !h.removed {
 			held = append(held, h.name)
@@ -199,6 +224,9 @@ func (s *side) stop() (held []string) {
 		s.cancel()
 	}
 	s.done.Wait()
+	if s.fac != nil {
+		s.fac.shutdown(s.impl) // waits for the goroutine its Start ran the informer on
+	}
 	if s.releaseName != nil {
 		s.releaseName()
 		s.releaseName = nil
@@ -283,8 +311,8 @@ func (s *side) counters() snapshot {
 	s.mu.Lock()
 	sn.Enqueued = s.enqueued
 	s.mu.Unlock()
-	if s.ctl != nil {
-		sn.Calls[ctlHandlerName] = s.ctl.held.calledTimes()
+	for _, c := range s.ctls {
+		sn.Calls[c.handlerName()] = c.held.calledTimes()
 	}
 	for _, h := range s.handlers {
 		if h.removed {

@@ -121,6 +121,7 @@ func nameOf(c *command) string { name, _, _ := strings.Cut(c.usage, " "); return
 var posNouns = map[string]string{
 	"create": "object (ns/name)", "delete": "object (ns/name)", "update": "object (ns/name)",
 	"advance": "duration", "delete-raw": "object (ns/name)", "put-raw": "argument (ns/name and text)", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
+	"factory": "factory name", "informer": "factory name", "factory-start": "factory name", "factory-wait": "factory name",
 	"show": "of store, queue, handlers, requests, synced, metrics or workqueue", "reconcile-fail": "object (ns/name)", "reconcile-requeue": "object (ns/name)",
 }
 
@@ -212,8 +213,12 @@ func checkValue(name, k string, vs []string) error {
 		return checkMeta(metav1.ObjectMeta{Namespace: v, Name: "obj-0001"}, "ns="+v)
 	case "namespace":
 		return checkMeta(metav1.ObjectMeta{Namespace: v, Name: "obj-0001"}, "namespace="+v)
+	case "name":
+		return checkWord("controller", v)
+	case "informer":
+		return checkWord("factory", v)
 	case "labels":
-		if name == "start" || name == "start-queue" {
+		if name == "start" || name == "start-queue" || name == "factory" {
 			return checkLabelSelector(v)
 		}
 		_, err := parseLabels(v)
@@ -242,6 +247,8 @@ func checkPositional(name, p string) error {
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)
+	case "factory", "informer", "factory-start", "factory-wait":
+		return checkWord("factory", p)
 	case "etcd-snapshot", "etcd-restore":
 		return checkSnapshotName(name, p)
 	case "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
@@ -386,6 +393,18 @@ func checkHandlerName(name string) error {
 	})
 	if !ok {
 		return fmt.Errorf("handler name %q: want 1 to 32 ASCII letters, digits, '-' or '_'", name)
+	}
+	return nil
+}
+
+// checkWord keeps a factory's or a controller's name one short word: it
+// labels trace lines.
+func checkWord(what, name string) error {
+	ok := name != "" && len(name) <= 32 && !strings.ContainsFunc(name, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'))
+	})
+	if !ok {
+		return fmt.Errorf("%s name %q: want 1 to 32 ASCII letters, digits, '-' or '_'", what, name)
 	}
 	return nil
 }

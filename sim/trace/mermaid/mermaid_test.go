@@ -52,6 +52,10 @@ func TestGolden(t *testing.T) {
 		{golden: "restart-etcd", scenario: "restart-etcd"},
 		{golden: "coalescing-deltafifo-ns0-a", scenario: "coalescing-deltafifo", object: "ns0/a"},
 		{golden: "diverged", scenario: "add-update-delete", tweak: divergeAtStep4},
+		// Several informers, each its reflector, queue and indexer; two
+		// named controllers, each its workqueue and worker.
+		{golden: "factory-two-factories", scenario: "factory-two-factories"},
+		{golden: "factory-shared-informer", scenario: "factory-shared-informer"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			r := run(t, tc.scenario)

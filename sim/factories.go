@@ -1,0 +1,383 @@
+package sim
+
+// Shared informer factories in a scenario (factory, informer,
+// factory-start, factory-wait): on each side a real factory, cachelab's
+// factory/ and client-go's informers.SharedInformerFactory, decides which
+// informers exist, which one a request gets, which ones a Start runs and
+// what WaitForCacheSync returns (I1-I4). The informer each factory makes
+// is the simulator's, built as start builds it, given to the factory
+// through InformerFor, as a controller gives a factory an informer of its
+// own making: so it runs on the scenario's clock and connection and is
+// traced like start's. The world has one resource, pods, so a factory
+// makes at most one informer; two factories make two.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/cachelab/cachelab/factory"
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// maxFactories bounds a scenario's factories (maxSides: start's informer
+// and one per factory, two sides each).
+const maxFactories = maxSides/2 - 1
+
+// podsGVR is the one resource the world has.
+var podsGVR = meter.PodsGVR
+
+// clFactory is what the simulator uses of cachelab's factory: a test
+// puts a faulty one in its place (Options.factoryPlant).
+type clFactory interface {
+	InformerFor(gvr schema.GroupVersionResource, newFunc factory.NewInformerFunc) *informer.SharedIndexInformer
+	Start(ctx context.Context)
+	WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool
+	Shutdown()
+}
+
+// simFactory is one factory of the scenario: cachelab's and client-go's.
+type simFactory struct {
+	name string
+	cfg  startConfig // its namespace and selectors, and its default resync
+	cl   clFactory
+	cg   informers.SharedInformerFactory
+	// ctx is what each side's Start runs its informers in (cachelab's,
+	// client-go's); stop cancels them.
+	ctx    [2]context.Context
+	cancel [2]context.CancelFunc
+	sides  [2]*side // its informer's sides, once asked for; else nil
+	starts int      // how often factory-start ran
+	shut   [2]bool  // Shutdown ran (stop)
+}
+
+// label is how the trace names the factory's informer.
+func (f *simFactory) label() string { return f.name + "/" + podsGVR.Resource }
+
+// shutdown is one side's Shutdown, once: it waits for the goroutines the
+// factory's Start ran its informers on, which end with their context.
+func (f *simFactory) shutdown(impl string) {
+	i := implIndex(impl)
+	if f.shut[i] {
+		return
+	}
+	f.shut[i] = true
+	f.cancel[i]()
+	if i == 0 {
+		f.cl.Shutdown()
+	} else {
+		f.cg.Shutdown()
+	}
+}
+
+func implIndex(impl string) int {
+	if impl == trace.Cachelab {
+		return 0
+	}
+	return 1
+}
+
+// cmdFactory is factory NAME: a factory on each side, with nothing in it.
+func cmdFactory(r *runner, a args) error {
+	name := a.pos[0]
+	switch {
+	case r.factories[name] != nil:
+		return fmt.Errorf("factory %s exists already", name)
+	case len(r.factories) >= maxFactories:
+		return fmt.Errorf("a scenario has at most %d factories", maxFactories)
+	}
+	cfg := startConfig{stack: r.stack()}
+	if v, ok := a.value("resync"); ok {
+		cfg.resync, _ = time.ParseDuration(v)
+	}
+	cfg.labels, _ = a.value("labels")
+	cfg.fields, _ = a.value("fields")
+	cfg.namespace, _ = a.value("namespace")
+	f := &simFactory{name: name, cfg: cfg}
+	// The factories' own options are not used: the informer they make
+	// through InformerFor is the simulator's, which lists with cfg's
+	// namespace and selectors (client-go's typed factory does not apply
+	// its namespace or tweak to an InformerFor informer either).
+	f.cl = factory.New(nil, cfg.resync)
+	if r.opts.factoryPlant != nil {
+		f.cl = r.opts.factoryPlant(f.cl)
+	}
+	f.cg = informers.NewSharedInformerFactoryWithOptions(nil, cfg.resync)
+	for i := range f.ctx {
+		f.ctx[i], f.cancel[i] = context.WithCancel(context.Background())
+	}
+	if r.factories == nil {
+		r.factories = map[string]*simFactory{}
+	}
+	r.factories[name] = f
+	r.note(trace.LayerSim, "", fmt.Sprintf("factory %s on each side (cachelab's factory.New, client-go's NewSharedInformerFactory): %s",
+		name, describeScope(cfg)))
+	return nil
+}
+
+// describeScope says what a factory's informers list, and their resync.
+func describeScope(cfg startConfig) string {
+	var parts []string
+	if cfg.namespace == "" {
+		parts = append(parts, "all namespaces")
+	} else {
+		parts = append(parts, "namespace "+cfg.namespace)
+	}
+	if cfg.labels != "" {
+		parts = append(parts, "labels "+cfg.labels)
+	}
+	if cfg.fields != "" {
+		parts = append(parts, "fields "+cfg.fields)
+	}
+	if cfg.resync > 0 {
+		parts = append(parts, "default resync "+cfg.resync.String())
+	} else {
+		parts = append(parts, "no resync")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cmdInformer is informer FACTORY: ask each side's factory for its pods
+// informer. The first request makes it; a later one gets the same.
+func cmdInformer(r *runner, a args) error {
+	f := r.factories[a.pos[0]]
+	if f == nil {
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+	}
+	first := f.sides[0] == nil
+	if first {
+		if len(r.sides) >= maxSides {
+			return fmt.Errorf("a run has at most %d informers", maxSides/2)
+		}
+		pair := r.newPair(f.label())
+		for _, s := range pair {
+			s.fac = f
+		}
+		f.sides = [2]*side{pair[0], pair[1]}
+		r.sides = append(r.sides, pair...)
+	}
+	jitter := newBackoffJitter()
+	var buildErr error
+	cl, cg := f.sides[0], f.sides[1]
+	gotCL := f.cl.InformerFor(podsGVR, func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
+		cfg := f.cfg
+		cfg.resync = resync
+		cl.jitter = jitter
+		cl.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
+		if err := cl.build(cfg, r.opts.Seed); err != nil {
+			buildErr = err
+			return nil
+		}
+		return cl.inf.(cachelabInformer).inf
+	})
+	gotCG := f.cg.InformerFor(examplePod(), func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		cfg := f.cfg
+		cfg.resync = resync
+		cg.jitter = jitter
+		cg.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
+		if err := cg.build(cfg, r.opts.Seed); err != nil {
+			buildErr = err
+			return nil
+		}
+		ci := cg.inf.(clientGoInformer)
+		return loopInformer{ci.inf, ci.loop}
+	})
+	if buildErr != nil {
+		return buildErr
+	}
+	// What each factory handed out, in each side's trace: the same
+	// informer for every request is what sharing is (I1).
+	for _, s := range f.sides {
+		same := false
+		switch inf := s.inf.(type) {
+		case cachelabInformer:
+			same = gotCL == inf.inf
+		case clientGoInformer:
+			li, ok := gotCG.(loopInformer)
+			same = ok && li.SharedIndexInformer == inf.inf
+		}
+		what := "ForResource(pods): a new informer"
+		switch {
+		case !same:
+			what = "ForResource(pods): an informer other than the one it made before (not shared)"
+		case !first:
+			what = "ForResource(pods): the same informer as before (shared)"
+		}
+		s.rec.Add(trace.LayerNote, trace.KindNote, "", what)
+	}
+	switch {
+	case first && f.starts > 0:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its pods informer after Start ran: it does not run until Start is called again", f.name))
+	case first:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its pods informer; it runs at the factory's next Start", f.name))
+	}
+	return nil
+}
+
+// cmdFactoryStart is factory-start FACTORY: Start on each side. It runs
+// the informers asked for since the last Start, and only those (I2).
+func cmdFactoryStart(r *runner, a args) error {
+	f := r.factories[a.pos[0]]
+	if f == nil {
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+	}
+	f.starts++
+	s := f.sides[0]
+	switch {
+	case f.shut[0]:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing: stop shut the factory down (I4)", f.name))
+	case s == nil:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing: no informer has been asked for yet", f.name))
+	case s.running:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing new: its pods informer runs already", f.name))
+	default:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start runs its pods informer", f.name))
+	}
+	f.cl.Start(f.ctx[0])
+	f.cg.StartWithContext(f.ctx[1])
+	if s == nil {
+		return nil
+	}
+	// Whether each side's informer runs now is its factory's doing: a
+	// side whose informer does not start when the world says it should
+	// says so, and the comparison sees it.
+	expected := !s.running && !f.shut[0]
+	for _, s := range f.sides {
+		switch {
+		case s.running:
+		case expected && r.started(s):
+			s.running = true
+		case expected:
+			s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start did not run the informer")
+		case s.inf.hasStarted():
+			s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start ran an informer it should not have")
+			s.running = true
+		}
+	}
+	if cl, cg := f.sides[0], f.sides[1]; cl.running != cg.running {
+		// One side's informer runs and the other's does not: what the
+		// running one does next is not settled against anything, so the
+		// run ends here, with what each factory did.
+		return &trace.Divergence{Layer: "state", Diff: fmt.Sprintf("factory %s's Start: the informer runs (-cachelab +client-go):\n-%t\n+%t",
+			f.name, cl.running, cg.running)}
+	}
+	return r.startWaitingControllers()
+}
+
+// started waits, within the settle timeout, for s's informer to begin to
+// run: a factory's Start runs it on a goroutine of its own.
+func (r *runner) started(s *side) bool {
+	deadline := time.Now().Add(r.opts.SettleTimeout)
+	for !s.inf.hasStarted() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		case <-r.ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// errNoWait is why factory-wait's WaitForCacheSync does not wait: the
+// step has settled, so what it returns now is what it would return.
+var errNoWait = errors.New("the scenario reads WaitForCacheSync's answer once the step has settled")
+
+// cmdFactoryWait is factory-wait FACTORY: what each side's
+// WaitForCacheSync returns once the step has settled (I3). It is called
+// with a context already ended: every informer that can sync has, and one
+// that has not would keep a real WaitForCacheSync waiting.
+func cmdFactoryWait(r *runner, a args) error {
+	f := r.factories[a.pos[0]]
+	if f == nil {
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+	}
+	if err := r.settle(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errNoWait)
+	var synced [2]map[string]bool
+	synced[0] = map[string]bool{}
+	for gvr, ok := range f.cl.WaitForCacheSync(ctx) {
+		synced[0][gvr.Resource] = ok
+	}
+	synced[1] = map[string]bool{}
+	for typ, ok := range f.cg.WaitForCacheSync(ctx.Done()) {
+		if typ == typeOfPod {
+			synced[1][podsGVR.Resource] = ok
+		} else {
+			synced[1][typ.String()] = ok
+		}
+	}
+	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
+		rec := r.sides[0].rec
+		if impl == trace.ClientGo {
+			rec = r.sides[1].rec
+		}
+		if f.sides[i] != nil {
+			rec = f.sides[i].rec
+		}
+		rec.Add(trace.LayerSynced, trace.KindSynced, "", fmt.Sprintf("factory %s: WaitForCacheSync returns %s", f.name, describeSynced(synced[i])))
+	}
+	return nil
+}
+
+// describeSynced is a WaitForCacheSync answer in words.
+func describeSynced(m map[string]bool) string {
+	if len(m) == 0 {
+		return "{} at once: none of its informers has been started"
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	waiting := false
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s=%t", n, m[n]))
+		waiting = waiting || !m[n]
+	}
+	out := "{" + strings.Join(parts, " ") + "}"
+	if waiting {
+		out += " (not synced: a real WaitForCacheSync would still be waiting)"
+	}
+	return out
+}
+
+// typeOfPod is the key client-go's typed factory gives the informer made
+// through InformerFor(examplePod(), ...): the object's Go type.
+var typeOfPod = reflect.TypeOf(examplePod())
+
+// loopInformer is client-go's informer as the factory runs it: it notes
+// the goroutine Run runs on, which settling reads (clientGoInformer.drained).
+type loopInformer struct {
+	cache.SharedIndexInformer
+	loop *atomic.Value
+}
+
+func (l loopInformer) Run(stop <-chan struct{}) {
+	l.loop.Store(goroutines.Current())
+	l.SharedIndexInformer.Run(stop)
+}
+
+func (l loopInformer) RunWithContext(ctx context.Context) {
+	l.loop.Store(goroutines.Current())
+	l.SharedIndexInformer.RunWithContext(ctx)
+}
