@@ -338,11 +338,6 @@ func fullErrors(a, b runOutcome) string {
 	return strings.Join(out, "\n")
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 // dumpGoroutines writes every goroutine's stack to a file and returns its
 // name: a hang's stacks are long, and the failure message should stay
 // readable.

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim"
+)
+
+// exploreOptions are explore's flags.
+type exploreOptions struct {
+	faults    string
+	maxFaults int
+	jobs      int
+	sample    int
+	sampleSed uint64
+	seed      uint64
+	out       string
+	stack     choice
+	server    choice
+}
+
+func (m *Main) exploreCommand() *cobra.Command {
+	o := &exploreOptions{
+		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
+		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
+	}
+	var kinds []string
+	for _, k := range sim.FaultKinds {
+		w := ""
+		if k.World != "" {
+			w = " (" + k.World + " only)"
+		}
+		kinds = append(kinds, fmt.Sprintf("  %-18s %s%s", k.Name, k.About, w))
+	}
+	cmd := &cobra.Command{
+		Use:   "explore <scenario name or file>",
+		Short: "Run a scenario once per placement of a fault, and group what happened into stories",
+		Long: `Explore runs a scenario (built-in or a file) once without faults, then once per
+placement of a fault: each fault of --faults put in each gap between two
+steps (before the first, after the last), and a fault that needs healing
+healed at each later gap or at the end. Each placement is a whole run of
+both informers, cachelab's and client-go's, compared at every step as
+'cachelab run' compares them, with the invariants checked after each step.
+
+The outcomes are grouped by what the handlers and controllers saw, against
+the run without faults: "a delete arrives as a tombstone", "an update is
+never delivered (the relist jumps over it)", "nothing visible to the
+handlers: the informer relisted", and so on. A divergence from client-go or
+a broken invariant is a group of its own, printed first, with its file: the
+shortest placement of the group as a scenario, cut after the step that
+tells its story, with each step's expected output, ready for 'cachelab run'.
+--out DIR writes every group's file there.
+
+The report is deterministic: the same command prints the same bytes on every
+run, with any -j. How long it took goes to stderr.
+
+Faults:
+` + strings.Join(kinds, "\n") + `
+
+Exit status: 0 when every placement agreed with client-go and kept the
+invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return m.explore(cmd, args[0], o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.faults, "faults", strings.Join(sim.DefaultFaults, ","), "the faults to place, comma-separated")
+	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
+	f.IntVarP(&o.jobs, "jobs", "j", 8, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")
+	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
+	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
+	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
+	f.StringVar(&o.out, "out", "", "a directory to write each group's scenario file to (made if missing; it must be empty)")
+	f.Var(&o.stack, "stack", "the informers' stack: "+o.stack.Type()+" (default: the scenario's)")
+	f.Var(&o.server, "server", "the world: "+o.server.Type()+" (default: the scenario's)")
+	return cmd
+}
+
+func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error {
+	if o.jobs < 1 || o.jobs > 64 {
+		return usage(fmt.Errorf("--jobs %d: want 1 to 64", o.jobs))
+	}
+	sc, err := sim.Load(name)
+	if err != nil {
+		return usage(nearScenario(name, err))
+	}
+	if o.out != "" {
+		if err := emptyDir(o.out); err != nil {
+			return usage(err)
+		}
+	}
+	var faults []string
+	for _, f := range strings.Split(o.faults, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			faults = append(faults, f)
+		}
+	}
+	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed,
+		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed}}
+	began := m.Now()
+	ex, err := sim.Explore(cmd.Context(), sc, opts)
+	if err != nil {
+		var bad *sim.ExploreInputError
+		if errors.As(err, &bad) {
+			return usage(err)
+		}
+		return runError(err)
+	}
+	files, err := writeGroupFiles(ex, o.out)
+	if err != nil {
+		return runError(err)
+	}
+	bad := printExploration(m.Stdout, ex, o, files)
+	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6))
+	if bad {
+		return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: a placement diverged from client-go or broke an invariant (above)", sc.Name)}
+	}
+	return nil
+}
+
+// emptyDir makes dir if it is missing, and refuses one that holds
+// anything: explore never writes over a file of the user's.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s: the directory is not empty; explore writes only into an empty or new one", dir)
+	}
+	return nil
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+// writeGroupFiles writes each group's minimal file into dir (if set), and
+// returns the name each group's file has there, by group.
+func writeGroupFiles(ex *sim.Exploration, dir string) (map[int]string, error) {
+	names := map[int]string{}
+	if dir == "" {
+		return names, nil
+	}
+	for i, g := range ex.Groups {
+		slug := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(g.Label), "-"), "-")
+		if len(slug) > 60 {
+			slug = strings.TrimRight(slug[:60], "-")
+		}
+		name := filepath.Join(dir, fmt.Sprintf("%s-%02d-%s.txt", ex.Scenario.Name, i+1, slug))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.WriteString(f, ex.Minimal(g.Outcomes[0]))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		names[i] = name
+	}
+	return names, nil
+}
+
+// printExploration writes the report; it says whether any group is a
+// divergence or a broken invariant.
+func printExploration(w io.Writer, ex *sim.Exploration, o *exploreOptions, files map[int]string) (bad bool) {
+	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", ex.Scenario.Name,
+		strings.Join(ex.Faults, ", "), o.maxFaults, ex.Server)
+	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
+		ex.Placements, ex.Refused, ex.Inert, ex.Run)
+	if left := ex.Placements - ex.Refused - ex.Inert; o.sample > 0 && ex.Run < left {
+		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", o.sampleSed, 100*float64(ex.Run)/float64(left), left)
+	}
+	fmt.Fprintf(w, "; each compared with client-go at every step\n\n")
+	for i, g := range ex.Groups {
+		mark := " "
+		if g.Divergence || g.Broken {
+			mark, bad = "✗", true
+		}
+		fmt.Fprintf(w, "%s %4d  %s\n", mark, len(g.Outcomes), g.Label)
+		fmt.Fprintf(w, "        shortest: %s\n", g.Outcomes[0].Placement.Describe(ex.Scenario))
+		if name, ok := files[i]; ok {
+			fmt.Fprintf(w, "        file: %s\n", name)
+		}
+		if (g.Divergence || g.Broken) && files[i] == "" {
+			fmt.Fprintf(w, "        file:\n")
+			for _, l := range strings.Split(strings.TrimRight(ex.Minimal(g.Outcomes[0]), "\n"), "\n") {
+				fmt.Fprintf(w, "          %s\n", l)
+			}
+		}
+	}
+	if len(ex.Groups) == 0 {
+		fmt.Fprintln(w, "no placement ran")
+	}
+	return bad
+}

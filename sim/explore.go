@@ -1,0 +1,568 @@
+package sim
+
+// Exploring a scenario (cachelab explore): the scenario run once per
+// placement of a fault, both implementations compared at every step of
+// every run, and the outcomes grouped by what a person would call the
+// same story.
+//
+// A placement is the scenario as data with fault commands put between its
+// steps (Placement.Text): the same levers a scenario pulls, at points the
+// author did not choose. Each placement is an ordinary run (Run), so what
+// holds for a run holds for each: the same trace on every run, compared
+// with client-go at every step, the invariants checked after each.
+//
+// The points are the gaps between steps, before the first and after the
+// last. A fault that needs healing (disconnect, hold-cache) is healed at
+// each later gap, or at the end. What happens inside a step (between a
+// relist's pages, while an event is relayed) is not a point of its own
+// yet: a step settles before the next, so a fault between steps meets the
+// informers at rest.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// FaultKind is a fault explore can place: the command that pulls it, the
+// command that heals it ("" for none: it is over once pulled), and the
+// world it needs ("" for either).
+type FaultKind struct {
+	Name  string
+	Heal  string
+	World string
+	About string
+}
+
+// FaultKinds are the faults explore knows, in the order it tries them.
+var FaultKinds = []FaultKind{
+	{Name: "disconnect", Heal: "reconnect", About: "the informers' connections drop until reconnect: watches end, requests wait"},
+	{Name: "close-watch", About: "the server closes every watch, as at a watch's timeout"},
+	{Name: "compact", About: "etcd compacts its history: older resourceVersions answer 410"},
+	{Name: "hold-cache", Heal: "release-cache", World: ServerWatchCache, About: "kube-apiserver's watch cache falls behind etcd until released"},
+	{Name: "restart-apiserver", World: ServerWatchCache, About: "a new kube-apiserver, its watch cache empty until it has listed etcd"},
+	{Name: "restart-etcd", About: "etcd restarts: every watch on it ends"},
+}
+
+// DefaultFaults is what explore places when not told.
+var DefaultFaults = []string{"disconnect", "close-watch", "compact"}
+
+func faultKind(name string) (FaultKind, bool) {
+	for _, k := range FaultKinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return FaultKind{}, false
+}
+
+// PlacedFault is one fault put into a scenario: pulled before step At
+// (1-based; one past the last step is after it) and, if it needs
+// healing, healed before step Heal (At < Heal; one past the last is at
+// the end).
+type PlacedFault struct {
+	Kind string
+	At   int
+	Heal int
+}
+
+// Placement is the faults put into one run.
+type Placement struct {
+	Faults []PlacedFault
+}
+
+// Describe says where the faults go, by the scenario's steps.
+func (p Placement) Describe(sc *Scenario) string {
+	var parts []string
+	at := func(i int) string {
+		if i > len(sc.Steps) {
+			return "after the last step"
+		}
+		return fmt.Sprintf("before step %d (%s)", i, sc.Steps[i-1].Text)
+	}
+	for _, f := range p.Faults {
+		s := f.Kind + " " + at(f.At)
+		if k, _ := faultKind(f.Kind); k.Heal != "" {
+			if f.Heal > len(sc.Steps) {
+				s += ", " + k.Heal + " at the end"
+			} else {
+				s += ", " + k.Heal + " " + at(f.Heal)
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Commands is the placed scenario's command lines, in order.
+func (p Placement) Commands(sc *Scenario) []string {
+	var out []string
+	for _, c := range p.commands(sc) {
+		out = append(out, c.text)
+	}
+	return out
+}
+
+// placedCmd is a command of a placed scenario: one of the scenario's
+// steps (step, 1-based), or a fault or its heal (step 0).
+type placedCmd struct {
+	text string
+	step int
+}
+
+func (p Placement) commands(sc *Scenario) []placedCmd {
+	n := len(sc.Steps)
+	var out []placedCmd
+	for i := 1; i <= n+1; i++ {
+		for _, f := range p.Faults {
+			k, _ := faultKind(f.Kind)
+			if k.Heal != "" && f.Heal == i {
+				out = append(out, placedCmd{text: k.Heal})
+			}
+		}
+		for _, f := range p.Faults {
+			if f.At == i {
+				out = append(out, placedCmd{text: f.Kind})
+			}
+		}
+		if i <= n {
+			out = append(out, placedCmd{text: sc.Steps[i-1].Text, step: i})
+		}
+	}
+	return out
+}
+
+// Text is the placed scenario as a file: an opening paragraph saying where
+// it came from, and its first upTo commands (all if upTo is 0 or more
+// than there are), each with the output given (outputs[i] for the i-th;
+// none past the end of outputs).
+func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", strings.TrimSuffix(sc.Title, "."))
+	fmt.Fprintf(&b, "# Explored: %s.\n", p.Describe(sc))
+	for _, l := range strings.Split(about, "\n") {
+		if l != "" {
+			fmt.Fprintf(&b, "# %s\n", l)
+		}
+	}
+	fmt.Fprintf(&b, "# Server: %s\n", server)
+	cmds := p.Commands(sc)
+	if upTo > 0 && upTo < len(cmds) {
+		cmds = cmds[:upTo]
+	}
+	for i, c := range cmds {
+		fmt.Fprintf(&b, "\n%s\n----\n", c)
+		if i < len(outputs) {
+			b.WriteString(outputs[i])
+		}
+	}
+	return b.String()
+}
+
+// ExploreOptions says what to explore and how.
+type ExploreOptions struct {
+	// Faults are the fault kinds to place (DefaultFaults if empty).
+	Faults []string
+	// MaxFaults is how many faults a placement has at most: 1 or 2
+	// (1 if 0).
+	MaxFaults int
+	// Jobs is how many placements run at once (1 if 0).
+	Jobs int
+	// Sample, if above 0, runs a seeded random choice of that many
+	// placements (SampleSeed) instead of all.
+	Sample     int
+	SampleSeed uint64
+	// Run is each run's options (the world, the stack, the seed).
+	Run Options
+	// OnRun, if set, hears each placement's outcome as it is known,
+	// from the goroutine that ran it.
+	OnRun func(done, total int)
+
+	// runInert, in tests only, runs the placements inert says cannot
+	// change anything, to prove it.
+	runInert bool
+}
+
+// Outcome is one placement's run, grouped.
+type Outcome struct {
+	Placement Placement
+	Group     string // the story, in words
+	// Divergence and Broken say whether the group is a divergence from
+	// client-go or a broken invariant (printed first).
+	Divergence, Broken bool
+	Err                error // the run could not go on
+	steps              []trace.StepResult
+	cmds               []placedCmd
+	result             *Result
+}
+
+// Minimal is the placement as a scenario file that tells the same story
+// in the fewest steps: its run cut after the first step by which the
+// story is told (a step of a run does not depend on the steps after it),
+// with each step's expected output. A placement whose run failed keeps
+// every command and has no output.
+func (ex *Exploration) Minimal(o Outcome) string {
+	about := "Group: " + o.Group + "."
+	if o.Err != nil {
+		return o.Placement.Text(ex.Scenario, ex.Server, about, 0, nil)
+	}
+	m := len(o.steps)
+	for k := 1; k <= len(o.steps); k++ {
+		var div *trace.Divergence
+		if k == len(o.steps) && o.result != nil {
+			div = o.result.Divergence
+		}
+		if label, _, _ := ex.story(o.steps[:k], o.cmds[:k], div, ex.baseline.Steps[:baseSteps(o.cmds[:k])]); label == o.Group {
+			m = k
+			break
+		}
+	}
+	outputs := make([]string, m)
+	for i, sr := range o.steps[:m] {
+		outputs[i] = trace.StepOutput(sr)
+	}
+	return o.Placement.Text(ex.Scenario, ex.Server, about, m, outputs)
+}
+
+// baseSteps is how many of the scenario's own steps cmds hold.
+func baseSteps(cmds []placedCmd) int {
+	n := 0
+	for _, c := range cmds {
+		if c.step > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Group is the placements of one story.
+type Group struct {
+	Label              string
+	Divergence, Broken bool
+	Outcomes           []Outcome // in placement order; Outcomes[0] is the shortest
+}
+
+// Exploration is what explore found.
+type Exploration struct {
+	Scenario *Scenario
+	Server   string
+	Faults   []string
+	// Placements is how many placements there are in all, Refused how
+	// many of them cannot stand where they are put (Parse refuses the
+	// placed scenario), Inert how many cannot change anything and were
+	// not run (inert), Run how many ran (all the others, or the sample).
+	Placements, Refused, Inert, Run int
+	Groups                          []Group
+	baseline                        *Result
+}
+
+// Explore runs sc once without faults (the baseline) and once per
+// placement, and groups the outcomes.
+func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration, error) {
+	if len(o.Faults) == 0 {
+		o.Faults = DefaultFaults
+	}
+	if o.MaxFaults == 0 {
+		o.MaxFaults = 1
+	}
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	server := o.Run.Server
+	if server == "" {
+		server = sc.WrittenFor()
+	}
+	if err := checkExplore(sc, o, server); err != nil {
+		return nil, err
+	}
+	base, err := Run(ctx, withoutExpectations(sc), o.Run)
+	if err != nil {
+		return nil, fmt.Errorf("the scenario without faults: %w", err)
+	}
+	if base.Divergence != nil {
+		return nil, fmt.Errorf("the scenario diverges from client-go without faults, at step %d (%s): explore needs a scenario that agrees", base.Divergence.Step, base.Divergence.Cmd)
+	}
+	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base}
+	quiet := quietGaps(base)
+	var placed []placedRun
+	for _, p := range placements(sc, o.Faults, o.MaxFaults, server) {
+		ex.Placements++
+		if inert(p, quiet) && !o.runInert {
+			ex.Inert++
+			continue
+		}
+		text := p.Text(sc, server, "", 0, nil)
+		psc, err := Parse(sc.Name+".explored.txt", []byte(text))
+		if err != nil {
+			ex.Refused++
+			continue
+		}
+		placed = append(placed, placedRun{p, psc})
+	}
+	if o.Sample > 0 && o.Sample < len(placed) {
+		rng := rand.New(rand.NewPCG(o.SampleSeed, 0x5eed))
+		rng.Shuffle(len(placed), func(i, j int) { placed[i], placed[j] = placed[j], placed[i] })
+		placed = placed[:o.Sample]
+		slices.SortFunc(placed, func(a, b placedRun) int { return comparePlacements(a.p, b.p) })
+	}
+	ex.Run = len(placed)
+	outcomes := make([]Outcome, len(placed))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+		next = make(chan int)
+	)
+	for range min(o.Jobs, max(len(placed), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				outcomes[i] = ex.runPlacement(ctx, placed[i], o.Run)
+				mu.Lock()
+				done++
+				if o.OnRun != nil {
+					o.OnRun(done, len(placed))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range placed {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ex.Groups = groupOutcomes(outcomes)
+	return ex, nil
+}
+
+// quietGaps is how many gaps from the first no informer has made a
+// request by, in the run without faults: before the step that makes the
+// first one (gaps 1 to quietGaps).
+func quietGaps(base *Result) int {
+	for i, sr := range base.Steps {
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if e.Kind == trace.KindRequest {
+				return i + 1
+			}
+		}
+	}
+	return len(base.Steps) + 1
+}
+
+// inert reports whether a placement cannot change anything, and need not
+// run: one close-watch or compact in a quiet gap, before any informer has
+// made a request. There is no watch to close then, and no resourceVersion
+// an informer holds for a compaction to leave behind: its first request
+// asks for the newest state ("" ), and kube-apiserver's own watch of etcd
+// is at etcd's head. The run would be the one without the fault, with a
+// line saying the fault happened.
+func inert(p Placement, quiet int) bool {
+	if len(p.Faults) != 1 {
+		return false
+	}
+	f := p.Faults[0]
+	return (f.Kind == "close-watch" || f.Kind == "compact") && f.At <= quiet
+}
+
+type placedRun struct {
+	p  Placement
+	sc *Scenario
+}
+
+// ExploreInputError is explore refusing what it was asked, before
+// anything runs: a fault it does not know, or one the world has not.
+type ExploreInputError struct{ Msg string }
+
+func (e *ExploreInputError) Error() string { return e.Msg }
+
+// checkExplore refuses, before anything runs, a fault explore does not
+// know or that the run's world does not have, and a scenario the run's
+// options cannot carry out (Check).
+func checkExplore(sc *Scenario, o ExploreOptions, server string) error {
+	if err := checkFaults(o, server); err != nil {
+		return &ExploreInputError{Msg: err.Error()}
+	}
+	return Check(sc, o.Run)
+}
+
+func checkFaults(o ExploreOptions, server string) error {
+	for _, f := range o.Faults {
+		k, ok := faultKind(f)
+		if !ok {
+			var names []string
+			for _, k := range FaultKinds {
+				names = append(names, k.Name)
+			}
+			return fmt.Errorf("unknown fault %q; explore places: %s", f, strings.Join(names, ", "))
+		}
+		if k.World != "" && k.World != server {
+			return fmt.Errorf("fault %s needs kube-apiserver's watch cache; this exploration's server is %q (--server %s)", f, server, k.World)
+		}
+	}
+	if o.MaxFaults < 1 || o.MaxFaults > 2 {
+		return fmt.Errorf("max faults %d: explore places 1 or 2 faults per run", o.MaxFaults)
+	}
+	return nil
+}
+
+// withoutExpectations is sc with no expected output: a scenario's own
+// expected lines are for its own run, and explore compares runs with
+// client-go and the baseline, not with the file.
+func withoutExpectations(sc *Scenario) *Scenario {
+	c := *sc
+	c.Steps = slices.Clone(sc.Steps)
+	for i := range c.Steps {
+		c.Steps[i].Expected = ""
+	}
+	return &c
+}
+
+// placements lists every placement of up to max faults of the given
+// kinds, in a fixed order: fewer faults first, then by where.
+func placements(sc *Scenario, faults []string, maxFaults int, server string) []Placement {
+	n := len(sc.Steps)
+	var singles []PlacedFault
+	for _, name := range faults {
+		k, _ := faultKind(name)
+		for at := 1; at <= n+1; at++ {
+			if k.Heal == "" {
+				singles = append(singles, PlacedFault{Kind: name, At: at})
+				continue
+			}
+			// Healed at a later gap, the last of which (n+1) is after
+			// the last step: at the end. (Pulled after the last step,
+			// it would be healed with nothing in between.)
+			for heal := at + 1; heal <= n+1; heal++ {
+				singles = append(singles, PlacedFault{Kind: name, At: at, Heal: heal})
+			}
+		}
+	}
+	var out []Placement
+	for _, f := range singles {
+		out = append(out, Placement{Faults: []PlacedFault{f}})
+	}
+	if maxFaults >= 2 {
+		for i, a := range singles {
+			for _, b := range singles[i+1:] {
+				if b.At >= a.At {
+					out = append(out, Placement{Faults: []PlacedFault{a, b}})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(out, comparePlacements)
+	return out
+}
+
+func comparePlacements(a, b Placement) int {
+	if d := len(a.Faults) - len(b.Faults); d != 0 {
+		return d
+	}
+	for i := range a.Faults {
+		fa, fb := a.Faults[i], b.Faults[i]
+		if d := fa.At - fb.At; d != 0 {
+			return d
+		}
+		if d := fa.Heal - fb.Heal; d != 0 {
+			return d
+		}
+		if d := strings.Compare(fa.Kind, fb.Kind); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// runPlacement runs one placed scenario and names its story.
+func (ex *Exploration) runPlacement(ctx context.Context, pr placedRun, opts Options) Outcome {
+	o := Outcome{Placement: pr.p}
+	res, err := Run(ctx, pr.sc, opts)
+	if err != nil {
+		o.Err, o.Group = err, "the run failed: "+firstLine(err.Error())
+		o.Divergence = true
+		return o
+	}
+	o.result, o.steps, o.cmds = res, res.Steps, pr.p.commands(ex.Scenario)
+	o.Group, o.Divergence, o.Broken = ex.story(res.Steps, o.cmds, res.Divergence, ex.baseline.Steps)
+	return o
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// groupOutcomes groups outcomes by story: divergences first, then broken
+// invariants, then the rest, the largest group first; within a group,
+// the shortest placement first (fewest faults, then the earliest).
+func groupOutcomes(outcomes []Outcome) []Group {
+	byLabel := map[string]*Group{}
+	var groups []*Group
+	for _, o := range outcomes {
+		g := byLabel[o.Group]
+		if g == nil {
+			g = &Group{Label: o.Group, Divergence: o.Divergence, Broken: o.Broken}
+			byLabel[o.Group] = g
+			groups = append(groups, g)
+		}
+		g.Outcomes = append(g.Outcomes, o)
+	}
+	rank := func(g *Group) int {
+		switch {
+		case g.Divergence:
+			return 0
+		case g.Broken:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
+		}
+		if len(a.Outcomes) != len(b.Outcomes) {
+			return len(a.Outcomes) > len(b.Outcomes)
+		}
+		return a.Label < b.Label
+	})
+	out := make([]Group, len(groups))
+	for i, g := range groups {
+		slices.SortStableFunc(g.Outcomes, func(a, b Outcome) int { return shorter(a.Placement, b.Placement) })
+		out[i] = *g
+	}
+	return out
+}
+
+// shorter orders placements for a group's example: fewer faults, a
+// shorter stretch between fault and heal, then the earliest.
+func shorter(a, b Placement) int {
+	if d := len(a.Faults) - len(b.Faults); d != 0 {
+		return d
+	}
+	span := func(p Placement) int {
+		s := 0
+		for _, f := range p.Faults {
+			if f.Heal > 0 {
+				s += f.Heal - f.At
+			}
+		}
+		return s
+	}
+	if d := span(a) - span(b); d != 0 {
+		return d
+	}
+	return comparePlacements(a, b)
+}
