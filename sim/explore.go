@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -178,6 +177,11 @@ type ExploreOptions struct {
 	// placements (SampleSeed) instead of all.
 	Sample     int
 	SampleSeed uint64
+	// Shard and Shards, if Shards is above 1, run only shard Shard
+	// (0-based) of Shards: the runnable placements whose index is Shard
+	// modulo Shards. Records of every shard merge into the unsharded
+	// exploration's (MergeRecords).
+	Shard, Shards int
 	// Run is each run's options (the world, the stack, the seed).
 	Run Options
 	// OnRun, if set, hears each placement's outcome as it is known,
@@ -200,6 +204,7 @@ type Outcome struct {
 	steps              []trace.StepResult
 	cmds               []placedCmd
 	result             *Result
+	index              int
 }
 
 // Minimal is the placement as a scenario file that tells the same story
@@ -260,6 +265,12 @@ type Exploration struct {
 	Placements, Refused, Inert, Run int
 	Groups                          []Group
 	baseline                        *Result
+	// What the record says of how it was run (Record).
+	stack             string
+	maxFaults         int
+	runnable, sampled int
+	sampleSeed        uint64
+	shard             string
 }
 
 // Explore runs sc once without faults (the baseline) and once per
@@ -288,7 +299,7 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	if base.Divergence != nil {
 		return nil, fmt.Errorf("the scenario diverges from client-go without faults, at step %d (%s): explore needs a scenario that agrees", base.Divergence.Step, base.Divergence.Cmd)
 	}
-	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base}
+	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), maxFaults: o.MaxFaults}
 	quiet := quietGaps(base)
 	var placed []placedRun
 	for _, p := range placements(sc, o.Faults, o.MaxFaults, server) {
@@ -303,13 +314,28 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 			ex.Refused++
 			continue
 		}
-		placed = append(placed, placedRun{p, psc})
+		placed = append(placed, placedRun{p: p, sc: psc})
 	}
+	ex.runnable = len(placed)
 	if o.Sample > 0 && o.Sample < len(placed) {
 		rng := rand.New(rand.NewPCG(o.SampleSeed, 0x5eed))
 		rng.Shuffle(len(placed), func(i, j int) { placed[i], placed[j] = placed[j], placed[i] })
 		placed = placed[:o.Sample]
 		slices.SortFunc(placed, func(a, b placedRun) int { return comparePlacements(a.p, b.p) })
+		ex.sampled, ex.sampleSeed = o.Sample, o.SampleSeed
+	}
+	for i := range placed {
+		placed[i].index = i
+	}
+	if o.Shards > 1 {
+		ex.shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+		var mine []placedRun
+		for _, pr := range placed {
+			if pr.index%o.Shards == o.Shard {
+				mine = append(mine, pr)
+			}
+		}
+		placed = mine
 	}
 	ex.Run = len(placed)
 	outcomes := make([]Outcome, len(placed))
@@ -377,8 +403,9 @@ func inert(p Placement, quiet int) bool {
 }
 
 type placedRun struct {
-	p  Placement
-	sc *Scenario
+	p     Placement
+	sc    *Scenario
+	index int // among the runnable placements
 }
 
 // ExploreInputError is explore refusing what it was asked, before
@@ -413,6 +440,9 @@ func checkFaults(o ExploreOptions, server string) error {
 	}
 	if o.MaxFaults < 1 || o.MaxFaults > 2 {
 		return fmt.Errorf("max faults %d: explore places 1 or 2 faults per run", o.MaxFaults)
+	}
+	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
+		return fmt.Errorf("shard %d/%d: want i/n with 0 <= i < n", o.Shard, o.Shards)
 	}
 	return nil
 }
@@ -487,7 +517,7 @@ func comparePlacements(a, b Placement) int {
 
 // runPlacement runs one placed scenario and names its story.
 func (ex *Exploration) runPlacement(ctx context.Context, pr placedRun, opts Options) Outcome {
-	o := Outcome{Placement: pr.p}
+	o := Outcome{Placement: pr.p, index: pr.index}
 	res, err := Run(ctx, pr.sc, opts)
 	if err != nil {
 		o.Err, o.Group = err, "the run failed: "+firstLine(err.Error())
@@ -504,44 +534,12 @@ func firstLine(s string) string {
 	return line
 }
 
-// groupOutcomes groups outcomes by story: divergences first, then broken
-// invariants, then the rest, the largest group first; within a group,
-// the shortest placement first (fewest faults, then the earliest).
+// groupOutcomes groups outcomes by story (groupBy).
 func groupOutcomes(outcomes []Outcome) []Group {
-	byLabel := map[string]*Group{}
-	var groups []*Group
-	for _, o := range outcomes {
-		g := byLabel[o.Group]
-		if g == nil {
-			g = &Group{Label: o.Group, Divergence: o.Divergence, Broken: o.Broken}
-			byLabel[o.Group] = g
-			groups = append(groups, g)
-		}
-		g.Outcomes = append(g.Outcomes, o)
-	}
-	rank := func(g *Group) int {
-		switch {
-		case g.Divergence:
-			return 0
-		case g.Broken:
-			return 1
-		}
-		return 2
-	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		a, b := groups[i], groups[j]
-		if rank(a) != rank(b) {
-			return rank(a) < rank(b)
-		}
-		if len(a.Outcomes) != len(b.Outcomes) {
-			return len(a.Outcomes) > len(b.Outcomes)
-		}
-		return a.Label < b.Label
-	})
-	out := make([]Group, len(groups))
-	for i, g := range groups {
-		slices.SortStableFunc(g.Outcomes, func(a, b Outcome) int { return shorter(a.Placement, b.Placement) })
-		out[i] = *g
+	var out []Group
+	for _, g := range groupBy(outcomes, func(o Outcome) (string, bool, bool) { return o.Group, o.Divergence, o.Broken },
+		func(o Outcome) Placement { return o.Placement }) {
+		out = append(out, Group{Label: g.label, Divergence: g.divergence, Broken: g.broken, Outcomes: g.items})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,8 @@ import (
 
 // exploreOptions are explore's flags.
 type exploreOptions struct {
+	output    choice
+	shard     string
 	faults    string
 	maxFaults int
 	jobs      int
@@ -30,6 +33,7 @@ type exploreOptions struct {
 
 func (m *Main) exploreCommand() *cobra.Command {
 	o := &exploreOptions{
+		output: choice{value: "text", allowed: []string{"text", "json"}},
 		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
 		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
 	}
@@ -60,6 +64,14 @@ shortest placement of the group as a scenario, cut after the step that
 tells its story, with each step's expected output, ready for 'cachelab run'.
 --out DIR writes every group's file there.
 
+--output json writes the exploration as one JSON record: each placement's
+outcome, its story and its file. --shard i/n runs a deterministic share of
+the placements (those whose index is i modulo n, 0 <= i < n) and writes its
+record as JSON; 'cachelab explore merge' reads every shard's record and
+prints the report the exploration unsharded prints, byte for byte. Run the
+shards anywhere: as the indexes of a Kubernetes Indexed Job, or a CI
+matrix (docs/exploring.md).
+
 The report is deterministic: the same command prints the same bytes on every
 run, with any -j. How long it took goes to stderr.
 
@@ -79,8 +91,52 @@ invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
 	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
 	f.StringVar(&o.out, "out", "", "a directory to write each group's scenario file to (made if missing; it must be empty)")
+	f.Var(&o.output, "output", "the report: "+o.output.Type())
+	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n, 0-based) of the placements and write its record as JSON, for explore merge")
 	f.Var(&o.stack, "stack", "the informers' stack: "+o.stack.Type()+" (default: the scenario's)")
 	f.Var(&o.server, "server", "the world: "+o.server.Type()+" (default: the scenario's)")
+	cmd.AddCommand(m.exploreMergeCommand())
+	return cmd
+}
+
+func (m *Main) exploreMergeCommand() *cobra.Command {
+	var output choice = choice{value: "text", allowed: []string{"text", "json"}}
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge <shard record>...",
+		Short: "Merge the records of an exploration's shards into its report",
+		Long: `Merge reads the JSON records that 'cachelab explore --shard i/n' wrote, one
+per shard, checks they are every shard of one exploration, and prints the
+report the exploration unsharded prints, byte for byte (--output json: its
+record). --out DIR writes each group's scenario file, as explore does.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if err := emptyDir(out); err != nil {
+					return usage(err)
+				}
+			}
+			var recs []sim.ExploreRecord
+			for _, a := range args {
+				b, err := os.ReadFile(a)
+				if err != nil {
+					return usage(err)
+				}
+				var rec sim.ExploreRecord
+				if err := json.Unmarshal(b, &rec); err != nil {
+					return usage(fmt.Errorf("%s: not an exploration's record: %v", a, err))
+				}
+				recs = append(recs, rec)
+			}
+			rec, err := sim.MergeRecords(recs)
+			if err != nil {
+				return usage(err)
+			}
+			return m.report(rec, out, output.value)
+		},
+	}
+	cmd.Flags().Var(&output, "output", "the report: "+output.Type())
+	cmd.Flags().StringVar(&out, "out", "", "a directory to write each group's scenario file to (made if missing; it must be empty)")
 	return cmd
 }
 
@@ -91,6 +147,19 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	sc, err := sim.Load(name)
 	if err != nil {
 		return usage(nearScenario(name, err))
+	}
+	var shard, shards int
+	if o.shard != "" {
+		if _, err := fmt.Sscanf(o.shard, "%d/%d", &shard, &shards); err != nil || shards < 1 || shard < 0 || shard >= shards ||
+			fmt.Sprintf("%d/%d", shard, shards) != o.shard {
+			return usage(fmt.Errorf("--shard %s: want i/n, with 0 <= i < n, such as 0/4", o.shard))
+		}
+		if shards == 1 {
+			return usage(fmt.Errorf("--shard %s: one shard is the whole exploration; leave --shard out", o.shard))
+		}
+		if o.out != "" {
+			return usage(fmt.Errorf("--out with --shard: a shard writes its record only; give --out to explore merge, which writes the groups' files"))
+		}
 	}
 	if o.out != "" {
 		if err := emptyDir(o.out); err != nil {
@@ -103,7 +172,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			faults = append(faults, f)
 		}
 	}
-	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed,
+	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
 		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed}}
 	began := m.Now()
 	ex, err := sim.Explore(cmd.Context(), sc, opts)
@@ -114,14 +183,46 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 		}
 		return runError(err)
 	}
-	files, err := writeGroupFiles(ex, o.out)
+	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6))
+	rec := ex.Record()
+	if shards > 1 {
+		return m.writeRecord(rec)
+	}
+	return m.report(rec, o.out, o.output.value)
+}
+
+// writeRecord writes an exploration's record as JSON.
+func (m *Main) writeRecord(rec sim.ExploreRecord) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return runError(err)
 	}
-	bad := printExploration(m.Stdout, ex, o, files)
-	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6))
+	_, err = fmt.Fprintf(m.Stdout, "%s\n", b)
+	return err
+}
+
+// report prints an exploration's report (or its record, as JSON), and
+// writes each group's file into dir if one is given. It exits 1 when a
+// group is a divergence or a broken invariant.
+func (m *Main) report(rec sim.ExploreRecord, dir, output string) error {
+	groups := rec.Groups()
+	files, err := writeGroupFiles(rec, groups, dir)
+	if err != nil {
+		return runError(err)
+	}
+	bad := false
+	for _, g := range groups {
+		bad = bad || g.Divergence || g.Broken
+	}
+	if output == "json" {
+		if err := m.writeRecord(rec); err != nil {
+			return err
+		}
+	} else {
+		printExploration(m.Stdout, rec, groups, files)
+	}
 	if bad {
-		return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: a placement diverged from client-go or broke an invariant (above)", sc.Name)}
+		return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: a placement diverged from client-go or broke an invariant (above)", rec.Scenario)}
 	}
 	return nil
 }
@@ -145,22 +246,22 @@ var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
 
 // writeGroupFiles writes each group's minimal file into dir (if set), and
 // returns the name each group's file has there, by group.
-func writeGroupFiles(ex *sim.Exploration, dir string) (map[int]string, error) {
+func writeGroupFiles(rec sim.ExploreRecord, groups []sim.RecordGroup, dir string) (map[int]string, error) {
 	names := map[int]string{}
 	if dir == "" {
 		return names, nil
 	}
-	for i, g := range ex.Groups {
+	for i, g := range groups {
 		slug := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(g.Label), "-"), "-")
 		if len(slug) > 60 {
 			slug = strings.TrimRight(slug[:60], "-")
 		}
-		name := filepath.Join(dir, fmt.Sprintf("%s-%02d-%s.txt", ex.Scenario.Name, i+1, slug))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%02d-%s.txt", rec.Scenario, i+1, slug))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return nil, err
 		}
-		_, err = io.WriteString(f, ex.Minimal(g.Outcomes[0]))
+		_, err = io.WriteString(f, g.Outcomes[0].Minimal)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -172,36 +273,34 @@ func writeGroupFiles(ex *sim.Exploration, dir string) (map[int]string, error) {
 	return names, nil
 }
 
-// printExploration writes the report; it says whether any group is a
-// divergence or a broken invariant.
-func printExploration(w io.Writer, ex *sim.Exploration, o *exploreOptions, files map[int]string) (bad bool) {
-	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", ex.Scenario.Name,
-		strings.Join(ex.Faults, ", "), o.maxFaults, ex.Server)
+// printExploration writes the report.
+func printExploration(w io.Writer, rec sim.ExploreRecord, groups []sim.RecordGroup, files map[int]string) {
+	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", rec.Scenario,
+		strings.Join(rec.Faults, ", "), rec.MaxFaults, rec.Server)
 	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
-		ex.Placements, ex.Refused, ex.Inert, ex.Run)
-	if left := ex.Placements - ex.Refused - ex.Inert; o.sample > 0 && ex.Run < left {
-		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", o.sampleSed, 100*float64(ex.Run)/float64(left), left)
+		rec.Placements, rec.Refused, rec.Inert, len(rec.Outcomes))
+	if rec.Sampled > 0 {
+		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", rec.SampleSeed, 100*float64(rec.Sampled)/float64(rec.Runnable), rec.Runnable)
 	}
 	fmt.Fprintf(w, "; each compared with client-go at every step\n\n")
-	for i, g := range ex.Groups {
+	for i, g := range groups {
 		mark := " "
 		if g.Divergence || g.Broken {
-			mark, bad = "✗", true
+			mark = "✗"
 		}
 		fmt.Fprintf(w, "%s %4d  %s\n", mark, len(g.Outcomes), g.Label)
-		fmt.Fprintf(w, "        shortest: %s\n", g.Outcomes[0].Placement.Describe(ex.Scenario))
+		fmt.Fprintf(w, "        shortest: %s\n", g.Outcomes[0].Placement)
 		if name, ok := files[i]; ok {
 			fmt.Fprintf(w, "        file: %s\n", name)
 		}
 		if (g.Divergence || g.Broken) && files[i] == "" {
 			fmt.Fprintf(w, "        file:\n")
-			for _, l := range strings.Split(strings.TrimRight(ex.Minimal(g.Outcomes[0]), "\n"), "\n") {
+			for _, l := range strings.Split(strings.TrimRight(g.Outcomes[0].Minimal, "\n"), "\n") {
 				fmt.Fprintf(w, "          %s\n", l)
 			}
 		}
 	}
-	if len(ex.Groups) == 0 {
+	if len(groups) == 0 {
 		fmt.Fprintln(w, "no placement ran")
 	}
-	return bad
 }

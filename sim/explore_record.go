@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// An exploration as data: what each placement told, in a form that a
+// shard writes (cachelab explore --shard i/n --output json) and that
+// merges with the other shards' into the record an unsharded exploration
+// makes (MergeRecords). Reports are printed from records only, so a merged
+// exploration prints the same bytes as an unsharded one.
+
+// ExploreRecord is an exploration, or one shard of it.
+type ExploreRecord struct {
+	Scenario  string   `json:"scenario"`
+	Server    string   `json:"server"`
+	Stack     string   `json:"stack,omitempty"`
+	Faults    []string `json:"faults"`
+	MaxFaults int      `json:"maxFaults"`
+	// Placements, Refused and Inert count the whole exploration's
+	// placements, whichever shard this is; Runnable is how many could run
+	// (the sample's size, if sampled), Run how many this record holds.
+	Placements int    `json:"placements"`
+	Refused    int    `json:"refused"`
+	Inert      int    `json:"inert"`
+	Runnable   int    `json:"runnable"`
+	Sampled    int    `json:"sampled,omitempty"` // how many of the runnable a sample chose; 0 for all
+	SampleSeed uint64 `json:"sampleSeed,omitempty"`
+	// Shard is "i/n" for one shard's record, "" for a whole exploration.
+	Shard    string          `json:"shard,omitempty"`
+	Outcomes []OutcomeRecord `json:"outcomes"`
+}
+
+// OutcomeRecord is one placement's outcome.
+type OutcomeRecord struct {
+	Index      int           `json:"index"` // its place among the runnable placements
+	Faults     []PlacedFault `json:"faults"`
+	Placement  string        `json:"placement"` // in words, by the scenario's steps
+	Group      string        `json:"group"`
+	Divergence bool          `json:"divergence,omitempty"`
+	Broken     bool          `json:"broken,omitempty"`
+	// Minimal is the placement as a scenario file that tells its story
+	// (Exploration.Minimal).
+	Minimal string `json:"minimal"`
+}
+
+// RecordGroup is the outcomes of one story, in a record.
+type RecordGroup struct {
+	Label              string
+	Divergence, Broken bool
+	Outcomes           []OutcomeRecord // Outcomes[0] is the shortest
+}
+
+// Record is the exploration as data.
+func (ex *Exploration) Record() ExploreRecord {
+	rec := ExploreRecord{Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Faults: ex.Faults, MaxFaults: ex.maxFaults,
+		Placements: ex.Placements, Refused: ex.Refused, Inert: ex.Inert, Runnable: ex.runnable, Sampled: ex.sampled, SampleSeed: ex.sampleSeed,
+		Shard: ex.shard, Outcomes: []OutcomeRecord{}}
+	for _, g := range ex.Groups {
+		for _, o := range g.Outcomes {
+			rec.Outcomes = append(rec.Outcomes, OutcomeRecord{Index: o.index, Faults: o.Placement.Faults, Placement: o.Placement.Describe(ex.Scenario),
+				Group: o.Group, Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o)})
+		}
+	}
+	slices.SortFunc(rec.Outcomes, func(a, b OutcomeRecord) int { return a.Index - b.Index })
+	return rec
+}
+
+// MergeRecords merges the records of every shard of one exploration into
+// the record the exploration unsharded makes. It refuses records of
+// different explorations, a shard given twice and a missing one.
+func MergeRecords(recs []ExploreRecord) (ExploreRecord, error) {
+	if len(recs) == 0 {
+		return ExploreRecord{}, fmt.Errorf("no records to merge")
+	}
+	first := recs[0]
+	var n int
+	seen := map[int]bool{}
+	out := first
+	out.Shard, out.Outcomes = "", []OutcomeRecord{}
+	for _, r := range recs {
+		var i, k int
+		if _, err := fmt.Sscanf(r.Shard, "%d/%d", &i, &k); err != nil || k < 1 || i < 0 || i >= k {
+			return ExploreRecord{}, fmt.Errorf("a record of %s is not a shard's (its shard is %q, want i/n): merge the records that explore --shard writes", r.Scenario, r.Shard)
+		}
+		switch {
+		case r.Scenario != first.Scenario || r.Server != first.Server || r.Stack != first.Stack || !slices.Equal(r.Faults, first.Faults) ||
+			r.MaxFaults != first.MaxFaults || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
+			r.SampleSeed != first.SampleSeed:
+			return ExploreRecord{}, fmt.Errorf("shard %s is of another exploration than shard %s (scenario, server, stack, faults, sample or placements differ)", r.Shard, first.Shard)
+		case n != 0 && k != n:
+			return ExploreRecord{}, fmt.Errorf("shard %s is one of %d, shard %s one of %d", r.Shard, k, first.Shard, n)
+		case seen[i]:
+			return ExploreRecord{}, fmt.Errorf("shard %s is given twice", r.Shard)
+		}
+		n, seen[i] = k, true
+		out.Outcomes = append(out.Outcomes, r.Outcomes...)
+	}
+	for i := range n {
+		if !seen[i] {
+			return ExploreRecord{}, fmt.Errorf("shard %d/%d is missing", i, n)
+		}
+	}
+	slices.SortFunc(out.Outcomes, func(a, b OutcomeRecord) int { return a.Index - b.Index })
+	return out, nil
+}
+
+// Groups is the record's outcomes grouped by story (groupBy).
+func (rec ExploreRecord) Groups() []RecordGroup {
+	var out []RecordGroup
+	for _, g := range groupBy(rec.Outcomes, func(o OutcomeRecord) (string, bool, bool) { return o.Group, o.Divergence, o.Broken },
+		func(o OutcomeRecord) Placement { return Placement{Faults: o.Faults} }) {
+		out = append(out, RecordGroup{Label: g.label, Divergence: g.divergence, Broken: g.broken, Outcomes: g.items})
+	}
+	return out
+}
+
+// grouped is one story's items.
+type grouped[T any] struct {
+	label              string
+	divergence, broken bool
+	items              []T
+}
+
+// groupBy groups items by story: divergences first, then broken
+// invariants, then the rest, the largest group first, then by label;
+// within a group, the shortest placement first (shorter).
+func groupBy[T any](items []T, story func(T) (label string, divergence, broken bool), placement func(T) Placement) []grouped[T] {
+	byLabel := map[string]*grouped[T]{}
+	var groups []*grouped[T]
+	for _, it := range items {
+		label, div, broken := story(it)
+		g := byLabel[label]
+		if g == nil {
+			g = &grouped[T]{label: label, divergence: div, broken: broken}
+			byLabel[label] = g
+			groups = append(groups, g)
+		}
+		g.items = append(g.items, it)
+	}
+	rank := func(g *grouped[T]) int {
+		switch {
+		case g.divergence:
+			return 0
+		case g.broken:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
+		}
+		if len(a.items) != len(b.items) {
+			return len(a.items) > len(b.items)
+		}
+		return a.label < b.label
+	})
+	out := make([]grouped[T], len(groups))
+	for i, g := range groups {
+		slices.SortStableFunc(g.items, func(a, b T) int { return shorter(placement(a), placement(b)) })
+		out[i] = *g
+	}
+	return out
+}
