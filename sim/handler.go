@@ -96,6 +96,15 @@ func uidOf(obj any) string {
 	return string(m.GetUID())
 }
 
+// rvOf is obj's metadata.resourceVersion ("" without metadata).
+func rvOf(obj any) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetResourceVersion()
+}
+
 // OnAdd records the call, then waits if the handler is slow.
 func (h *handler) OnAdd(obj any, isInInitialList bool) {
 	e := h.call("OnAdd", obj, trace.Describe(obj))
