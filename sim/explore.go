@@ -143,7 +143,7 @@ func (p Placement) commands(sc *Scenario) []placedCmd {
 // none past the end of outputs).
 func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", strings.TrimSuffix(sc.Title, "."))
+	fmt.Fprintf(&b, "# %s.\n", strings.TrimSuffix(sc.Title, "."))
 	fmt.Fprintf(&b, "# Explored: %s.\n", p.Describe(sc))
 	for _, l := range strings.Split(about, "\n") {
 		if l != "" {
@@ -217,8 +217,17 @@ func (ex *Exploration) Minimal(o Outcome) string {
 	if o.Err != nil {
 		return o.Placement.Text(ex.Scenario, ex.Server, about, 0, nil)
 	}
+	// At least through the last fault or heal: the file shows the
+	// placement, even where its story is told before it (nothing
+	// visible).
+	from := 1
+	for i, c := range o.cmds {
+		if c.step == 0 && i < len(o.steps) {
+			from = i + 1
+		}
+	}
 	m := len(o.steps)
-	for k := 1; k <= len(o.steps); k++ {
+	for k := from; k <= len(o.steps); k++ {
 		var div *trace.Divergence
 		if k == len(o.steps) && o.result != nil {
 			div = o.result.Divergence
@@ -267,6 +276,7 @@ type Exploration struct {
 	baseline                        *Result
 	// What the record says of how it was run (Record).
 	stack             string
+	seed              uint64
 	maxFaults         int
 	runnable, sampled int
 	sampleSeed        uint64
@@ -299,7 +309,7 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	if base.Divergence != nil {
 		return nil, fmt.Errorf("the scenario diverges from client-go without faults, at step %d (%s): explore needs a scenario that agrees", base.Divergence.Step, base.Divergence.Cmd)
 	}
-	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), maxFaults: o.MaxFaults}
+	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults}
 	quiet := quietGaps(base)
 	var placed []placedRun
 	for _, p := range placements(sc, o.Faults, o.MaxFaults, server) {

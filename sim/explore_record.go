@@ -17,6 +17,7 @@ type ExploreRecord struct {
 	Scenario  string   `json:"scenario"`
 	Server    string   `json:"server"`
 	Stack     string   `json:"stack,omitempty"`
+	Seed      uint64   `json:"seed"` // each run's`
 	Faults    []string `json:"faults"`
 	MaxFaults int      `json:"maxFaults"`
 	// Placements, Refused and Inert count the whole exploration's
@@ -55,7 +56,7 @@ type RecordGroup struct {
 
 // Record is the exploration as data.
 func (ex *Exploration) Record() ExploreRecord {
-	rec := ExploreRecord{Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Faults: ex.Faults, MaxFaults: ex.maxFaults,
+	rec := ExploreRecord{Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults,
 		Placements: ex.Placements, Refused: ex.Refused, Inert: ex.Inert, Runnable: ex.runnable, Sampled: ex.sampled, SampleSeed: ex.sampleSeed,
 		Shard: ex.shard, Outcomes: []OutcomeRecord{}}
 	for _, g := range ex.Groups {
@@ -88,7 +89,7 @@ func MergeRecords(recs []ExploreRecord) (ExploreRecord, error) {
 		switch {
 		case r.Scenario != first.Scenario || r.Server != first.Server || r.Stack != first.Stack || !slices.Equal(r.Faults, first.Faults) ||
 			r.MaxFaults != first.MaxFaults || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
-			r.SampleSeed != first.SampleSeed:
+			r.SampleSeed != first.SampleSeed || r.Seed != first.Seed:
 			return ExploreRecord{}, fmt.Errorf("shard %s is of another exploration than shard %s (scenario, server, stack, faults, sample or placements differ)", r.Shard, first.Shard)
 		case n != 0 && k != n:
 			return ExploreRecord{}, fmt.Errorf("shard %s is one of %d, shard %s one of %d", r.Shard, k, first.Shard, n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,7 +63,9 @@ handlers: the informer relisted", and so on. A divergence from client-go or
 a broken invariant is a group of its own, printed first, with its file: the
 shortest placement of the group as a scenario, cut after the step that
 tells its story, with each step's expected output, ready for 'cachelab run'.
---out DIR writes every group's file there.
+--out DIR writes every group's file there, with its timeline page (as
+'run --output html' draws it) and index.html, the report as a page that
+links to them; every page opens offline.
 
 --output json writes the exploration as one JSON record: each placement's
 outcome, its story and its file. --shard i/n runs a deterministic share of
@@ -132,7 +135,7 @@ record). --out DIR writes each group's scenario file, as explore does.`,
 			if err != nil {
 				return usage(err)
 			}
-			return m.report(rec, out, output.value)
+			return m.report(cmd.Context(), rec, out, output.value)
 		},
 	}
 	cmd.Flags().Var(&output, "output", "the report: "+output.Type())
@@ -188,7 +191,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	if shards > 1 {
 		return m.writeRecord(rec)
 	}
-	return m.report(rec, o.out, o.output.value)
+	return m.report(cmd.Context(), rec, o.out, o.output.value)
 }
 
 // writeRecord writes an exploration's record as JSON.
@@ -202,13 +205,19 @@ func (m *Main) writeRecord(rec sim.ExploreRecord) error {
 }
 
 // report prints an exploration's report (or its record, as JSON), and
-// writes each group's file into dir if one is given. It exits 1 when a
+// writes each group's file, its timeline and the report page (index.html)
+// into dir if one is given. It exits 1 when a
 // group is a divergence or a broken invariant.
-func (m *Main) report(rec sim.ExploreRecord, dir, output string) error {
+func (m *Main) report(ctx context.Context, rec sim.ExploreRecord, dir, output string) error {
 	groups := rec.Groups()
 	files, err := writeGroupFiles(rec, groups, dir)
 	if err != nil {
 		return runError(err)
+	}
+	if dir != "" {
+		if err := writeGroupPages(ctx, rec, groups, files, dir); err != nil {
+			return runError(err)
+		}
 	}
 	bad := false
 	for _, g := range groups {

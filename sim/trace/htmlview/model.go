@@ -114,7 +114,9 @@ type builder struct {
 // build turns a run into the page's data. Its output depends only on the
 // run: tables are sorted or in order of first appearance.
 func build(r Run) view {
-	b := &builder{v: view{Header: r.Header, Objects: keys(r.Steps), UIDs: []string{}}, lanes: map[lane]int{},
+	// Every table is a list, empty or not: the page reads them all (a run
+	// whose steps did nothing has no shapes and no cells).
+	b := &builder{v: view{Header: r.Header, Objects: keys(r.Steps), UIDs: []string{}, Shapes: []shape{}, Cells: []cell{}}, lanes: map[lane]int{},
 		objs: map[string]int{}, uids: map[string]int{}, shapes: map[shape]int{}, cells: map[[2]int]int{}}
 	for i, k := range b.v.Objects {
 		b.objs[k] = i

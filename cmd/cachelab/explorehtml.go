@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/trace/htmlview"
+)
+
+// The exploration as pages, written with the groups' files (--out DIR):
+// index.html, the report (each group: its size as a bar, its story, its
+// shortest placement, and links to its scenario file and its timeline),
+// and one timeline page per group, the run of its file (htmlview), so
+// that a group's story can be read step by step. Every page is one file
+// that opens offline.
+
+// writeGroupPages writes each group's timeline (its file, run again: a
+// run is deterministic, so it is the run explore saw) and index.html.
+func writeGroupPages(ctx context.Context, rec sim.ExploreRecord, groups []sim.RecordGroup, files map[int]string, dir string) error {
+	pages := map[int]string{}
+	for i, g := range groups {
+		name := strings.TrimSuffix(files[i], ".txt") + ".html"
+		if err := writeTimeline(ctx, rec, g, name); err != nil {
+			return fmt.Errorf("the timeline of group %d (%s): %w", i+1, g.Label, err)
+		}
+		pages[i] = name
+	}
+	return writeIndex(rec, groups, files, pages, filepath.Join(dir, "index.html"))
+}
+
+func writeTimeline(ctx context.Context, rec sim.ExploreRecord, g sim.RecordGroup, name string) error {
+	sc, err := sim.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(ctx, sc, sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	err = htmlview.Write(f, htmlview.Run{Header: res.Header, Steps: res.Steps})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// indexGroup is one row of the report page.
+type indexGroup struct {
+	N         int
+	Bad       bool
+	Count     int
+	Width     float64 // the bar's share of the largest group, in percent
+	Label     string
+	Shortest  string
+	File      string
+	Page      string
+	Divergent bool
+}
+
+func writeIndex(rec sim.ExploreRecord, groups []sim.RecordGroup, files, pages map[int]string, name string) error {
+	largest := 1
+	for _, g := range groups {
+		largest = max(largest, len(g.Outcomes))
+	}
+	var rows []indexGroup
+	for i, g := range groups {
+		rows = append(rows, indexGroup{N: i + 1, Bad: g.Divergence || g.Broken, Count: len(g.Outcomes),
+			Width: 100 * float64(len(g.Outcomes)) / float64(largest), Label: g.Label, Shortest: g.Outcomes[0].Placement,
+			File: filepath.Base(files[i]), Page: filepath.Base(pages[i]), Divergent: g.Divergence})
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	err = indexPage.Execute(f, struct {
+		R    sim.ExploreRecord
+		Rows []indexGroup
+		Ran  int
+	}{rec, rows, len(rec.Outcomes)})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>cachelab explore {{.R.Scenario}}</title>
+<style>
+body { font: 14px system-ui, sans-serif; margin: 16px 24px; color: #1f2328; }
+h1 { font-size: 18px; margin: 0 0 4px; }
+.meta { color: #57606a; margin: 0 0 14px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #d0d7de; vertical-align: top; }
+th { font-weight: 600; background: #f6f8fa; }
+td.count { width: 180px; }
+.bar { display: inline-block; height: 10px; background: #54aeff; border-radius: 2px; vertical-align: middle; margin-right: 6px; }
+tr.bad .bar { background: #cf222e; }
+tr.bad td.story { color: #cf222e; font-weight: 600; }
+.shortest { color: #57606a; font-size: 12px; font-family: ui-monospace, monospace; }
+.ok { color: #1a7f37; font-weight: 600; }
+.links a { margin-right: 10px; }
+</style></head><body>
+<h1>cachelab explore · {{.R.Scenario}}</h1>
+<p class="meta">faults {{range $i, $f := .R.Faults}}{{if $i}}, {{end}}{{$f}}{{end}} · up to {{.R.MaxFaults}} per run · server {{.R.Server}}{{if .R.Stack}} · stack {{.R.Stack}}{{end}} · seed {{.R.Seed}}<br>
+{{.R.Placements}} placements: {{.R.Refused}} cannot stand where they are put, {{.R.Inert}} cannot change anything (not run), {{.Ran}} run{{if .R.Sampled}} (a sample, seed {{.R.SampleSeed}}, of the {{.R.Runnable}} that could){{end}}; each compared with client-go at every step</p>
+{{$bad := false}}{{range .Rows}}{{if .Bad}}{{$bad = true}}{{end}}{{end}}
+{{if not $bad}}<p class="ok" id="verdict">✓ every placement agreed with client-go and kept the invariants</p>{{else}}<p class="bad" id="verdict" style="color:#cf222e;font-weight:600">✗ a placement diverged from client-go or broke an invariant: its group comes first</p>{{end}}
+<table id="groups">
+<tr><th>placements</th><th>story</th><th>its shortest placement, as a scenario</th></tr>
+{{range .Rows}}<tr class="group{{if .Bad}} bad{{end}}" id="group-{{.N}}">
+<td class="count"><span class="bar" style="width:{{printf "%.0f" .Width}}px"></span>{{.Count}}</td>
+<td class="story">{{if .Bad}}✗ {{end}}{{.Label}}</td>
+<td><div class="shortest">{{.Shortest}}</div><div class="links"><a class="timeline" href="{{.Page}}">timeline</a><a class="file" href="{{.File}}">scenario file</a></div></td>
+</tr>
+{{end}}</table>
+<script>/* nothing on this page waits for script; browser tests wait for this */ window.cachelabView = {ready: true, errors: []};</script>
+</body></html>
+`))
