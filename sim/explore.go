@@ -207,6 +207,19 @@ type Outcome struct {
 	index              int
 }
 
+// diff is, for a divergence, the step it came at and the difference; for
+// a run that failed, its error; else "".
+func (o Outcome) diff() string {
+	switch {
+	case o.Err != nil:
+		return o.Err.Error()
+	case o.result != nil && o.result.Divergence != nil:
+		d := o.result.Divergence
+		return fmt.Sprintf("step %d (%s), layer %s (-cachelab +client-go):\n%s", d.Step, d.Cmd, d.Layer, strings.TrimRight(d.Diff, "\n"))
+	}
+	return ""
+}
+
 // Minimal is the placement as a scenario file that tells the same story
 // in the fewest steps: its run cut after the first step by which the
 // story is told (a step of a run does not depend on the steps after it),

@@ -45,6 +45,9 @@ type OutcomeRecord struct {
 	// Minimal is the placement as a scenario file that tells its story
 	// (Exploration.Minimal).
 	Minimal string `json:"minimal"`
+	// Diff is, for a divergence, where and how client-go differed (the
+	// step, and -cachelab +client-go); for a run that failed, its error.
+	Diff string `json:"diff,omitempty"`
 }
 
 // RecordGroup is the outcomes of one story, in a record.
@@ -62,7 +65,7 @@ func (ex *Exploration) Record() ExploreRecord {
 	for _, g := range ex.Groups {
 		for _, o := range g.Outcomes {
 			rec.Outcomes = append(rec.Outcomes, OutcomeRecord{Index: o.index, Faults: o.Placement.Faults, Placement: o.Placement.Describe(ex.Scenario),
-				Group: o.Group, Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o)})
+				Group: o.Group, Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o), Diff: o.diff()})
 		}
 	}
 	slices.SortFunc(rec.Outcomes, func(a, b OutcomeRecord) int { return a.Index - b.Index })

@@ -302,6 +302,9 @@ func printExploration(w io.Writer, rec sim.ExploreRecord, groups []sim.RecordGro
 		if name, ok := files[i]; ok {
 			fmt.Fprintf(w, "        file: %s\n", name)
 		}
+		if d := g.Outcomes[0].Diff; d != "" {
+			fmt.Fprintf(w, "        how: %s\n", strings.ReplaceAll(d, "\n", "\n          "))
+		}
 		if (g.Divergence || g.Broken) && files[i] == "" {
 			fmt.Fprintf(w, "        file:\n")
 			for _, l := range strings.Split(strings.TrimRight(g.Outcomes[0].Minimal, "\n"), "\n") {

@@ -65,6 +65,7 @@ type indexGroup struct {
 	File      string
 	Page      string
 	Divergent bool
+	Diff      string
 }
 
 func writeIndex(rec sim.ExploreRecord, groups []sim.RecordGroup, files, pages map[int]string, name string) error {
@@ -76,7 +77,7 @@ func writeIndex(rec sim.ExploreRecord, groups []sim.RecordGroup, files, pages ma
 	for i, g := range groups {
 		rows = append(rows, indexGroup{N: i + 1, Bad: g.Divergence || g.Broken, Count: len(g.Outcomes),
 			Width: 100 * float64(len(g.Outcomes)) / float64(largest), Label: g.Label, Shortest: g.Outcomes[0].Placement,
-			File: filepath.Base(files[i]), Page: filepath.Base(pages[i]), Divergent: g.Divergence})
+			File: filepath.Base(files[i]), Page: filepath.Base(pages[i]), Divergent: g.Divergence, Diff: g.Outcomes[0].Diff})
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -110,6 +111,7 @@ tr.bad td.story { color: #cf222e; font-weight: 600; }
 .shortest { color: #57606a; font-size: 12px; font-family: ui-monospace, monospace; }
 .ok { color: #1a7f37; font-weight: 600; }
 .links a { margin-right: 10px; }
+pre.diff { font-size: 12px; background: #fff8f8; border: 1px solid #ffcecb; padding: 6px; white-space: pre-wrap; margin: 4px 0; }
 </style></head><body>
 <h1>cachelab explore · {{.R.Scenario}}</h1>
 <p class="meta">faults {{range $i, $f := .R.Faults}}{{if $i}}, {{end}}{{$f}}{{end}} · up to {{.R.MaxFaults}} per run · server {{.R.Server}}{{if .R.Stack}} · stack {{.R.Stack}}{{end}} · seed {{.R.Seed}}<br>
@@ -121,7 +123,7 @@ tr.bad td.story { color: #cf222e; font-weight: 600; }
 {{range .Rows}}<tr class="group{{if .Bad}} bad{{end}}" id="group-{{.N}}">
 <td class="count"><span class="bar" style="width:{{printf "%.0f" .Width}}px"></span>{{.Count}}</td>
 <td class="story">{{if .Bad}}✗ {{end}}{{.Label}}</td>
-<td><div class="shortest">{{.Shortest}}</div><div class="links"><a class="timeline" href="{{.Page}}">timeline</a><a class="file" href="{{.File}}">scenario file</a></div></td>
+<td><div class="shortest">{{.Shortest}}</div>{{if .Diff}}<pre class="diff">{{.Diff}}</pre>{{end}}<div class="links"><a class="timeline" href="{{.Page}}">timeline</a><a class="file" href="{{.File}}">scenario file</a></div></td>
 </tr>
 {{end}}</table>
 <script>/* nothing on this page waits for script; browser tests wait for this */ window.cachelabView = {ready: true, errors: []};</script>
