@@ -637,8 +637,14 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 		if st.Cmd == "show" {
 			r.show(s, a, snaps[i])
 		}
-		events := s.rec.TakeArranged()
-		sr.Sides[s.impl] = append(append(sr.Sides[s.impl], events...), r.invariants(s, snaps[i])...)
+		events := append(s.rec.TakeArranged(), r.invariants(s, snaps[i])...)
+		if prev := sr.Sides[s.impl]; prev != nil {
+			// A second informer's lines after the first's. (The first's
+			// are kept as they are: a step of a large run holds
+			// hundreds of thousands, not to be copied.)
+			events = append(prev, events...)
+		}
+		sr.Sides[s.impl] = events
 	}
 	sr.World = r.world
 	queueWorld := r.queueWorld()
