@@ -162,7 +162,10 @@ func cmdInformer(r *runner, a args) error {
 		if len(r.sides) >= maxSides {
 			return fmt.Errorf("a run has at most %d informers", maxSides/2)
 		}
-		pair := r.newPair(f.label())
+		pair, err := r.newPair(f.label())
+		if err != nil {
+			return err
+		}
 		for _, s := range pair {
 			s.fac = f
 		}

@@ -123,8 +123,11 @@ type runner struct {
 	clock   *scenarioclock.Clock
 	sides   []*side // cachelab, client-go
 	clients []*clientv3.Client
-	cfg     *startConfig  // set by start
-	world   []trace.Event // the current step's world events
+	// dial connects to etcd (the i-th connection's member order, in a
+	// cluster) and keeps the connection in clients, to be closed.
+	dial  func(i int) (*clientv3.Client, error)
+	cfg   *startConfig  // set by start
+	world []trace.Event // the current step's world events
 	// listed is what etcd held at a resourceVersion, within the
 	// informer's scope, as the step's invariants read it (etcdAt): both
 	// sides are usually at the same one.
@@ -454,20 +457,27 @@ func (r *runner) connect() error {
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
-	for i := range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
+	r.dial = func(i int) (*clientv3.Client, error) {
+		o := copts
 		if r.etcd != nil && r.etcd.Members() > 1 {
 			// Each in its own order, each served by one member at a
 			// time (clusterlevers.go).
-			copts.Endpoints, copts.InOrder = clusterEndpoints(i, endpoints), true
+			o.Endpoints, o.InOrder = clusterEndpoints(i, endpoints), true
 		}
-		c, err := listwatch.Connect(r.ctx, copts)
+		c, err := listwatch.Connect(r.ctx, o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.clients = append(r.clients, c)
 		// The next connections check first the endpoint that answered:
 		// one that is down costs its dial timeout once, not three times.
 		copts.Endpoints = c.Endpoints()
+		return c, nil
+	}
+	for i := range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
+		if _, err := r.dial(i); err != nil {
+			return err
+		}
 	}
 	r.client = r.clients[0]
 	// One embedded etcd takes the scenario's writes in process, at less
@@ -490,20 +500,34 @@ func (r *runner) connect() error {
 		}
 		r.apis = []*apistorage.Server{api}
 	}
-	r.sides = r.newPair("")
+	sides, err := r.newPair("")
+	if err != nil {
+		return err
+	}
+	r.sides = sides
 	r.sides[0].plant = r.opts.plant
 	return nil
 }
 
 // newPair makes both implementations' sides of one informer, each with
 // its own connection and recorder; label names the informer in the
-// trace (Event.Informer), "" for start's.
-func (r *runner) newPair(label string) []*side {
+// trace (Event.Informer), "" for start's. In the etcd world another
+// informer's sides have etcd connections of their own, as start's do: a
+// progress request settling asks for on a connection reaches every watch
+// on it, and must reach that informer's only.
+func (r *runner) newPair(label string) ([]*side, error) {
 	var pair []*side
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{Informer: label}
 		if impl == trace.Cachelab {
 			rec.Tamper = r.opts.tamper
+		}
+		client := i + 1
+		if label != "" && !r.cached() {
+			if _, err := r.dial(i + 1); err != nil {
+				return nil, err
+			}
+			client = len(r.clients) - 1
 		}
 		// The connection (world.Conn) is there from the start: a
 		// lever pulled before start (fail-next, disconnect) waits for the
@@ -511,15 +535,15 @@ func (r *runner) newPair(label string) []*side {
 		// clock, as everything the world does on a timer.
 		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
 		if !r.cached() {
-			lw := listwatch.NewListerWatcher(r.clients[i+1], r.res, listwatch.Options{Clock: r.clock})
+			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
 		p := world.NewConn(server, r.clock, rec)
 		pair = append(pair, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
-			conn: p, client: i + 1, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
+			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
 	pair[0].peer, pair[1].peer = pair[1], pair[0]
-	return pair
+	return pair, nil
 }
 
 // pairs is the run's informers, each as its two sides (cachelab's,
