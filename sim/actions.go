@@ -154,13 +154,7 @@ func cmdStart(r *runner, a args, queue bool) error {
 	if r.cfg != nil && !r.stopped {
 		return fmt.Errorf("the informers are already started; stop them first to start fresh ones")
 	}
-	cfg := startConfig{stack: r.stack()}
-	if v, ok := a.value("resync"); ok {
-		cfg.resync, _ = time.ParseDuration(v)
-	}
-	cfg.labels, _ = a.value("labels")
-	cfg.fields, _ = a.value("fields")
-	cfg.namespace, _ = a.value("namespace")
+	cfg := r.scopeArgs(a)
 	cfg.transform, _ = a.value("transform")
 	cfg.queue = queue
 	if r.stopped {
@@ -185,6 +179,19 @@ func cmdStart(r *runner, a args, queue bool) error {
 		return nil
 	}
 	return r.startWaitingControllers()
+}
+
+// scopeArgs is what start and factory share: the run's stack, and the
+// resync period, selectors and namespace the command gives.
+func (r *runner) scopeArgs(a args) startConfig {
+	cfg := startConfig{stack: r.stack()}
+	if v, ok := a.value("resync"); ok {
+		cfg.resync, _ = time.ParseDuration(v)
+	}
+	cfg.labels, _ = a.value("labels")
+	cfg.fields, _ = a.value("fields")
+	cfg.namespace, _ = a.value("namespace")
+	return cfg
 }
 
 // cmdStop stops both informers. They keep their indexers and HasSynced

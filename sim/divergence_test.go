@@ -169,21 +169,29 @@ func TestControllerDivergenceIsReported(t *testing.T) {
 		{"reconcile-stale-cache", trace.LayerReconcile, "advance 1s", "store@3 < wrote@4", func(o *controller.Options) { o.StalenessGuard = true }},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			sc, err := Load(tc.scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(context.Background(), sc, Options{Seed: 1, ctlPlant: tc.plant})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := res.Divergence
-			if d == nil {
-				t.Fatal("no divergence reported")
-			}
-			if d.Layer != tc.layer || d.Cmd != tc.cmd || !strings.Contains(d.Diff, tc.diff) {
-				t.Errorf("got divergence at step %d %q layer %q:\n%s", d.Step, d.Cmd, d.Layer, d.Diff)
-			}
+			wantDivergence(t, tc.scenario, Options{Seed: 1, ctlPlant: tc.plant}, tc.layer, tc.cmd, tc.diff)
 		})
+	}
+}
+
+// wantDivergence runs a built-in scenario with a bug planted (opts) and
+// wants it caught at the step whose command is cmd, in layer, with a
+// difference that says diff.
+func wantDivergence(t *testing.T, scenario string, opts Options, layer, cmd, diff string) {
+	t.Helper()
+	sc, err := Load(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Divergence
+	if d == nil {
+		t.Fatal("no divergence reported")
+	}
+	if d.Layer != layer || d.Cmd != cmd || !strings.Contains(d.Diff, diff) {
+		t.Errorf("got divergence at step %d %q layer %q:\n%s", d.Step, d.Cmd, d.Layer, d.Diff)
 	}
 }

@@ -99,13 +99,7 @@ func cmdFactory(r *runner, a args) error {
 	case len(r.factories) >= maxFactories:
 		return fmt.Errorf("a scenario has at most %d factories", maxFactories)
 	}
-	cfg := startConfig{stack: r.stack()}
-	if v, ok := a.value("resync"); ok {
-		cfg.resync, _ = time.ParseDuration(v)
-	}
-	cfg.labels, _ = a.value("labels")
-	cfg.fields, _ = a.value("fields")
-	cfg.namespace, _ = a.value("namespace")
+	cfg := r.scopeArgs(a)
 	f := &simFactory{name: name, cfg: cfg}
 	// The factories' own options are not used: the informer they make
 	// through InformerFor is the simulator's, which lists with cfg's
@@ -174,25 +168,25 @@ func cmdInformer(r *runner, a args) error {
 	}
 	jitter := newBackoffJitter()
 	var buildErr error
-	cl, cg := f.sides[0], f.sides[1]
-	gotCL := f.cl.InformerFor(podsGVR, func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
+	// build makes a side's informer as its factory asks, with the
+	// resync period the factory gives it.
+	build := func(s *side, resync time.Duration) bool {
 		cfg := f.cfg
 		cfg.resync = resync
-		cl.jitter = jitter
-		cl.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
-		if err := cl.build(cfg, r.opts.Seed); err != nil {
-			buildErr = err
+		s.jitter = jitter
+		s.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
+		buildErr = s.build(cfg, r.opts.Seed)
+		return buildErr == nil
+	}
+	cl, cg := f.sides[0], f.sides[1]
+	gotCL := f.cl.InformerFor(podsGVR, func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
+		if !build(cl, resync) {
 			return nil
 		}
 		return cl.inf.(cachelabInformer).inf
 	})
 	gotCG := f.cg.InformerFor(examplePod(), func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		cfg := f.cfg
-		cfg.resync = resync
-		cg.jitter = jitter
-		cg.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
-		if err := cg.build(cfg, r.opts.Seed); err != nil {
-			buildErr = err
+		if !build(cg, resync) {
 			return nil
 		}
 		ci := cg.inf.(clientGoInformer)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,23 +27,9 @@ func TestFactoryPlantsAreReported(t *testing.T) {
 			func(f clFactory) clFactory { return &startOnce{clFactory: f} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := Load(tc.scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// A Start that does not run the informer is known once the
 			// settle timeout has passed.
-			res, err := Run(context.Background(), sc, Options{Seed: 1, factoryPlant: tc.plant, SettleTimeout: 2 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := res.Divergence
-			if d == nil {
-				t.Fatal("no divergence reported")
-			}
-			if d.Layer != tc.layer || d.Cmd != tc.cmd || !strings.Contains(d.Diff, tc.diff) {
-				t.Errorf("got divergence at step %d %q layer %q:\n%s", d.Step, d.Cmd, d.Layer, d.Diff)
-			}
+			wantDivergence(t, tc.scenario, Options{Seed: 1, factoryPlant: tc.plant, SettleTimeout: 2 * time.Second}, tc.layer, tc.cmd, tc.diff)
 		})
 	}
 }
