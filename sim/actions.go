@@ -30,12 +30,10 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 	if before == nil {
 		r.created.Add(1)
 	}
-	// Unseen by any informer that runs, whose selectors filter it out.
-	r.unseenWrite = false
+	// Unseen by each informer that runs whose selectors filter it out.
 	for _, p := range r.livePairs() {
-		if cfg := p[0].cfg; !(cfg.matches(before) || cfg.matches(after)) {
-			r.unseenWrite = true
-		}
+		unseen := !(p[0].cfg.matches(before) || p[0].cfg.matches(after))
+		p[0].unseenWrite, p[1].unseenWrite = unseen, unseen
 	}
 }
 
@@ -588,12 +586,13 @@ func (r *runner) updateTimes(key string, labels map[string]string, image string,
 // own, or a field selector naming another namespace or object: E16)
 // never hears of them, so settling asks etcd for a bookmark.
 func (r *runner) wroteRaw(ns, name string) {
-	if r.cfg == nil {
-		return
+	for _, p := range r.livePairs() {
+		cfg := p[0].cfg
+		lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: cfg.namespace})
+		reads, err := lw.Reads(metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, ns, name)
+		unseen := err == nil && !reads
+		p[0].unseenWrite, p[1].unseenWrite = unseen, unseen
 	}
-	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: r.cfg.namespace})
-	reads, err := lw.Reads(metav1.ListOptions{LabelSelector: r.cfg.labels, FieldSelector: r.cfg.fields}, ns, name)
-	r.unseenWrite = err == nil && !reads
 }
 
 // updateLabel is the label update times=n counts in.

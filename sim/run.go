@@ -148,12 +148,6 @@ type runner struct {
 	paused  bool
 	stopped bool // stop ran: the informers keep their state and run no more
 	classic bool // the run's stack is the classic one
-	// unseenWrite is set when the newest write is one the informers'
-	// selectors filter out: no event will tell them etcd's revision, so
-	// settling asks etcd for a progress notification (a bookmark). It
-	// stays set until both informers have reached etcd's revision, if
-	// need be after a disconnect, a failed request or a stop.
-	unseenWrite bool
 	// heldMayGo is set when the step changed etcd: the retries held
 	// until it did go through when the step settles (letHeldGo).
 	heldMayGo bool

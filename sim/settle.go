@@ -32,15 +32,18 @@ func (r *runner) settle() error {
 		return err
 	}
 	pairs := r.livePairs()
+	for _, s := range r.sides {
+		if !r.live(s) {
+			s.unseenWrite = false
+		}
+	}
 	if len(pairs) == 0 {
-		r.unseenWrite = false
 		return nil
 	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	reached := true
 	for _, p := range pairs {
 		cl, cg := p[0], p[1]
 		if err := r.settleSide(cl, rev, nil); err != nil {
@@ -50,14 +53,13 @@ func (r *runner) settle() error {
 		if err := r.settleSide(cg, rev, &want); err != nil {
 			return err
 		}
-		reached = reached && r.reached(cl, rev) && r.reached(cg, rev)
-	}
-	// A side that settled without reaching etcd's revision waits at a
-	// held connection: the write it did not see is still unseen when
-	// the connection comes back, and the progress request is still
-	// needed then.
-	if reached {
-		r.unseenWrite = false
+		// A side that settled without reaching etcd's revision waits at
+		// a held connection: the write it did not see is still unseen
+		// when the connection comes back, and the progress request is
+		// still needed then.
+		if r.reached(cl, rev) && r.reached(cg, rev) {
+			cl.unseenWrite, cg.unseenWrite = false, false
+		}
 	}
 	return nil
 }
@@ -305,7 +307,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// comparison that follows says where.
 				return nil
 			}
-		} else if !r.cached() && c.Open > 0 && (r.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
+		} else if !r.cached() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A

@@ -69,6 +69,14 @@ type side struct {
 	// fac is the factory that made the informer (factories.go), or nil
 	// for start's.
 	fac *simFactory
+	// unseenWrite is set when the newest write is one the informer's
+	// selectors filter out: no event will tell it etcd's revision, so
+	// settling asks etcd for a progress notification (a bookmark) on its
+	// connection. It stays set until both sides of the informer have
+	// reached etcd's revision, if need be after a disconnect, a failed
+	// request or a stop. (Each informer's own: a bookmark asked for on
+	// one informer's connection is not another's to get.)
+	unseenWrite bool
 	// running is set once the informer runs: start ran it, or its
 	// factory's Start did. It stays set after a stop, which sets halted.
 	running, halted bool
