@@ -46,6 +46,15 @@
 // store|queue|handlers|requests|synced|metrics|workqueue). CommandHelp
 // lists them.
 //
+// # Exploring
+//
+// Explore (explore.go) runs a scenario once without faults and once per
+// placement of a fault between its steps (Placement: the scenario as data
+// with fault commands put in), each an ordinary run compared with
+// client-go, and tells each run's story against the one without faults
+// (explore_story.go); ExploreRecord (explore_record.go) is the result as
+// data, which shards write and MergeRecords puts back together.
+//
 // # Several informers: factories
 //
 // start runs one informer on each side. A scenario may instead (or as
