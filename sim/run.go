@@ -317,15 +317,13 @@ func (s *Session) Finish() *trace.Divergence {
 	late := map[string][]trace.Event{}
 	for _, sd := range s.r.sides {
 		sd.stop()
-		// Arranged as a step's are, with a watch-list's objects of an
-		// earlier step still one batch (a held handler's calls).
-		for _, e := range sd.rec.TakeArranged() {
+		for _, e := range sd.rec.Take() {
 			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
 				late[sd.impl] = append(late[sd.impl], e)
 			}
 		}
 	}
-	if layer, d := trace.Compare(late[trace.Cachelab], late[trace.ClientGo], false); d != "" {
+	if layer, d := trace.Compare(trace.Arrange(late[trace.Cachelab]), trace.Arrange(late[trace.ClientGo]), false); d != "" {
 		return &trace.Divergence{Step: s.n + 1, Pos: s.r.sc.File, Cmd: "(after the last step)", Layer: "late calls in " + layer, Diff: d}
 	}
 	return nil

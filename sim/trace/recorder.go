@@ -25,9 +25,6 @@ type Recorder struct {
 	// Informer, if set, is given to every event recorded (Event.Informer):
 	// the recorder of one of several informers.
 	Informer string
-	// listed is the objects of the latest watch-list (key@rv), kept from
-	// the step that listed them for the steps after (carryListed).
-	listed map[string]bool
 }
 
 // Add records an event with only a layer, a kind and words.
@@ -174,35 +171,7 @@ func (r *Recorder) TakeArranged() []Event {
 	defer r.mu.Unlock()
 	out := arrange(r.got.chunks)
 	r.got, r.layers = events{}, nil
-	r.listed = carryListed(out, r.listed)
 	return out
-}
-
-// carryListed marks the handler calls of a step that carry one of an
-// earlier step's watch-list objects (listed, key@rv) as OrderListed, as
-// MarkListed marks those of the step that listed them: a handler held
-// (a slow one, a late one in its initial-list call) takes the replay's
-// calls later, in the order client-go's replay queued them, map order. It
-// returns what a later step carries: this step's watch-list objects if it
-// had a watch-list, else listed.
-func carryListed(events []Event, listed map[string]bool) map[string]bool {
-	now := map[string]bool{}
-	for _, e := range events {
-		if e.Kind == KindEvent && e.Initial && e.Key != "" {
-			now[e.Key+"@"+e.RV] = true
-		}
-	}
-	for i, e := range events {
-		switch {
-		case e.Kind != KindCall, e.Order == OrderTombstones, e.Order == OrderInitialList, e.Order == OrderListed:
-		case listed[e.Key+"@"+e.RV]:
-			events[i].Order = OrderListed
-		}
-	}
-	if len(now) > 0 {
-		return now
-	}
-	return listed
 }
 
 // events is a sequence of events kept in chunks. A chunk is twice the

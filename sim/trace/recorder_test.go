@@ -86,25 +86,3 @@ func TestRecorderNamesTheInformer(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
-
-// A watch-list's objects stay one batch in the steps after the one that
-// listed them: a held handler takes the replay's calls later, in
-// client-go's map order (found by cachelab explore on late-slow-handler).
-func TestListedCarriesToLaterSteps(t *testing.T) {
-	r := &Recorder{}
-	r.Record(Event{Layer: LayerWatch, Kind: KindEvent, Op: "ADDED", Key: "ns/a", RV: "2", Initial: true, Detail: "ns/a@2"})
-	r.Record(Event{Layer: LayerWatch, Kind: KindEvent, Op: "ADDED", Key: "ns/b", RV: "5", Initial: true, Detail: "ns/b@5"})
-	r.TakeArranged()
-	r.Record(Event{Layer: "handler/h", Kind: KindCall, Op: "OnAdd", Key: "ns/a", RV: "2", Order: OrderInitialList, Detail: "ns/a@2"})
-	r.Record(Event{Layer: "handler/h", Kind: KindCall, Op: "OnUpdate", Key: "ns/b", RV: "5", PrevRV: "3", Detail: "ns/b@3 -> ns/b@5"})
-	r.Record(Event{Layer: "handler/h", Kind: KindCall, Op: "OnUpdate", Key: "ns/a", RV: "2", PrevRV: "2", Order: OrderSameObject, Detail: "ns/a@2 -> ns/a@2"})
-	r.Record(Event{Layer: "handler/h", Kind: KindCall, Op: "OnUpdate", Key: "ns/b", RV: "6", PrevRV: "5", Detail: "ns/b@5 -> ns/b@6"})
-	var got []Order
-	for _, e := range r.TakeArranged() {
-		got = append(got, e.Order)
-	}
-	want := []Order{OrderInitialList, OrderListed, OrderListed, ""}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("orders (-want +got):\n%s", d)
-	}
-}
