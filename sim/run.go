@@ -121,7 +121,7 @@ type runner struct {
 	res     listwatch.Resource
 	writer  *listwatch.Writer
 	clock   *scenarioclock.Clock
-	sides   []*side // cachelab, client-go
+	sides   []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
 	clients []*clientv3.Client
 	// dial connects to etcd (the i-th connection's member order, in a
 	// cluster) and keeps the connection in clients, to be closed.
@@ -164,8 +164,8 @@ type runner struct {
 	// (clusterlevers.go); nil on a single member.
 	cluster *clusterState
 
-	// The controllers (controllers.go): one per side once
-	// start-controller ran, the reconcile script for every key, and the
+	// The controllers (controllers.go): one per side of its informer for
+	// each start-controller that ran, the reconcile script for every key, and the
 	// writes of the round in progress with etcd's revision before it.
 	ctls        []*ctlSide
 	ctlWaits    []ctlConfig // start-controllers before their informers ran: each starts with its informer
