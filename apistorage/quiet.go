@@ -138,6 +138,15 @@ func dispatching(c *cacher.Cacher) bool {
 // with one of this server's cache delegators (its address, the receiver
 // of a frame; a restart's old one too) below it: other servers in the
 // process (a test's, a fuzzer's other run) have their own.
+//
+// The 3 s are counted by a goroutine the wait starts, which asks the
+// clock for a timer and, when it fires, wakes the wait. Until that
+// goroutine has run as far as the clock, a move of the clock passes it
+// by: the timer it then sets is 3 s after the moved clock, and a caller
+// that stops moving the clock at 3 s leaves the wait parked for good. So
+// a request counts as waiting only once its timer goroutine is parked on
+// the timer's channel. On a loaded machine that goroutine can be the
+// last to run (watch_cache.go's waitUntilFreshLocked).
 func Stalled(servers ...*Server) bool {
 	var n int64
 	var delegators []string
@@ -150,10 +159,21 @@ func Stalled(servers ...*Server) bool {
 	if n == 0 {
 		return false
 	}
+	all := goroutines.All()
+	timed := map[string]bool{} // waits whose timer goroutine is parked on the clock
+	for _, g := range all {
+		_, frames, _ := strings.Cut(g, "\n")
+		if goroutines.State(g) == "chan receive" && strings.HasPrefix(frames, waitTimer) {
+			timed[goroutines.Parent(g)] = true
+		}
+	}
 	var waiting int64
-	for _, g := range goroutines.All() {
+	for _, g := range all {
 		_, frames, _ := strings.Cut(g, "\n")
 		if goroutines.State(g) != "sync.Cond.Wait" || !strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
+			continue
+		}
+		if !timed[goroutines.ID(g)] {
 			continue
 		}
 		for _, d := range delegators {
@@ -165,6 +185,10 @@ func Stalled(servers ...*Server) bool {
 	}
 	return waiting == n
 }
+
+// waitTimer begins the frames of the goroutine a watch cache's wait
+// starts to wake it after its 3 s.
+const waitTimer = cacherCode + "(*watchCache).waitUntilFreshLocked.func"
 
 // Stalled is Stalled(s).
 func (s *Server) Stalled() bool { return Stalled(s) }

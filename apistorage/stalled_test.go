@@ -52,3 +52,39 @@ func TestStalledCountsItsOwnRequests(t *testing.T) {
 		}
 	}
 }
+
+// Stalled says a consistent read waits only once the wait's own 3 s
+// timer is set on the clock: from then on, moving the clock 3 s ends the
+// wait (the LIST falls back to etcd). Said earlier, while the goroutine
+// that sets the timer has not run yet (a loaded machine), the move would
+// pass the timer by and the LIST would wait for good: the workshop's
+// lab player moves the clock exactly so far (notebooks/07-watch-cache).
+func TestStalledMeansTheClockEndsTheWait(t *testing.T) {
+	wd := newWorld(t)
+	wd.create(t, "ns0", "a")
+	s := wd.server(t, true)
+	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
+	s.HoldCache()
+	wd.create(t, "ns0", "b")
+	for i := range 20 {
+		ctx, src := apistorage.WithSource(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.ListerWatcher("").ListWithContext(ctx, metav1.ListOptions{})
+			done <- err
+		}()
+		waitFor(t, s.Stalled)
+		wd.clock.Step(3 * time.Second)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("read %d: %v", i, err)
+			}
+			if src.String() != "etcd" {
+				t.Fatalf("read %d answered from %s, want etcd (the cache is held behind it)", i, src)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("read %d: the clock moved 3 s once the read was stalled, and it still waits: %s", i, s.CacheState())
+		}
+	}
+}

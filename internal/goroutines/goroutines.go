@@ -67,3 +67,24 @@ func Current() string {
 	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
 	return id
 }
+
+// ID is a goroutine's number from its header ("goroutine 42 [...]:").
+func ID(g string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(g, "goroutine "), " ")
+	return id
+}
+
+// Parent is the number of the goroutine that started g, from its
+// "created by ... in goroutine N" line, or "" if the dump does not say.
+func Parent(g string) string {
+	i := strings.LastIndex(g, "\ncreated by ")
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(g[i+1:], "\n")
+	_, id, ok := strings.Cut(line, " in goroutine ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(id)
+}
