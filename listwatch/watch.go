@@ -267,6 +267,12 @@ func (w *watcher) translate(ev *clientv3.Event) (watch.Event, bool, error) {
 	key := string(ev.Kv.Key)
 	var cur, prev *unstructured.Unstructured
 	var err error
+	// Every event but a create must come with its old value, needed or
+	// not; etcd leaves it out when it was compacted meanwhile (E17).
+	if !ev.IsCreate() && ev.PrevKv == nil {
+		return watch.Event{}, false, apierrors.NewInternalError(fmt.Errorf("etcd event received with PrevKv=nil (key=%q, modRevision=%d, type=%s)",
+			key, ev.Kv.ModRevision, ev.Type))
+	}
 	if ev.Type == clientv3.EventTypePut {
 		if cur, err = decodeValue(ev.Kv.Value, ev.Kv.ModRevision); err != nil {
 			return watch.Event{}, false, apierrors.NewInternalError(err) // E12
@@ -276,9 +282,6 @@ func (w *watcher) translate(ev *clientv3.Event) (watch.Event, bool, error) {
 	// before?). kube-apiserver decodes it only then, so an undecodable
 	// old value fails only those (E12).
 	if ev.Type == clientv3.EventTypeDelete || (!ev.IsCreate() && !w.req.filter.empty()) {
-		if ev.PrevKv == nil {
-			return watch.Event{}, false, apierrors.NewInternalError(fmt.Errorf("etcd event on %s has no previous value: it was compacted", key))
-		}
 		// The old state, stamped with this event's revision (E6).
 		if prev, err = decodeValue(ev.PrevKv.Value, ev.Kv.ModRevision); err != nil {
 			return watch.Event{}, false, apierrors.NewInternalError(err)
