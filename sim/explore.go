@@ -66,9 +66,9 @@ func faultKind(name string) (FaultKind, bool) {
 // healing, healed before step Heal (At < Heal; one past the last is at
 // the end).
 type PlacedFault struct {
-	Kind string
-	At   int
-	Heal int
+	Kind string `json:"kind"`
+	At   int    `json:"at"`
+	Heal int    `json:"heal,omitempty"` // 0: the fault needs no healing
 }
 
 // Placement is the faults put into one run.

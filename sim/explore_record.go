@@ -1,6 +1,7 @@
 package sim
 
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,8 +13,20 @@ import (
 // makes (MergeRecords). Reports are printed from records only, so a merged
 // exploration prints the same bytes as an unsharded one.
 
+// ExploreSchema is the JSON Schema (draft 2020-12) an ExploreRecord
+// validates against: what each field means, for a reader of
+// explore --output json.
+//
+//go:embed explore_schema.json
+var ExploreSchema []byte
+
+// ExploreRecordSchema is the version of the record's form, its "schema"
+// field.
+const ExploreRecordSchema = 1
+
 // ExploreRecord is an exploration, or one shard of it.
 type ExploreRecord struct {
+	Schema    int      `json:"schema"`
 	Scenario  string   `json:"scenario"`
 	Server    string   `json:"server"`
 	Stack     string   `json:"stack,omitempty"`
@@ -59,7 +72,7 @@ type RecordGroup struct {
 
 // Record is the exploration as data.
 func (ex *Exploration) Record() ExploreRecord {
-	rec := ExploreRecord{Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults,
+	rec := ExploreRecord{Schema: ExploreRecordSchema, Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults,
 		Placements: ex.Placements, Refused: ex.Refused, Inert: ex.Inert, Runnable: ex.runnable, Sampled: ex.sampled, SampleSeed: ex.sampleSeed,
 		Shard: ex.shard, Outcomes: []OutcomeRecord{}}
 	for _, g := range ex.Groups {
@@ -90,6 +103,8 @@ func MergeRecords(recs []ExploreRecord) (ExploreRecord, error) {
 			return ExploreRecord{}, fmt.Errorf("a record of %s is not a shard's (its shard is %q, want i/n): merge the records that explore --shard writes", r.Scenario, r.Shard)
 		}
 		switch {
+		case r.Schema != ExploreRecordSchema:
+			return ExploreRecord{}, fmt.Errorf("shard %s is a record of schema %d; this cachelab reads schema %d: explore it again with this cachelab", r.Shard, r.Schema, ExploreRecordSchema)
 		case r.Scenario != first.Scenario || r.Server != first.Server || r.Stack != first.Stack || !slices.Equal(r.Faults, first.Faults) ||
 			r.MaxFaults != first.MaxFaults || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
 			r.SampleSeed != first.SampleSeed || r.Seed != first.Seed:

@@ -68,7 +68,8 @@ tells its story, with each step's expected output, ready for 'cachelab run'.
 links to them; every page opens offline.
 
 --output json writes the exploration as one JSON record: each placement's
-outcome, its story and its file. --shard i/n runs a deterministic share of
+outcome, its story and its file (its JSON Schema, every field explained:
+sim/explore_schema.json). --shard i/n runs a deterministic share of
 the placements (those whose index is i modulo n, 0 <= i < n) and writes its
 record as JSON; 'cachelab explore merge' reads every shard's record and
 prints the report the exploration unsharded prints, byte for byte. Run the

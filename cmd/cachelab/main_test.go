@@ -153,16 +153,17 @@ func TestCLI(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupProcs,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":     cmdExits,
-			"jsonlines": cmdJSONLines,
-			"mermaid":   cmdMermaid,
-			"etcd":      cmdEtcd,
-			"etcdkeys":  cmdEtcdkeys,
-			"certs":     cmdCerts,
-			"freeport":  cmdFreeport,
-			"mute":      cmdMute,
-			"emptydir":  cmdEmptydir,
-			"mode":      cmdMode,
+			"exits":       cmdExits,
+			"jsonlines":   cmdJSONLines,
+			"explorejson": cmdExploreJSON,
+			"mermaid":     cmdMermaid,
+			"etcd":        cmdEtcd,
+			"etcdkeys":    cmdEtcdkeys,
+			"certs":       cmdCerts,
+			"freeport":    cmdFreeport,
+			"mute":        cmdMute,
+			"emptydir":    cmdEmptydir,
+			"mode":        cmdMode,
 			// process_test.go
 			"start":         cmdStart,
 			"waitfor":       cmdWaitfor,
@@ -324,6 +325,19 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdExploreJSON checks the last command's stdout as explore --output
+// json: one record that validates against sim.ExploreSchema.
+//
+//	explorejson
+func cmdExploreJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 0 {
+		ts.Fatalf("usage: explorejson")
+	}
+	if err := schemacheck.Document(sim.ExploreSchema, []byte(ts.ReadFile("stdout"))); err != nil {
+		ts.Fatalf("stdout is not an explore record as sim/explore_schema.json says: %v", err)
 	}
 }
 

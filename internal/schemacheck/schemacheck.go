@@ -181,3 +181,39 @@ func checkCounts(recs []record) error {
 	}
 	return nil
 }
+
+// documents holds the other schemas Document has compiled, by $id.
+var documents sync.Map // string -> *jsonschema.Schema
+
+// Document checks one JSON document against a schema of its own (such
+// as sim.ExploreSchema, which this package cannot import: sim's tests
+// import this package), compiled once per $id.
+func Document(schema []byte, doc []byte) error {
+	var head struct {
+		ID string `json:"$id"`
+	}
+	if err := json.Unmarshal(schema, &head); err != nil || head.ID == "" {
+		return fmt.Errorf("schemacheck: the schema has no $id (%v)", err)
+	}
+	s, ok := documents.Load(head.ID)
+	if !ok {
+		sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+		if err != nil {
+			return fmt.Errorf("schemacheck: %s: %w", head.ID, err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(head.ID, sdoc); err != nil {
+			return fmt.Errorf("schemacheck: %s: %w", head.ID, err)
+		}
+		compiled, err := c.Compile(head.ID)
+		if err != nil {
+			return fmt.Errorf("schemacheck: %s: %w", head.ID, err)
+		}
+		s, _ = documents.LoadOrStore(head.ID, compiled)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return s.(*jsonschema.Schema).Validate(inst)
+}
