@@ -118,8 +118,12 @@ func init() {
 			}},
 		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},
 		"progress": {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK", run: cmdProgress},
-		"close-watch": {usage: "close-watch", help: "the server closes the informers' watches (as kube-apiserver does at a watch's timeout)",
+		"close-watch": {usage: "close-watch [after-events=<n>]", help: "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
+			values: map[string]string{"after-events": "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"},
 			run: func(r *runner, a args) error {
+				if ok, err := r.armCut(a, false); ok || err != nil {
+					return err
+				}
 				n := 0
 				for _, s := range r.sides {
 					n = s.conn.CloseWatches()
@@ -127,8 +131,12 @@ func init() {
 				r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
 				return nil
 			}},
-		"disconnect": {usage: "disconnect", help: "drop the informers' connections: open watches end, new requests wait for reconnect",
+		"disconnect": {usage: "disconnect [after-events=<n>]", help: "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it",
+			values: map[string]string{"after-events": "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"},
 			run: func(r *runner, a args) error {
+				if ok, err := r.armCut(a, true); ok || err != nil {
+					return err
+				}
 				for _, s := range r.sides {
 					s.conn.Disconnect()
 				}

@@ -122,6 +122,12 @@ type runner struct {
 	writer  *listwatch.Writer
 	clock   *scenarioclock.Clock
 	sides   []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
+	// cut is a fault armed inside the next step (disconnect or
+	// close-watch with after-events=N): the step it was armed in, or 0.
+	stepN   int // the step being played
+	cut     int
+	cutDrop bool
+	cutN    int
 	clients []*clientv3.Client
 	// dial connects to etcd (the i-th connection's member order, in a
 	// cluster) and keeps the connection in clients, to be closed.
@@ -531,6 +537,9 @@ func (r *runner) newPair(label string) ([]*side, error) {
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
 		p := world.NewConn(server, r.clock, rec)
+		if r.cut != 0 {
+			p.CutAfter(r.cutN, r.cutDrop) // an informer made in the step a cut is armed for
+		}
 		pair = append(pair, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
@@ -611,7 +620,7 @@ func (r *runner) close() {
 
 // step carries out one command, settles both sides, and compares them.
 func (r *runner) step(n int, st Step) (trace.StepResult, error) {
-	r.world, r.listed = nil, nil
+	r.world, r.listed, r.stepN = nil, nil, n
 	sr := trace.StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]trace.Event{}}
 	cmd := commands[st.Cmd]
 	a, err := cmd.parse(st.Args)
@@ -635,6 +644,9 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	}
 	if err == nil {
 		err = r.reconcileAll()
+	}
+	if r.cut != 0 && r.cut < n {
+		r.disarm()
 	}
 	if err != nil {
 		if d, ok := err.(*trace.Divergence); ok {

@@ -178,6 +178,10 @@ func checkValue(name, k string, vs []string) error {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxObjects {
 			return bad(fmt.Sprintf("a count from 1 to %d", maxObjects))
 		}
+	case "after-events":
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxObjects {
+			return bad(fmt.Sprintf("a count of watch events from 1 to %d", maxObjects))
+		}
 	case "times":
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxTimes {
 			return bad(fmt.Sprintf("a count from 1 to %d", maxTimes))

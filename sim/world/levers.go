@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -163,6 +164,82 @@ func (p *Conn) CloseWatches() int {
 		w.end()
 	}
 	return len(ws)
+}
+
+// CutAfter arms a fault inside a step: once the connection's watches
+// have handed the informer n more object events (ADDED, MODIFIED or
+// DELETED; bookmarks and errors do not count), right after the n-th is
+// taken, every open watch ends: dropped, with the calls that follow
+// held until Reconnect (drop), or closed by the server, as CloseWatches
+// closes them. The count is the connection's own, so each informer is
+// cut after the same event of the stream the server sends it. Disarm
+// ends an arming that has not fired.
+func (p *Conn) CutAfter(n int, drop bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cutLeft, p.cutDrop, p.cutEvents = n, drop, n
+}
+
+// Disarm ends an armed cut that has not fired, and reports whether one
+// was armed.
+func (p *Conn) Disarm() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	armed := p.cutLeft > 0
+	p.cutLeft = 0
+	return armed
+}
+
+// countForCut counts an object event handed over against an armed cut,
+// and reports whether it was the last before the cut.
+func (p *Conn) countForCut(ev watch.Event) bool {
+	if ev.Type != watch.Added && ev.Type != watch.Modified && ev.Type != watch.Deleted {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cutLeft == 0 {
+		return false
+	}
+	p.cutLeft--
+	return p.cutLeft == 0
+}
+
+// cut carries out the armed cut from the relay of watch self, which has
+// just handed over the event that fired it: self ends when its relay
+// returns; every other watch is ended here, as CloseWatches ends them.
+func (p *Conn) cut(self *connWatch) {
+	p.mu.Lock()
+	drop := p.cutDrop
+	if drop && p.held == nil {
+		p.held = make(chan struct{})
+	}
+	ws := make([]*connWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+		delete(p.open, w)
+	}
+	n := p.cutEvents
+	p.mu.Unlock()
+	what := fmt.Sprintf("the server closes the watch after %d watch %s of this step", n, plural(n, "event", "events"))
+	if drop {
+		what = fmt.Sprintf("connection lost after %d watch %s of this step: watches dropped, new requests wait", n, plural(n, "event", "events"))
+	}
+	p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: self.id, Detail: self.id + " ends: " + what})
+	for _, w := range ws {
+		if w != self {
+			w.end()
+		}
+	}
+	self.once.Do(func() { close(self.stop) })
+	self.inner.Stop()
+}
+
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
 }
 
 // SetFailNext makes the next LIST or WATCH fail with code; for a LIST,

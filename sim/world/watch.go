@@ -110,6 +110,13 @@ func (w *connWatch) relay() {
 			return
 		}
 		w.p.recordEvent(w, ev)
+		if w.p.countForCut(ev) {
+			// The event the scenario's cut waited for (CutAfter):
+			// handed over, and the watch ends with it.
+			w.p.cut(w)
+			w.p.relaying(w, -1)
+			return
+		}
 		w.p.relaying(w, -1)
 	}
 }
