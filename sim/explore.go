@@ -65,11 +65,19 @@ func faultKind(name string) (FaultKind, bool) {
 // (1-based; one past the last step is after it) and, if it needs
 // healing, healed before step Heal (At < Heal; one past the last is at
 // the end).
+//
+// With After > 0 the fault falls inside step At instead, right after each
+// informer has taken After watch events of it (disconnect and close-watch
+// with after-events=After, armed just before the step).
 type PlacedFault struct {
-	Kind string `json:"kind"`
-	At   int    `json:"at"`
-	Heal int    `json:"heal,omitempty"` // 0: the fault needs no healing
+	Kind  string `json:"kind"`
+	At    int    `json:"at"`
+	After int    `json:"after,omitempty"` // 0: in the gap before step At
+	Heal  int    `json:"heal,omitempty"`  // 0: the fault needs no healing
 }
+
+// cuts are the fault kinds that can fall inside a step (after-events).
+var cuts = []string{"disconnect", "close-watch"}
 
 // Placement is the faults put into one run.
 type Placement struct {
@@ -87,6 +95,9 @@ func (p Placement) Describe(sc *Scenario) string {
 	}
 	for _, f := range p.Faults {
 		s := f.Kind + " " + at(f.At)
+		if f.After > 0 {
+			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, eventsTaken(f.After))
+		}
 		if k, _ := faultKind(f.Kind); k.Heal != "" {
 			if f.Heal > len(sc.Steps) {
 				s += ", " + k.Heal + " at the end"
@@ -126,7 +137,10 @@ func (p Placement) commands(sc *Scenario) []placedCmd {
 			}
 		}
 		for _, f := range p.Faults {
-			if f.At == i {
+			switch {
+			case f.At == i && f.After > 0:
+				out = append(out, placedCmd{text: fmt.Sprintf("%s after-events=%d", f.Kind, f.After)})
+			case f.At == i:
 				out = append(out, placedCmd{text: f.Kind})
 			}
 		}
@@ -325,7 +339,7 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults}
 	quiet := quietGaps(base)
 	var placed []placedRun
-	for _, p := range placements(sc, o.Faults, o.MaxFaults, server) {
+	for _, p := range placements(sc, o.Faults, o.MaxFaults, server, innerPoints(base)) {
 		ex.Placements++
 		if inert(p, quiet) && !o.runInert {
 			ex.Inert++
@@ -422,7 +436,7 @@ func inert(p Placement, quiet int) bool {
 		return false
 	}
 	f := p.Faults[0]
-	return (f.Kind == "close-watch" || f.Kind == "compact") && f.At <= quiet
+	return (f.Kind == "close-watch" || f.Kind == "compact") && f.At <= quiet && f.After == 0
 }
 
 type placedRun struct {
@@ -482,23 +496,75 @@ func withoutExpectations(sc *Scenario) *Scenario {
 	return &c
 }
 
+// eventsTaken says how far into a step a cut falls.
+func eventsTaken(n int) string {
+	if n == 1 {
+		return "its first watch event"
+	}
+	return fmt.Sprintf("its first %d watch events", n)
+}
+
+// innerPoints are the points inside each step where a cut can fall, by
+// step (1-based): in a step whose watches hand an informer m >= 2 events
+// (adds, updates, deletes: a burst of writes, a watch-list's initial
+// events) in the run without faults, right after the first, the middle
+// one and the last but one (k = 1, m/2, m-1; fewer when they coincide).
+// Between any two of a step's events is a point, but most tell the same
+// story as their neighbours, and a step of 10,000 events would make
+// 10,000 runs: these three are the cut just after the step begins, in
+// its middle, and just before its end. The counts are each informer's
+// own; the largest is used.
+func innerPoints(base *Result) map[int][]int {
+	out := map[int][]int{}
+	for i, sr := range base.Steps {
+		count := map[string]int{}
+		m := 0
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if e.Layer == trace.LayerWatch && e.Kind == trace.KindEvent && (e.Op == "ADDED" || e.Op == "MODIFIED" || e.Op == "DELETED") {
+				count[e.Informer]++
+				m = max(m, count[e.Informer])
+			}
+		}
+		if m < 2 {
+			continue
+		}
+		var ks []int
+		for _, k := range []int{1, m / 2, m - 1} {
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+		out[i+1] = ks
+	}
+	return out
+}
+
 // placements lists every placement of up to max faults of the given
-// kinds, in a fixed order: fewer faults first, then by where.
-func placements(sc *Scenario, faults []string, maxFaults int, server string) []Placement {
+// kinds, in a fixed order: fewer faults first, then by where. A fault
+// goes in every gap between steps, and a cut (disconnect, close-watch)
+// also at each of inner's points inside a step.
+func placements(sc *Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []Placement {
 	n := len(sc.Steps)
 	var singles []PlacedFault
 	for _, name := range faults {
 		k, _ := faultKind(name)
 		for at := 1; at <= n+1; at++ {
-			if k.Heal == "" {
-				singles = append(singles, PlacedFault{Kind: name, At: at})
-				continue
+			afters := []int{0}
+			if slices.Contains(cuts, name) {
+				afters = append(afters, inner[at]...)
 			}
-			// Healed at a later gap, the last of which (n+1) is after
-			// the last step: at the end. (Pulled after the last step,
-			// it would be healed with nothing in between.)
-			for heal := at + 1; heal <= n+1; heal++ {
-				singles = append(singles, PlacedFault{Kind: name, At: at, Heal: heal})
+			for _, after := range afters {
+				if k.Heal == "" {
+					singles = append(singles, PlacedFault{Kind: name, At: at, After: after})
+					continue
+				}
+				// Healed at a later gap, the last of which (n+1) is
+				// after the last step: at the end. (Pulled after the
+				// last step, it would be healed with nothing in
+				// between.)
+				for heal := at + 1; heal <= n+1; heal++ {
+					singles = append(singles, PlacedFault{Kind: name, At: at, After: after, Heal: heal})
+				}
 			}
 		}
 	}
@@ -526,6 +592,9 @@ func comparePlacements(a, b Placement) int {
 	for i := range a.Faults {
 		fa, fb := a.Faults[i], b.Faults[i]
 		if d := fa.At - fb.At; d != 0 {
+			return d
+		}
+		if d := fa.After - fb.After; d != 0 {
 			return d
 		}
 		if d := fa.Heal - fb.Heal; d != 0 {

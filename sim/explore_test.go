@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +162,69 @@ func TestInertPlacementsChangeNothing(t *testing.T) {
 	}
 	if n != 2*quiet {
 		t.Errorf("%d inert placements, want %d (close-watch and compact in each of %d quiet gaps)", n, 2*quiet, quiet)
+	}
+}
+
+// A cut (disconnect, close-watch) is also placed inside each step whose
+// watch hands an informer two or more events in the run without faults:
+// right after the first, the middle one and the last but one. Each
+// inner placement's minimal file says after-events=N, replays to the
+// output it holds, and tells its group's story; a disconnect after the
+// first of three creates, healed at the next step, delivers the other
+// two a step later.
+func TestExploreCutsInsideAStep(t *testing.T) {
+	sc, err := Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n\ndelete ns0/a\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explore(context.Background(), sc, ExploreOptions{Faults: []string{"disconnect", "close-watch"}, Jobs: 4, Run: Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inner []Outcome
+	for _, g := range ex.Groups {
+		for _, o := range g.Outcomes {
+			if o.Placement.Faults[0].After > 0 {
+				inner = append(inner, o)
+			}
+		}
+	}
+	var got []string
+	for _, o := range inner {
+		got = append(got, o.Placement.Describe(sc))
+	}
+	slices.Sort(got)
+	want := []string{
+		"close-watch inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events",
+		"close-watch inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect at the end",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect before step 4 (delete ns0/a)",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event, reconnect at the end",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event, reconnect before step 4 (delete ns0/a)",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("the placements inside a step (-want +got):\n%s", d)
+	}
+	for _, o := range inner {
+		file := ex.Minimal(o)
+		if !strings.Contains(file, "after-events=") {
+			t.Errorf("%s: the minimal file does not arm the cut:\n%s", o.Placement.Describe(sc), file)
+		}
+		msc, err := Parse("minimal.txt", []byte(file))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, file)
+		}
+		res, err := Run(context.Background(), msc, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, sr := range res.Steps {
+			if out := trace.StepOutput(sr); out != msc.Steps[i].Expected {
+				t.Errorf("%s: step %d (%s) printed:\n%s\nthe file holds:\n%s", o.Placement.Describe(sc), i+1, msc.Steps[i].Text, out, msc.Steps[i].Expected)
+			}
+		}
+		if o.Placement.Describe(sc) == want[5] && o.Group != "the same calls, some at a later step" {
+			t.Errorf("%s tells %q; the two creates after the cut should reach the handler a step later", want[5], o.Group)
+		}
 	}
 }
