@@ -198,6 +198,10 @@ type ExploreOptions struct {
 	Shard, Shards int
 	// Run is each run's options (the world, the stack, the seed).
 	Run Options
+	// Only, if set, limits the exploration to these placements (each
+	// compared with the run without faults as usual); the others are
+	// not counted.
+	Only []Placement
 	// OnRun, if set, hears each placement's outcome as it is known,
 	// from the goroutine that ran it.
 	OnRun func(done, total int)
@@ -339,7 +343,13 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults}
 	quiet := quietGaps(base)
 	var placed []placedRun
-	for _, p := range placements(sc, o.Faults, o.MaxFaults, server, innerPoints(base)) {
+	all := placements(sc, o.Faults, o.MaxFaults, server, innerPoints(base))
+	if o.Only != nil {
+		all = slices.DeleteFunc(all, func(p Placement) bool {
+			return !slices.ContainsFunc(o.Only, func(q Placement) bool { return comparePlacements(p, q) == 0 })
+		})
+	}
+	for _, p := range all {
 		ex.Placements++
 		if inert(p, quiet) && !o.runInert {
 			ex.Inert++

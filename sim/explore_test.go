@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,54 @@ func TestExploreCutsInsideAStep(t *testing.T) {
 		if o.Placement.Describe(sc) == want[5] && o.Group != "the same calls, some at a later step" {
 			t.Errorf("%s tells %q; the two creates after the cut should reach the handler a step later", want[5], o.Group)
 		}
+	}
+}
+
+// Each built-in scenario's "# Explore:" hints name a placement and the
+// story it tells: each placement is run (explore with only it) and tells
+// that story. The catalog shows them, so they must not go stale.
+func TestExploreHints(t *testing.T) {
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sc := range cat {
+		if len(sc.Hints) == 0 {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			var only []Placement
+			kinds := map[string]bool{}
+			for _, h := range sc.Hints {
+				only = append(only, h.Placement())
+				kinds[h.Fault.Kind] = true
+			}
+			faults := slices.Sorted(maps.Keys(kinds))
+			ex, err := Explore(context.Background(), sc, ExploreOptions{Faults: faults, Jobs: len(only), Only: only, Run: Options{Seed: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			told := map[string]string{}
+			for _, g := range ex.Groups {
+				for _, o := range g.Outcomes {
+					told[o.Placement.Describe(sc)] = o.Group
+				}
+			}
+			for _, h := range sc.Hints {
+				where := h.Placement().Describe(sc)
+				got, ok := told[where]
+				switch {
+				case !ok:
+					t.Errorf("the hint %s was not run (inert, or refused where it stands)", where)
+				case got != h.Story:
+					t.Errorf("the hint %s says:\n  %s\nexplore tells:\n  %s", where, h.Story, got)
+				}
+			}
+		})
+		n += len(sc.Hints)
+	}
+	if n < 5 {
+		t.Errorf("the catalog has %d explore hints; the scenarios with interesting placements should say so", n)
 	}
 }

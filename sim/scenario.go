@@ -36,6 +36,8 @@ type Scenario struct {
 	// Builtin marks a scenario of the catalog (embedded in the program);
 	// File then names it for messages only.
 	Builtin bool
+	// Hints are its "# Explore:" lines: placements worth exploring.
+	Hints []ExploreHint
 }
 
 // Step is one directive.
@@ -191,6 +193,9 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 	}
 	if len(sc.Steps) == 0 {
 		return fail(1, "the scenario has no commands")
+	}
+	if sc.Hints, n, err = parseHints(about, len(sc.Steps)); err != nil {
+		return fail(n+1, "%v", err)
 	}
 	return sc, nil
 }

@@ -87,6 +87,15 @@ func TestParseErrors(t *testing.T) {
 		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
+		// Explore hints: a placement that can stand in the scenario, and a story.
+		{"hint without story", "# s\n# Explore: close-watch at=1\n\nstart\n----\n", "x.txt:2: an explore hint is # Explore: <fault> at=<gap>"},
+		{"hint unknown fault", "# s\n# Explore: unplug at=1: x\n\nstart\n----\n", `x.txt:2: the explore hint's fault "unplug" is not one explore places`},
+		{"hint past the end", "# s\n# Explore: compact at=3: x\n\nstart\n----\n", "x.txt:2: the explore hint's at=3: want a gap from 1 (before step 1) to 2 (after the last step)"},
+		{"hint without heal", "# s\n# Explore: disconnect at=1: x\n\nstart\n----\n", "x.txt:2: disconnect needs healing (reconnect): want heal= a gap after at=1, up to 2 (the end)"},
+		{"hint heal not needed", "# s\n# Explore: compact at=1 heal=2: x\n\nstart\n----\n", "x.txt:2: compact needs no healing: drop heal="},
+		{"hint cut of a compact", "# s\n# Explore: compact at=1 after-events=1: x\n\nstart\n----\n", "x.txt:2: after-events= puts a cut inside step at=: only disconnect or close-watch"},
+		{"hint bad number", "# s\n# Explore: compact at=one: x\n\nstart\n----\n", "x.txt:2: the explore hint's at=one: want a positive number"},
+		{"hint unknown key", "# s\n# Explore: compact at=1 step=2: x\n\nstart\n----\n", `x.txt:2: the explore hint says "step=2"; it takes at=, heal= and after-events=`},
 		// A command right after an empty block, with no blank line, would
 		// be read as that step's expected output.
 		{"swallowed command", "# s\n\nstart\n----\ncreate ns0/a\n----\n", "x.txt:5: this looks like a command, not output: the expected output of the step at line 3"},

@@ -34,7 +34,11 @@ prints the scenario's file as it is written instead, to copy and edit:
 With --commands it lists the commands a scenario file can use instead. A
 scenario file is in cockroachdb's datadriven format: a '#' paragraph saying
 what it shows, whose '# Covers:' line names the IDs it covers (those, and
-only those, are its COVERS), then directives, each a command line, a line
+only those, are its COVERS), whose '# Explore:' lines (if any) name
+placements of a fault worth exploring and the story each tells ('#
+Explore: disconnect at=3 heal=7: an object is first seen at a later
+version'; 'go test ./sim -run TestExploreHints' checks them), then
+directives, each a command line, a line
 '----', and the output the step is expected to print (possibly none)
 followed by a blank line:
 
@@ -186,7 +190,7 @@ func describe(w io.Writer, sc *sim.Scenario, width int) {
 	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
 	var about []string
 	for _, l := range strings.Split(sc.About, "\n") {
-		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") {
+		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") && !strings.HasPrefix(l, "Explore:") {
 			about = append(about, l)
 		}
 	}
@@ -208,6 +212,19 @@ func describe(w io.Writer, sc *sim.Scenario, width int) {
 		fmt.Fprintf(w, "Covers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
 	}
 	fmt.Fprintf(w, "Server:  %s\n", world(sc))
+	if len(sc.Hints) > 0 {
+		var kinds []string
+		for _, h := range sc.Hints {
+			if !slices.Contains(kinds, h.Fault.Kind) {
+				kinds = append(kinds, h.Fault.Kind)
+			}
+		}
+		writeWrapped(w, "Explore: ", fmt.Sprintf("'cachelab explore %s --faults %s' runs every placement; among them:", sc.Name, strings.Join(kinds, ",")), width)
+		for _, h := range sc.Hints {
+			writeWrapped(w, "         ", h.Placement().Describe(sc), width)
+			writeWrapped(w, "           -> ", h.Story, width)
+		}
+	}
 	fmt.Fprintf(w, "\nSteps ('cachelab run %s' prints what each does):\n", sc.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  STEP\tLINE\tCOMMAND")
@@ -216,6 +233,21 @@ func describe(w io.Writer, sc *sim.Scenario, width int) {
 	}
 	_ = tw.Flush() // w keeps the error
 	fmt.Fprintf(w, "\n'cachelab scenarios %s --file' prints the file, to copy and edit.\n", sc.Name)
+}
+
+// writeWrapped writes text after prefix, wrapped to width (if above 0)
+// with the lines after the first indented as far as the prefix.
+func writeWrapped(w io.Writer, prefix, text string, width int) {
+	lines := []string{text}
+	if width > 0 && len(prefix)+len(text) > width {
+		lines = trace.Wrap(text, max(width-len(prefix), 20))
+	}
+	for i, l := range lines {
+		if i > 0 {
+			prefix = strings.Repeat(" ", len(prefix))
+		}
+		fmt.Fprintf(w, "%s%s\n", prefix, l)
+	}
 }
 
 // world says which kube-apiserver a scenario runs behind, and why: two
