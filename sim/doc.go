@@ -49,11 +49,19 @@
 // # Exploring
 //
 // Explore (explore.go) runs a scenario once without faults and once per
-// placement of a fault between its steps (Placement: the scenario as data
-// with fault commands put in), each an ordinary run compared with
-// client-go, and tells each run's story against the one without faults
-// (explore_story.go); ExploreRecord (explore_record.go) is the result as
-// data, which shards write and MergeRecords puts back together.
+// placement of a fault between its steps, or inside a step (Placement:
+// the scenario as data with fault commands put in), each an ordinary run
+// compared with client-go, and tells each run's story against the one
+// without faults (explore_story.go); ExploreRecord (explore_record.go) is
+// the result as data, which shards write and MergeRecords puts back
+// together. A scenario's "# Explore:" lines (explore_hints.go) name
+// placements worth running.
+//
+// A fault inside a step is a lever armed for the next step
+// (cutlevers.go): disconnect or close-watch with after-events=N. Each
+// informer's connection counts the watch events it hands over in that
+// step and ends its watches right after the N-th (world.Conn.CutAfter),
+// so both implementations are cut after the same event.
 //
 // # Several informers: factories
 //
