@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,87 +115,14 @@ func init() {
 				r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), bulkName(ns, 1, n), bulkName(ns, n, n), rev))
 				return nil
 			}},
-		"compact":  {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},
-		"progress": {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK", run: cmdProgress},
-		"close-watch": {usage: "close-watch [after-events=<n>]", help: "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
-			values: map[string]string{"after-events": "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"},
-			run: func(r *runner, a args) error {
-				if ok, err := r.armCut(a, false); ok || err != nil {
-					return err
-				}
-				n := 0
-				for _, s := range r.sides {
-					n = s.conn.CloseWatches()
-				}
-				r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
-				return nil
-			}},
-		"disconnect": {usage: "disconnect [after-events=<n>]", help: "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it",
-			values: map[string]string{"after-events": "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"},
-			run: func(r *runner, a args) error {
-				if ok, err := r.armCut(a, true); ok || err != nil {
-					return err
-				}
-				for _, s := range r.sides {
-					s.conn.Disconnect()
-				}
-				r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
-				return nil
-			}},
-		"reconnect": {usage: "reconnect", help: "let waiting and new requests through again",
-			run: func(r *runner, a args) error {
-				for _, s := range r.sides {
-					s.conn.Reconnect()
-				}
-				r.note(trace.LayerSim, "", "connection back")
-				return nil
-			}},
-		"fail-next": {usage: "fail-next [list=<status> [page=<n>]] [watch=<status>]", help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...); page=n fails only the request for page n of a paged LIST",
-			values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)",
-				"page": fmt.Sprintf("with list=: the page whose request fails (1-%d; 1 is the request without a continue token)", maxPage)},
-			run: func(r *runner, a args) error {
-				page := 0
-				if v, ok := a.value("page"); ok {
-					page, _ = strconv.Atoi(v)
-				}
-				for _, verb := range []string{"list", "watch"} {
-					if v, ok := a.value(verb); ok {
-						code, _ := strconv.Atoi(v)
-						for _, s := range r.sides {
-							s.conn.SetFailNext(verb, code, page*btoi(verb == "list"))
-						}
-						which := "the next " + strings.ToUpper(verb)
-						if verb == "list" && page > 0 {
-							which = fmt.Sprintf("page %d of the next paged LIST", page)
-						}
-						r.note(trace.LayerSim, "", fmt.Sprintf("%s will fail with %d %s", which, code, http.StatusText(code)))
-					}
-				}
-				return nil
-			}},
-		"expire-continue": {usage: "expire-continue", help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages",
-			run: func(r *runner, a args) error {
-				for _, s := range r.sides {
-					s.conn.SetExpireContinue()
-				}
-				r.note(trace.LayerSim, "", "the next continue token will have expired: its page gets 410, as after a compaction between pages")
-				return nil
-			}},
-		"server": {usage: "server watch-list=on|off", help: "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
-			values: map[string]string{"watch-list": "on or off"},
-			run: func(r *runner, a args) error {
-				v, _ := a.value("watch-list")
-				on := v == "on"
-				for _, s := range r.sides {
-					s.conn.Base().SetWatchListFeature(on)
-				}
-				if on {
-					r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
-				} else {
-					r.note(trace.LayerSim, "", "the server's WatchList feature is off: a watch that asks for initial events is refused (422 Invalid), as by kube-apiserver with its WatchList gate off")
-				}
-				return nil
-			}},
+		"compact":         {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)", run: func(r *runner, a args) error { return r.compact() }},
+		"progress":        {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK", run: cmdProgress},
+		"close-watch":     cmdCloseWatch,
+		"disconnect":      cmdDisconnect,
+		"reconnect":       cmdReconnect,
+		"fail-next":       cmdFailNext,
+		"expire-continue": cmdExpireContinue,
+		"server":          cmdServer,
 		"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)",
 			run: func(r *runner, a args) error {
 				if r.etcd == nil {

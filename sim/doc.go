@@ -58,7 +58,7 @@
 // placements worth running.
 //
 // A fault inside a step is a lever armed for the next step
-// (cutlevers.go): disconnect or close-watch with after-events=N. Each
+// (connlevers.go): disconnect or close-watch with after-events=N. Each
 // informer's connection counts the watch events it hands over in that
 // step and ends its watches right after the N-th (world.Conn.CutAfter),
 // so both implementations are cut after the same event.

@@ -1,0 +1,169 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// The connection's levers: what happens between each informer and the
+// server it talks to (world.Conn). Each acts on every informer's
+// connection, cachelab's and client-go's alike.
+var (
+	cmdCloseWatch = &command{usage: "close-watch [after-events=<n>]",
+		help:   "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
+		values: map[string]string{"after-events": afterEventsHelp},
+		run:    closeWatch}
+	cmdDisconnect = &command{usage: "disconnect [after-events=<n>]",
+		help:   "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it",
+		values: map[string]string{"after-events": afterEventsHelp},
+		run:    disconnect}
+	cmdReconnect = &command{usage: "reconnect", help: "let waiting and new requests through again", run: reconnect}
+	cmdFailNext  = &command{usage: "fail-next [list=<status> [page=<n>]] [watch=<status>]",
+		help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...); page=n fails only the request for page n of a paged LIST",
+		values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)",
+			"page": fmt.Sprintf("with list=: the page whose request fails (1-%d; 1 is the request without a continue token)", maxPage)},
+		run: failNext}
+	cmdExpireContinue = &command{usage: "expire-continue",
+		help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages",
+		run:  expireContinue}
+	cmdServer = &command{usage: "server watch-list=on|off",
+		help:   "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
+		values: map[string]string{"watch-list": "on or off"},
+		run:    serverFeature}
+)
+
+const afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
+
+func closeWatch(r *runner, a args) error {
+	if ok, err := r.armCut(a, false); ok || err != nil {
+		return err
+	}
+	n := 0
+	for _, s := range r.sides {
+		n = s.conn.CloseWatches()
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
+	return nil
+}
+
+func disconnect(r *runner, a args) error {
+	if ok, err := r.armCut(a, true); ok || err != nil {
+		return err
+	}
+	for _, s := range r.sides {
+		s.conn.Disconnect()
+	}
+	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
+	return nil
+}
+
+func reconnect(r *runner, a args) error {
+	for _, s := range r.sides {
+		s.conn.Reconnect()
+	}
+	r.note(trace.LayerSim, "", "connection back")
+	return nil
+}
+
+func failNext(r *runner, a args) error {
+	page := 0
+	if v, ok := a.value("page"); ok {
+		page, _ = strconv.Atoi(v)
+	}
+	for _, verb := range []string{"list", "watch"} {
+		if v, ok := a.value(verb); ok {
+			code, _ := strconv.Atoi(v)
+			for _, s := range r.sides {
+				s.conn.SetFailNext(verb, code, page*btoi(verb == "list"))
+			}
+			which := "the next " + strings.ToUpper(verb)
+			if verb == "list" && page > 0 {
+				which = fmt.Sprintf("page %d of the next paged LIST", page)
+			}
+			r.note(trace.LayerSim, "", fmt.Sprintf("%s will fail with %d %s", which, code, http.StatusText(code)))
+		}
+	}
+	return nil
+}
+
+func expireContinue(r *runner, a args) error {
+	for _, s := range r.sides {
+		s.conn.SetExpireContinue()
+	}
+	r.note(trace.LayerSim, "", "the next continue token will have expired: its page gets 410, as after a compaction between pages")
+	return nil
+}
+
+func serverFeature(r *runner, a args) error {
+	v, _ := a.value("watch-list")
+	on := v == "on"
+	for _, s := range r.sides {
+		s.conn.Base().SetWatchListFeature(on)
+	}
+	if on {
+		r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
+	} else {
+		r.note(trace.LayerSim, "", "the server's WatchList feature is off: a watch that asks for initial events is refused (422 Invalid), as by kube-apiserver with its WatchList gate off")
+	}
+	return nil
+}
+
+// Faults inside a step. A lever pulled between steps cannot fall between
+// two events of one step: between the second and third of three creates
+// a watch relays, or among a watch-list's initial events. With
+// after-events=N, disconnect and close-watch are armed instead: each
+// informer's connection (world.Conn.CutAfter) counts the watch events it
+// hands its informer in the next step, and right after the N-th it ends
+// the watches there. Each connection counts its own stream, so both
+// implementations are cut after the same event. An arming that has not
+// fired by the end of that step is taken back, and the step says so.
+
+// armCut arms the cut a's after-events asks for, and reports whether it
+// did (false: the lever is pulled now, as without after-events).
+func (r *runner) armCut(a args, drop bool) (bool, error) {
+	v, ok := a.value("after-events")
+	if !ok {
+		return false, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return true, err
+	}
+	r.cut, r.cutDrop, r.cutN = r.stepN, drop, n
+	for _, s := range r.sides {
+		s.conn.CutAfter(n, drop)
+	}
+	what := "the server will close each informer's watch"
+	if drop {
+		what = "the connection will drop (watches end, new requests wait)"
+	}
+	first := "its first watch event"
+	if n > 1 {
+		first = fmt.Sprintf("its first %d watch events", n)
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, first))
+	return true, nil
+}
+
+// disarm takes back a cut armed for the step that has just settled,
+// where it did not fire: fewer watch events came than it waited for.
+func (r *runner) disarm() {
+	unfired := 0
+	for _, s := range r.sides {
+		if s.conn.Disarm() {
+			unfired++
+		}
+	}
+	events := plural(r.cutN, "event", "events")
+	switch {
+	case unfired == len(r.sides):
+		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %d watch %s came in this step (the armed fault is taken back)", r.cutN, events))
+	case unfired > 0:
+		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %d watch %s in this step is not cut (the armed fault is taken back there)", r.cutN, events))
+	}
+	r.cut = 0
+}
