@@ -35,7 +35,8 @@ type ExploreRecord struct {
 	MaxFaults int      `json:"maxFaults"`
 	// Placements, Refused and Inert count the whole exploration's
 	// placements, whichever shard this is; Runnable is how many could run
-	// (the sample's size, if sampled), Run how many this record holds.
+	// (neither refused nor inert), whether or not a sample chose fewer
+	// (Sampled); Outcomes holds this shard's share of those that ran.
 	Placements int    `json:"placements"`
 	Refused    int    `json:"refused"`
 	Inert      int    `json:"inert"`

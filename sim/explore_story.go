@@ -25,17 +25,20 @@ const (
 	storyJumped    = "an update is jumped over (a relist brings a later version)"
 	storyMissedDel = "a delete is never delivered"
 	storyUnchanged = "an unchanged object is delivered again as an update"
+	storyNoResend  = "a relist's (or a resync's) unchanged update does not come"
 	storyBackwards = "an update goes back in time"
 	storyOther     = "calls the run without the fault does not make"
 	storyReconcile = "the controller reconciles differently"
 	storyLater     = "the same calls, some at a later step"
+	storyEarlier   = "the same calls, some at an earlier step"
+	storyMoved     = "the same calls, some earlier and some later"
 	storyRelisted  = "nothing visible to the handlers: the informer relisted"
 	storyRewatched = "nothing visible to the handlers: the informer watched again"
 	storyNothing   = "nothing visible"
 )
 
 var storyOrder = []string{storyNeverSeen, storyTombstone, storyNoTomb, storyLateAdd, storyJumped, storyMissedDel, storyUnchanged,
-	storyBackwards, storyOther, storyReconcile}
+	storyNoResend, storyBackwards, storyOther, storyReconcile}
 
 // call is a handler call as the story compares it.
 type call struct {
@@ -46,11 +49,19 @@ type call struct {
 // runSummary is what a story reads from a run.
 type runSummary struct {
 	calls      map[call]int
-	callSteps  []string // each call with the step it came in, in order
+	callSteps  []timedCall // each call and reconcile with the step it came in, in order
 	reconciles map[string]int
 	relists    int // Replace: a LIST or watch-list stored
 	requests   int
 	invariants []string
+}
+
+// timedCall is a handler call or a reconcile, and when it came: at is
+// twice the scenario's step, plus one for a fault's or a heal's step
+// after it ("5+"), so that two runs' times compare.
+type timedCall struct {
+	what string
+	at   int
 }
 
 // summarize reads a run's steps; cmds, if not nil, are the placed
@@ -59,25 +70,26 @@ type runSummary struct {
 // (a fault's or a heal's step: "5+").
 func summarize(steps []trace.StepResult, cmds []placedCmd) runSummary {
 	s := runSummary{calls: map[call]int{}, reconciles: map[string]int{}}
-	at, last := "", 0
+	at, last := 0, 0
 	for i, sr := range steps {
 		switch {
 		case cmds == nil:
-			at = strconv.Itoa(i + 1)
+			at = 2 * (i + 1)
 		case cmds[i].step > 0:
 			last = cmds[i].step
-			at = strconv.Itoa(last)
+			at = 2 * last
 		default:
-			at = strconv.Itoa(last) + "+"
+			at = 2*last + 1
 		}
 		for _, e := range sr.Sides[trace.Cachelab] {
 			switch {
 			case e.Kind == trace.KindCall:
 				c := call{e.Handler, e.Op, e.Key, e.RV, e.PrevRV, strings.HasPrefix(e.Detail, "DeletedFinalStateUnknown")}
 				s.calls[c]++
-				s.callSteps = append(s.callSteps, fmt.Sprintf("%s %v", at, c))
+				s.callSteps = append(s.callSteps, timedCall{fmt.Sprintf("%v", c), at})
 			case e.Kind == trace.KindReconcile:
 				s.reconciles[e.Handler+" "+e.Detail]++
+				s.callSteps = append(s.callSteps, timedCall{"reconcile " + e.Handler + " " + e.Detail, at})
 			case e.Kind == trace.KindReflector && strings.HasPrefix(e.Detail, "replace:"):
 				s.relists++
 			case e.Kind == trace.KindRequest && e.Op != "answer":
@@ -130,15 +142,50 @@ func (ex *Exploration) story(steps []trace.StepResult, cmds []placedCmd, d *trac
 	if len(labels) > 0 {
 		return strings.Join(labels, "; "), false, false
 	}
+	if l := moved(base.callSteps, got.callSteps); l != "" {
+		return l, false, false
+	}
 	switch {
-	case strings.Join(base.callSteps, "\n") != strings.Join(got.callSteps, "\n"):
-		return storyLater, false, false
 	case got.relists > base.relists:
 		return storyRelisted, false, false
 	case got.requests > base.requests:
 		return storyRewatched, false, false
 	}
 	return storyNothing, false, false
+}
+
+// moved tells whether the same calls (and reconciles) came at other
+// steps: each call's n-th time in one run is matched with its n-th time
+// in the other. "" if every one came when it did without the fault.
+func moved(base, got []timedCall) string {
+	when := map[string][]int{}
+	for _, c := range base {
+		when[c.what] = append(when[c.what], c.at)
+	}
+	seen := map[string]int{}
+	later, earlier := false, false
+	for _, c := range got {
+		i := seen[c.what]
+		seen[c.what]++
+		if i >= len(when[c.what]) {
+			continue // a call the other stories are about
+		}
+		switch b := when[c.what][i]; {
+		case c.at > b:
+			later = true
+		case c.at < b:
+			earlier = true
+		}
+	}
+	switch {
+	case later && earlier:
+		return storyMoved
+	case later:
+		return storyLater
+	case earlier:
+		return storyEarlier
+	}
+	return ""
 }
 
 // keysOf is every object key a call in a or b is about.
@@ -203,6 +250,9 @@ func keyStory(base, got map[call]int) []string {
 	}
 	if has(extra, func(c call) bool { return c.op == "OnUpdate" && c.rv == c.prevRV }) {
 		out = append(out, storyUnchanged)
+	}
+	if has(missing, func(c call) bool { return c.op == "OnUpdate" && c.rv == c.prevRV }) {
+		out = append(out, storyNoResend)
 	}
 	if has(extra, func(c call) bool { return c.op == "OnUpdate" && older(c.rv, c.prevRV) }) {
 		out = append(out, storyBackwards)

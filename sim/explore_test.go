@@ -278,3 +278,32 @@ func TestExploreHints(t *testing.T) {
 		t.Errorf("the catalog has %d explore hints; the scenarios with interesting placements should say so", n)
 	}
 }
+
+// A story says which way calls moved: the same calls later, earlier, or
+// both (each call's n-th time matched with its n-th time); and a
+// relist's unchanged update that does not come is told, not passed over
+// (the helper who wrote chapter 9 found both told wrongly: calls that
+// came earlier were "at a later step", and a missing unchanged update
+// went untold).
+func TestStoriesTellWhichWayCallsMoved(t *testing.T) {
+	tc := func(what string, at int) timedCall { return timedCall{what, at} }
+	base := []timedCall{tc("add a", 4), tc("add b", 4), tc("update a", 10)}
+	for _, c := range []struct {
+		got  []timedCall
+		want string
+	}{
+		{[]timedCall{tc("add a", 4), tc("add b", 4), tc("update a", 10)}, ""},
+		{[]timedCall{tc("add a", 4), tc("add b", 5), tc("update a", 10)}, storyLater},
+		{[]timedCall{tc("add a", 4), tc("add b", 4), tc("update a", 7)}, storyEarlier},
+		{[]timedCall{tc("add a", 6), tc("add b", 4), tc("update a", 7)}, storyMoved},
+	} {
+		if got := moved(base, c.got); got != c.want {
+			t.Errorf("moved(%v, %v) = %q, want %q", base, c.got, got, c.want)
+		}
+	}
+	same := call{handler: "h1", op: "OnUpdate", key: "ns0/a", rv: "2", prevRV: "2"}
+	add := call{handler: "h1", op: "OnAdd", key: "ns0/a", rv: "2"}
+	if got := keyStory(map[call]int{add: 1, same: 1}, map[call]int{add: 1}); !slices.Equal(got, []string{storyNoResend}) {
+		t.Errorf("a missing unchanged update tells %q, want %q", got, storyNoResend)
+	}
+}
