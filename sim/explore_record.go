@@ -3,8 +3,10 @@ package sim
 import (
 	_ "embed"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // An exploration as data: what each placement told, in a form that a
@@ -185,4 +187,46 @@ func groupBy[T any](items []T, story func(T) (label string, divergence, broken b
 		out[i] = *g
 	}
 	return out
+}
+
+// WriteReport writes the record as cachelab explore prints it: a header
+// saying what was explored and how much of it ran, then each group (as
+// Groups orders them) with its size, its story, its shortest placement,
+// and, for a divergence or a broken invariant, how it differed and its
+// file. files, if not nil, names each group's file (by the group's
+// index), written beside the report (--out); a divergence's file is then
+// named, not printed.
+func (rec ExploreRecord) WriteReport(w io.Writer, files map[int]string) {
+	groups := rec.Groups()
+	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", rec.Scenario,
+		strings.Join(rec.Faults, ", "), rec.MaxFaults, rec.Server)
+	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
+		rec.Placements, rec.Refused, rec.Inert, len(rec.Outcomes))
+	if rec.Sampled > 0 {
+		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", rec.SampleSeed, 100*float64(rec.Sampled)/float64(rec.Runnable), rec.Runnable)
+	}
+	fmt.Fprintf(w, "; each compared with client-go at every step\n\n")
+	for i, g := range groups {
+		mark := " "
+		if g.Divergence || g.Broken {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, "%s %4d  %s\n", mark, len(g.Outcomes), g.Label)
+		fmt.Fprintf(w, "        shortest: %s\n", g.Outcomes[0].Placement)
+		if name, ok := files[i]; ok {
+			fmt.Fprintf(w, "        file: %s\n", name)
+		}
+		if d := g.Outcomes[0].Diff; d != "" {
+			fmt.Fprintf(w, "        how: %s\n", strings.ReplaceAll(d, "\n", "\n          "))
+		}
+		if (g.Divergence || g.Broken) && files[i] == "" {
+			fmt.Fprintf(w, "        file:\n")
+			for _, l := range strings.Split(strings.TrimRight(g.Outcomes[0].Minimal, "\n"), "\n") {
+				fmt.Fprintf(w, "          %s\n", l)
+			}
+		}
+	}
+	if len(groups) == 0 {
+		fmt.Fprintln(w, "no placement ran")
+	}
 }

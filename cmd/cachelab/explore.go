@@ -231,7 +231,7 @@ func (m *Main) report(ctx context.Context, rec sim.ExploreRecord, dir, output st
 			return err
 		}
 	} else {
-		printExploration(m.Stdout, rec, groups, files)
+		rec.WriteReport(m.Stdout, files)
 	}
 	if bad {
 		return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: a placement diverged from client-go or broke an invariant (above)", rec.Scenario)}
@@ -283,39 +283,4 @@ func writeGroupFiles(rec sim.ExploreRecord, groups []sim.RecordGroup, dir string
 		names[i] = name
 	}
 	return names, nil
-}
-
-// printExploration writes the report.
-func printExploration(w io.Writer, rec sim.ExploreRecord, groups []sim.RecordGroup, files map[int]string) {
-	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", rec.Scenario,
-		strings.Join(rec.Faults, ", "), rec.MaxFaults, rec.Server)
-	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
-		rec.Placements, rec.Refused, rec.Inert, len(rec.Outcomes))
-	if rec.Sampled > 0 {
-		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", rec.SampleSeed, 100*float64(rec.Sampled)/float64(rec.Runnable), rec.Runnable)
-	}
-	fmt.Fprintf(w, "; each compared with client-go at every step\n\n")
-	for i, g := range groups {
-		mark := " "
-		if g.Divergence || g.Broken {
-			mark = "✗"
-		}
-		fmt.Fprintf(w, "%s %4d  %s\n", mark, len(g.Outcomes), g.Label)
-		fmt.Fprintf(w, "        shortest: %s\n", g.Outcomes[0].Placement)
-		if name, ok := files[i]; ok {
-			fmt.Fprintf(w, "        file: %s\n", name)
-		}
-		if d := g.Outcomes[0].Diff; d != "" {
-			fmt.Fprintf(w, "        how: %s\n", strings.ReplaceAll(d, "\n", "\n          "))
-		}
-		if (g.Divergence || g.Broken) && files[i] == "" {
-			fmt.Fprintf(w, "        file:\n")
-			for _, l := range strings.Split(strings.TrimRight(g.Outcomes[0].Minimal, "\n"), "\n") {
-				fmt.Fprintf(w, "          %s\n", l)
-			}
-		}
-	}
-	if len(groups) == 0 {
-		fmt.Fprintln(w, "no placement ran")
-	}
 }
