@@ -13,7 +13,9 @@ import (
 	"time"
 	"unsafe"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -40,7 +42,11 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 	var id metrics.InformerNameAndResource
 	id, s.releaseName = meter.ReserveCachelab("sim")
 	pops := &popOrder{now: s.clock.Now}
-	inf := informer.New(s.conn, informer.Options{
+	var lw reflector.ListerWatcher = s.conn
+	if s.plantWatch != nil {
+		lw = plantedWatch{s.conn, s.plantWatch}
+	}
+	inf := informer.New(lw, informer.Options{
 		Identifier:      id,
 		MetricsProvider: s.meter.Provider(),
 		Stack:           cfg.stack,
@@ -305,4 +311,19 @@ func examplePod() *unstructured.Unstructured {
 	u.SetAPIVersion("v1")
 	u.SetKind("Pod")
 	return u
+}
+
+// plantedWatch is cachelab's connection with each WATCH its reflector
+// sends rewritten first (Options.plantWatch, in tests only).
+type plantedWatch struct {
+	*world.Conn
+	rewrite func(metav1.ListOptions) metav1.ListOptions
+}
+
+func (p plantedWatch) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return p.Conn.Watch(p.rewrite(opts))
+}
+
+func (p plantedWatch) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return p.Conn.WatchWithContext(ctx, p.rewrite(opts))
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -69,6 +71,45 @@ func TestExploreFindsAPlantedBug(t *testing.T) {
 	}
 	if d := res.Divergence; d == nil || d.Layer != "handler/h1" || d.Step != len(sc.Steps) {
 		t.Errorf("the minimal file with the bug: divergence %+v, want one in handler/h1 at its last step (%d)\n%s", d, len(sc.Steps), file)
+	}
+	res, err = Run(context.Background(), withoutExpectations(sc), Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Errorf("the minimal file without the bug diverges: %v", res.Divergence)
+	}
+}
+
+// The second planted bug is in cachelab's reflector: it watches again
+// from one revision before the last one it had, so a re-watch gets the
+// last event again. add-update-delete never watches again, and passes
+// with the bug; exploring its close-watch placements finds it: a
+// divergence group first, whose minimal file diverges the same way run
+// alone with the bug and agrees without it.
+func TestExploreFindsAPlantedRewatchBug(t *testing.T) {
+	plantWatch := func(o metav1.ListOptions) metav1.ListOptions {
+		if rv, err := strconv.ParseInt(o.ResourceVersion, 10, 64); err == nil && rv > 1 && (o.SendInitialEvents == nil || !*o.SendInitialEvents) {
+			o.ResourceVersion = strconv.FormatInt(rv-1, 10)
+		}
+		return o
+	}
+	_, ex := exploreSmall(t, ExploreOptions{Faults: []string{"close-watch"}, Jobs: 4, Run: Options{plantWatch: plantWatch}})
+	if len(ex.Groups) == 0 || !ex.Groups[0].Divergence {
+		t.Fatalf("no divergence group first; groups: %v", groupLabels(ex))
+	}
+	g := ex.Groups[0]
+	file := ex.Minimal(g.Outcomes[0])
+	sc, err := Parse("minimal.txt", []byte(file))
+	if err != nil {
+		t.Fatalf("the minimal file does not parse: %v\n%s", err, file)
+	}
+	res, err := Run(context.Background(), withoutExpectations(sc), Options{Seed: 1, plantWatch: plantWatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Divergence; d == nil || "client-go differs in layer "+d.Layer != g.Label || d.Step != len(sc.Steps) {
+		t.Errorf("the minimal file with the bug: divergence %+v, want one in the group's layer (%s) at its last step (%d)\n%s", d, g.Label, len(sc.Steps), file)
 	}
 	res, err = Run(context.Background(), withoutExpectations(sc), Options{Seed: 1})
 	if err != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,10 @@ type Options struct {
 	// of its handlers: a bug planted in cachelab's delivery, which the
 	// comparison must catch.
 	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
+	// plantWatch, in tests only, rewrites each WATCH cachelab's reflector
+	// sends: a bug planted in cachelab's reflector (the resourceVersion
+	// it watches from), which the comparison must catch.
+	plantWatch func(metav1.ListOptions) metav1.ListOptions
 	// ctlPlant, in tests only, alters cachelab's controller's options: a
 	// bug planted in cachelab's loop, which the comparison must catch.
 	ctlPlant func(*controller.Options)
@@ -503,7 +508,7 @@ func (r *runner) connect() error {
 		return err
 	}
 	r.sides = sides
-	r.sides[0].plant = r.opts.plant
+	r.sides[0].plant, r.sides[0].plantWatch = r.opts.plant, r.opts.plantWatch
 	return nil
 }
 

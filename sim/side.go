@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"maps"
 	"sort"
 	"strings"
@@ -85,6 +86,9 @@ type side struct {
 	// plant, in tests only, stands between cachelab's informer and each
 	// handler (Options.plant).
 	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
+	// plantWatch, in tests only, rewrites each WATCH cachelab's reflector
+	// sends (Options.plantWatch).
+	plantWatch func(metav1.ListOptions) metav1.ListOptions
 	// meter hears the running informer's metrics (show metrics); its
 	// name is released when the informer stops.
 	meter       *meter.Meter
