@@ -198,6 +198,9 @@ type ExploreOptions struct {
 	Shard, Shards int
 	// Run is each run's options (the world, the stack, the seed).
 	Run Options
+	// BetweenSteps places the faults only in the gaps between steps,
+	// not inside a step (no after-events cuts).
+	BetweenSteps bool
 	// Only, if set, limits the exploration to these placements (each
 	// compared with the run without faults as usual); the others are
 	// not counted.
@@ -309,6 +312,7 @@ type Exploration struct {
 	stack             string
 	seed              uint64
 	maxFaults         int
+	betweenSteps      bool
 	runnable, sampled int
 	sampleSeed        uint64
 	shard             string
@@ -340,10 +344,14 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	if base.Divergence != nil {
 		return nil, fmt.Errorf("the scenario diverges from client-go without faults, at step %d (%s): explore needs a scenario that agrees", base.Divergence.Step, base.Divergence.Cmd)
 	}
-	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults}
+	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults, betweenSteps: o.BetweenSteps}
 	quiet := quietGaps(base)
 	var placed []placedRun
-	all := placements(sc, o.Faults, o.MaxFaults, server, innerPoints(base))
+	inner := innerPoints(base)
+	if o.BetweenSteps {
+		inner = nil
+	}
+	all := placements(sc, o.Faults, o.MaxFaults, server, inner)
 	if o.Only != nil {
 		all = slices.DeleteFunc(all, func(p Placement) bool {
 			return !slices.ContainsFunc(o.Only, func(q Placement) bool { return comparePlacements(p, q) == 0 })

@@ -35,6 +35,9 @@ type ExploreRecord struct {
 	Seed      uint64   `json:"seed"` // each run's`
 	Faults    []string `json:"faults"`
 	MaxFaults int      `json:"maxFaults"`
+	// BetweenSteps says the faults went only between steps, none inside
+	// one (ExploreOptions.BetweenSteps).
+	BetweenSteps bool `json:"betweenSteps,omitempty"`
 	// Placements, Refused and Inert count the whole exploration's
 	// placements, whichever shard this is; Runnable is how many could run
 	// (neither refused nor inert), whether or not a sample chose fewer
@@ -75,7 +78,7 @@ type RecordGroup struct {
 
 // Record is the exploration as data.
 func (ex *Exploration) Record() ExploreRecord {
-	rec := ExploreRecord{Schema: ExploreRecordSchema, Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults,
+	rec := ExploreRecord{Schema: ExploreRecordSchema, Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults, BetweenSteps: ex.betweenSteps,
 		Placements: ex.Placements, Refused: ex.Refused, Inert: ex.Inert, Runnable: ex.runnable, Sampled: ex.sampled, SampleSeed: ex.sampleSeed,
 		Shard: ex.shard, Outcomes: []OutcomeRecord{}}
 	for _, g := range ex.Groups {
@@ -109,7 +112,7 @@ func MergeRecords(recs []ExploreRecord) (ExploreRecord, error) {
 		case r.Schema != ExploreRecordSchema:
 			return ExploreRecord{}, fmt.Errorf("shard %s is a record of schema %d; this cachelab reads schema %d: explore it again with this cachelab", r.Shard, r.Schema, ExploreRecordSchema)
 		case r.Scenario != first.Scenario || r.Server != first.Server || r.Stack != first.Stack || !slices.Equal(r.Faults, first.Faults) ||
-			r.MaxFaults != first.MaxFaults || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
+			r.MaxFaults != first.MaxFaults || r.BetweenSteps != first.BetweenSteps || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
 			r.SampleSeed != first.SampleSeed || r.Seed != first.Seed:
 			return ExploreRecord{}, fmt.Errorf("shard %s is of another exploration than shard %s (scenario, server, stack, faults, sample or placements differ)", r.Shard, first.Shard)
 		case n != 0 && k != n:
@@ -198,8 +201,12 @@ func groupBy[T any](items []T, story func(T) (label string, divergence, broken b
 // named, not printed.
 func (rec ExploreRecord) WriteReport(w io.Writer, files map[int]string) {
 	groups := rec.Groups()
-	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run · server %s\n", rec.Scenario,
-		strings.Join(rec.Faults, ", "), rec.MaxFaults, rec.Server)
+	between := ""
+	if rec.BetweenSteps {
+		between = " · between steps only"
+	}
+	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run%s · server %s\n", rec.Scenario,
+		strings.Join(rec.Faults, ", "), rec.MaxFaults, between, rec.Server)
 	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
 		rec.Placements, rec.Refused, rec.Inert, len(rec.Outcomes))
 	if rec.Sampled > 0 {

@@ -348,3 +348,36 @@ func TestStoriesTellWhichWayCallsMoved(t *testing.T) {
 		t.Errorf("a missing unchanged update tells %q, want %q", got, storyNoResend)
 	}
 }
+
+// BetweenSteps leaves out the placements inside a step, and the record
+// says so (its report's header too).
+func TestExploreBetweenSteps(t *testing.T) {
+	sc, err := Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explore(context.Background(), sc, ExploreOptions{Faults: []string{"close-watch"}, Jobs: 4, BetweenSteps: true, Run: Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ex.Record()
+	for _, o := range rec.Outcomes {
+		if o.Faults[0].After > 0 {
+			t.Errorf("a placement inside a step: %s", o.Placement)
+		}
+	}
+	var b strings.Builder
+	rec.WriteReport(&b, nil)
+	if !rec.BetweenSteps || !strings.Contains(b.String(), "· between steps only ·") {
+		t.Errorf("the record does not say the faults went between steps only:\n%s", b.String())
+	}
+	// The same without it has the two cuts inside the burst (after its
+	// first event, and before its last).
+	all, err := Explore(context.Background(), sc, ExploreOptions{Faults: []string{"close-watch"}, Jobs: 4, Run: Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Placements != ex.Placements+2 {
+		t.Errorf("%d placements with the cuts inside the step, %d without; want 2 more", all.Placements, ex.Placements)
+	}
+}

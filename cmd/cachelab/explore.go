@@ -23,6 +23,7 @@ type exploreOptions struct {
 	shard     string
 	faults    string
 	maxFaults int
+	between   bool
 	jobs      int
 	sample    int
 	sampleSed uint64
@@ -92,6 +93,7 @@ invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 	f := cmd.Flags()
 	f.StringVar(&o.faults, "faults", strings.Join(sim.DefaultFaults, ","), "the faults to place, comma-separated")
 	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
+	f.BoolVar(&o.between, "between-steps", false, "place faults only between steps, none inside a step")
 	f.IntVarP(&o.jobs, "jobs", "j", 8, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")
 	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
@@ -178,7 +180,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			faults = append(faults, f)
 		}
 	}
-	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
+	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
 		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed}}
 	began := m.Now()
 	ex, err := sim.Explore(cmd.Context(), sc, opts)

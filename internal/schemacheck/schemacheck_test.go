@@ -58,7 +58,7 @@ func TestStreamLateDivergence(t *testing.T) {
 // fault kind explore does not place, does not.
 func TestExploreRecordSchema(t *testing.T) {
 	rec := sim.ExploreRecord{Schema: sim.ExploreRecordSchema, Scenario: "missed-delete-tombstone", Server: "etcd", Stack: "classic", Seed: 1,
-		Faults: []string{"disconnect", "compact"}, MaxFaults: 2, Placements: 10, Refused: 1, Inert: 2, Runnable: 7, Sampled: 3, SampleSeed: 9,
+		Faults: []string{"disconnect", "compact"}, MaxFaults: 2, BetweenSteps: true, Placements: 10, Refused: 1, Inert: 2, Runnable: 7, Sampled: 3, SampleSeed: 9,
 		Shard: "1/2", Outcomes: []sim.OutcomeRecord{{Index: 4, Faults: []sim.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}, {Kind: "compact", At: 5}},
 			Placement: "disconnect before step 3 (start), reconnect before step 6 (delete ns0/b)", Group: "client-go differs", Divergence: true, Broken: true,
 			Minimal: "add-handler h1\n----\n", Diff: "step 6: ..."}}}
