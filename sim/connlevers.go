@@ -141,11 +141,7 @@ func (r *runner) armCut(a args, drop bool) (bool, error) {
 	if drop {
 		what = "the connection will drop (watches end, new requests wait)"
 	}
-	first := "its first watch event"
-	if n > 1 {
-		first = fmt.Sprintf("its first %d watch events", n)
-	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, first))
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, eventsTaken(n)))
 	return true, nil
 }
 

@@ -66,8 +66,8 @@ type timedCall struct {
 
 // summarize reads a run's steps; cmds, if not nil, are the placed
 // commands they ran (the placement's faults among the scenario's steps),
-// so that a call is placed by the scenario's step it came in, or after
-// (a fault's or a heal's step: "5+").
+// so that a call is placed by the scenario's step it came in, or just
+// after it (a fault's or a heal's step: timedCall.at).
 func summarize(steps []trace.StepResult, cmds []placedCmd) runSummary {
 	s := runSummary{calls: map[call]int{}, reconciles: map[string]int{}}
 	at, last := 0, 0
