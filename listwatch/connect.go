@@ -163,7 +163,9 @@ func parseEndpoint(ep string) (*url.URL, error) {
 // error says why for each one (connection refused, a DNS failure, the
 // x509 reason a TLS handshake failed, a server that is not an etcd)
 // rather than the deadline the etcd client's own retries would end in.
-// The client's Endpoints() start with the one that answered.
+// The client's Endpoints() start with the one that answered. Its Watcher
+// reads back a previous value etcd left out by a race of its own
+// (FillPreviousValues).
 func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) {
 	tlsCfg, err := opts.tlsConfig()
 	if err != nil {
@@ -184,6 +186,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 	if err != nil {
 		return nil, fmt.Errorf("listwatch: connect to %v: %w", opts.Endpoints, err)
 	}
+	client.Watcher = FillPreviousValues(client.Watcher, client.KV)
 	var errs []error
 	for _, ep := range opts.Endpoints {
 		err := checkEndpoint(ctx, client, ep, tlsCfg, opts.DialTimeout)

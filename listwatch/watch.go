@@ -268,7 +268,8 @@ func (w *watcher) translate(ev *clientv3.Event) (watch.Event, bool, error) {
 	var cur, prev *unstructured.Unstructured
 	var err error
 	// Every event but a create must come with its old value, needed or
-	// not; etcd leaves it out when it was compacted meanwhile (E17).
+	// not; etcd leaves it out when it was compacted meanwhile (E17; a
+	// race of etcd's own is mended beneath, in FillPreviousValues).
 	if !ev.IsCreate() && ev.PrevKv == nil {
 		return watch.Event{}, false, apierrors.NewInternalError(fmt.Errorf("etcd event received with PrevKv=nil (key=%q, modRevision=%d, type=%s)",
 			key, ev.Kv.ModRevision, ev.Type))
