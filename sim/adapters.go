@@ -33,8 +33,8 @@ import (
 
 type cachelabInformer struct {
 	inf *informer.SharedIndexInformer
-	// plant, in tests only, stands between the informer and each
-	// handler (Options.plant).
+	// plant, of a planted bug (Options.Plant), stands between the
+	// informer and each handler.
 	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
 }
 
@@ -314,7 +314,7 @@ func examplePod() *unstructured.Unstructured {
 }
 
 // plantedWatch is cachelab's connection with each WATCH its reflector
-// sends rewritten first (Options.plantWatch, in tests only).
+// sends rewritten first (a planted bug, Options.Plant).
 type plantedWatch struct {
 	*world.Conn
 	rewrite func(metav1.ListOptions) metav1.ListOptions

@@ -56,6 +56,11 @@ func Check(sc *Scenario, opts Options) error {
 	if server == "" {
 		server = sc.WrittenFor()
 	}
+	if opts.Plant != "" {
+		if _, err := LookupPlant(opts.Plant); err != nil {
+			return err
+		}
+	}
 	external := len(opts.Etcd.Endpoints) > 0
 	if external && opts.EtcdMembers > 1 {
 		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)

@@ -190,3 +190,21 @@ func TestExternalEtcdKeepsOthersHistory(t *testing.T) {
 		t.Errorf("allowed to compact, the run left the old revision readable (%v): the flag does not do what it says", err)
 	}
 }
+
+// A plant that names no known bug is refused before anything runs, with
+// the names of those there are; each known one names itself.
+func TestUnknownPlantIsRefused(t *testing.T) {
+	sc := mustParse(t, "# t\n\nstart\n----\n")
+	err := Check(sc, Options{Plant: "no-such-bug"})
+	if err == nil || err.Error() != `unknown planted bug "no-such-bug"; the plants are: drop-relist-tombstones, rewatch-one-back, tombstones-last` {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := Open(context.Background(), sc, Options{Plant: "no-such-bug"}); err == nil {
+		t.Error("Open ran with an unknown plant")
+	}
+	for _, p := range Plants {
+		if got, err := LookupPlant(p.Name); err != nil || got.Name != p.Name || (got.handler == nil) == (got.watch == nil) {
+			t.Errorf("plant %s: %+v, %v; want it found, with one of handler and watch", p.Name, got, err)
+		}
+	}
+}

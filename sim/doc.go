@@ -48,14 +48,16 @@
 //
 // # Exploring
 //
-// Explore (explore.go) runs a scenario once without faults and once per
-// placement of a fault between its steps, or inside a step (Placement:
-// the scenario as data with fault commands put in), each an ordinary run
-// compared with client-go, and tells each run's story against the one
-// without faults (explore_story.go); ExploreRecord (explore_record.go) is
-// the result as data, which shards write and MergeRecords puts back
-// together. A scenario's "# Explore:" lines (explore_hints.go) name
-// placements worth running.
+// A Placement (placement.go) is the scenario as data with fault commands
+// put between its steps, or armed inside one: the levers a scenario
+// pulls, at points its author did not choose, in a file Parse reads like
+// any other. Package explore (sim/explore) runs a scenario once without
+// faults and once per placement, each an ordinary Run compared with
+// client-go, and tells each run's story against the one without faults;
+// it uses this package's API (Parse, Run, Result) and nothing inside it.
+// A scenario's "# Explore:" lines (hints.go) name placements worth
+// running. A planted bug (plants.go, Options.Plant) puts a known bug into
+// cachelab's side, for the comparison, and explore, to find.
 //
 // A fault inside a step is a lever armed for the next step
 // (connlevers.go): disconnect or close-watch with after-events=N. Each

@@ -352,3 +352,8 @@ func dumpGoroutines() string {
 	}
 	return "written to " + f.Name()
 }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -28,7 +28,7 @@ func clientGoVersion() string {
 
 func newHeader(sc *Scenario, st informer.Stack, server string, opts Options) trace.Header {
 	h := trace.Header{Scenario: sc.Name, Title: sc.Title, IDs: sc.IDs, Cachelab: Version, ClientGo: clientGoVersion(),
-		Stack: st, Seed: opts.Seed, Server: server, Etcd: "embedded"}
+		Stack: st, Seed: opts.Seed, Server: server, Etcd: "embedded", Plant: opts.Plant}
 	if len(opts.Etcd.Endpoints) > 0 {
 		h.Etcd = strings.Join(opts.Etcd.Endpoints, ",")
 	}

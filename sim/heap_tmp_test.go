@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"testing"
+
+	"github.com/cachelab/cachelab/internal/scalescenario"
 )
 
 func TestHeapPerStepTmp(t *testing.T) {
@@ -15,7 +17,7 @@ func TestHeapPerStepTmp(t *testing.T) {
 	if world == "" {
 		t.Skip()
 	}
-	sc, err := Parse("scale.txt", []byte(scaleScenario(n)))
+	sc, err := Parse("scale.txt", []byte(scalescenario.Text(n)))
 	if err != nil {
 		t.Fatal(err)
 	}

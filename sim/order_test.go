@@ -3,53 +3,10 @@ package sim
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/trace"
-	"github.com/cachelab/cachelab/store"
 )
-
-// tombstonesLast is a bug planted between cachelab's informer and a
-// handler: a tombstone's OnDelete is held back until the next add or
-// update has been delivered, so a relist hands the handler its updates
-// before its tombstones, the order neither stack ever uses.
-type tombstonesLast struct {
-	to   informer.ResourceEventHandler
-	mu   sync.Mutex
-	held []any
-}
-
-func (p *tombstonesLast) OnAdd(obj any, initial bool) {
-	p.to.OnAdd(obj, initial)
-	p.flush()
-}
-
-func (p *tombstonesLast) OnUpdate(oldObj, newObj any) {
-	p.to.OnUpdate(oldObj, newObj)
-	p.flush()
-}
-
-func (p *tombstonesLast) OnDelete(obj any) {
-	if _, ok := obj.(store.DeletedFinalStateUnknown); ok {
-		p.mu.Lock()
-		p.held = append(p.held, obj)
-		p.mu.Unlock()
-		return
-	}
-	p.to.OnDelete(obj)
-}
-
-func (p *tombstonesLast) flush() {
-	p.mu.Lock()
-	held := p.held
-	p.held = nil
-	p.mu.Unlock()
-	for _, obj := range held {
-		p.to.OnDelete(obj)
-	}
-}
 
 // The comparison catches an ordering bug: with tombstones delivered after
 // an update, the relist of missed-delete-tombstone hands h1 the same
@@ -62,8 +19,7 @@ func TestPlantedOrderingBugIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plant := func(h informer.ResourceEventHandler) informer.ResourceEventHandler { return &tombstonesLast{to: h} }
-	res, err := Run(context.Background(), sc, Options{Seed: 1, plant: plant})
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Plant: "tombstones-last"})
 	if err != nil {
 		t.Fatal(err)
 	}

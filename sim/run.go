@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -67,17 +66,12 @@ type Options struct {
 	// OnStep, if set, hears each step's result as soon as it is known;
 	// returning false stops the run.
 	OnStep func(trace.StepResult) bool
+	// Plant, if set, names a known bug (Plants) to put into cachelab's
+	// side: the comparison with client-go should find it.
+	Plant string
 
 	// tamper, in tests only, alters cachelab's recorded lines.
 	tamper func(*trace.Event)
-	// plant, in tests only, stands between cachelab's informer and each
-	// of its handlers: a bug planted in cachelab's delivery, which the
-	// comparison must catch.
-	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
-	// plantWatch, in tests only, rewrites each WATCH cachelab's reflector
-	// sends: a bug planted in cachelab's reflector (the resourceVersion
-	// it watches from), which the comparison must catch.
-	plantWatch func(metav1.ListOptions) metav1.ListOptions
 	// ctlPlant, in tests only, alters cachelab's controller's options: a
 	// bug planted in cachelab's loop, which the comparison must catch.
 	ctlPlant func(*controller.Options)
@@ -508,7 +502,10 @@ func (r *runner) connect() error {
 		return err
 	}
 	r.sides = sides
-	r.sides[0].plant, r.sides[0].plantWatch = r.opts.plant, r.opts.plantWatch
+	if r.opts.Plant != "" {
+		p, _ := LookupPlant(r.opts.Plant) // Check knows it
+		r.sides[0].plant, r.sides[0].plantWatch = p.handler, p.watch
+	}
 	return nil
 }
 

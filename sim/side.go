@@ -83,11 +83,11 @@ type side struct {
 	running, halted bool
 
 	inf informerOps // nil before start
-	// plant, in tests only, stands between cachelab's informer and each
-	// handler (Options.plant).
+	// plant, of a planted bug (Options.Plant), stands between cachelab's
+	// informer and each handler.
 	plant func(informer.ResourceEventHandler) informer.ResourceEventHandler
-	// plantWatch, in tests only, rewrites each WATCH cachelab's reflector
-	// sends (Options.plantWatch).
+	// plantWatch, of a planted bug, rewrites each WATCH cachelab's
+	// reflector sends.
 	plantWatch func(metav1.ListOptions) metav1.ListOptions
 	// meter hears the running informer's metrics (show metrics); its
 	// name is released when the informer stops.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 )
 
 // exploreOptions are explore's flags.
@@ -24,6 +25,7 @@ type exploreOptions struct {
 	faults    string
 	maxFaults int
 	between   bool
+	plant     string
 	jobs      int
 	sample    int
 	sampleSed uint64
@@ -72,7 +74,7 @@ links to them; every page opens offline.
 
 --output json writes the exploration as one JSON record: each placement's
 outcome, its story and its file (its JSON Schema, every field explained:
-sim/explore_schema.json). --shard i/n runs a deterministic share of
+sim/explore/schema.json). --shard i/n runs a deterministic share of
 the placements (those whose index is i modulo n, 0 <= i < n) and writes its
 record as JSON; 'cachelab explore merge' reads every shard's record and
 prints the report the exploration unsharded prints, byte for byte. Run the
@@ -98,6 +100,7 @@ invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
 	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
+	f.StringVar(&o.plant, "plant", "", "plant a known bug in cachelab's side of every run, to see what explore finds: "+plantNames())
 	f.StringVar(&o.out, "out", "", "a directory to write each group's scenario file to (made if missing; it must be empty)")
 	f.Var(&o.output, "output", "the report: "+o.output.Type())
 	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n, 0-based) of the placements and write its record as JSON, for explore merge")
@@ -124,19 +127,19 @@ record). --out DIR writes each group's scenario file, as explore does.`,
 					return usage(err)
 				}
 			}
-			var recs []sim.ExploreRecord
+			var recs []explore.Record
 			for _, a := range args {
 				b, err := os.ReadFile(a)
 				if err != nil {
 					return usage(err)
 				}
-				var rec sim.ExploreRecord
+				var rec explore.Record
 				if err := json.Unmarshal(b, &rec); err != nil {
 					return usage(fmt.Errorf("%s: not an exploration's record: %v", a, err))
 				}
 				recs = append(recs, rec)
 			}
-			rec, err := sim.MergeRecords(recs)
+			rec, err := explore.Merge(recs)
 			if err != nil {
 				return usage(err)
 			}
@@ -174,18 +177,21 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			return usage(err)
 		}
 	}
+	if err := checkPlant(o.plant); err != nil {
+		return usage(err)
+	}
 	var faults []string
 	for _, f := range strings.Split(o.faults, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			faults = append(faults, f)
 		}
 	}
-	opts := sim.ExploreOptions{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
-		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed}}
+	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
+		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant}}
 	began := m.Now()
-	ex, err := sim.Explore(cmd.Context(), sc, opts)
+	ex, err := explore.Run(cmd.Context(), sc, opts)
 	if err != nil {
-		var bad *sim.ExploreInputError
+		var bad *explore.InputError
 		if errors.As(err, &bad) {
 			return usage(err)
 		}
@@ -200,7 +206,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 }
 
 // writeRecord writes an exploration's record as JSON.
-func (m *Main) writeRecord(rec sim.ExploreRecord) error {
+func (m *Main) writeRecord(rec explore.Record) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return runError(err)
@@ -213,7 +219,7 @@ func (m *Main) writeRecord(rec sim.ExploreRecord) error {
 // writes each group's file, its timeline and the report page (index.html)
 // into dir if one is given. It exits 1 when a
 // group is a divergence or a broken invariant.
-func (m *Main) report(ctx context.Context, rec sim.ExploreRecord, dir, output string) error {
+func (m *Main) report(ctx context.Context, rec explore.Record, dir, output string) error {
 	groups := rec.Groups()
 	files, err := writeGroupFiles(rec, groups, dir)
 	if err != nil {
@@ -260,7 +266,7 @@ var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
 
 // writeGroupFiles writes each group's minimal file into dir (if set), and
 // returns the name each group's file has there, by group.
-func writeGroupFiles(rec sim.ExploreRecord, groups []sim.RecordGroup, dir string) (map[int]string, error) {
+func writeGroupFiles(rec explore.Record, groups []explore.RecordGroup, dir string) (map[int]string, error) {
 	names := map[int]string{}
 	if dir == "" {
 		return names, nil
@@ -285,4 +291,25 @@ func writeGroupFiles(rec sim.ExploreRecord, groups []sim.RecordGroup, dir string
 		names[i] = name
 	}
 	return names, nil
+}
+
+// plantNames lists the known bugs --plant takes.
+func plantNames() string {
+	var names []string
+	for _, p := range sim.Plants {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkPlant refuses a --plant that names no known bug.
+func checkPlant(name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := sim.LookupPlant(name)
+	if err != nil {
+		return fmt.Errorf("--plant: %w", err)
+	}
+	return nil
 }

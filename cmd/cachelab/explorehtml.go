@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // writeGroupPages writes each group's timeline (its file, run again: a
 // run is deterministic, so it is the run explore saw) and index.html.
-func writeGroupPages(ctx context.Context, rec sim.ExploreRecord, groups []sim.RecordGroup, files map[int]string, dir string) error {
+func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string) error {
 	pages := map[int]string{}
 	for i, g := range groups {
 		name := strings.TrimSuffix(files[i], ".txt") + ".html"
@@ -34,12 +35,12 @@ func writeGroupPages(ctx context.Context, rec sim.ExploreRecord, groups []sim.Re
 	return writeIndex(rec, groups, files, pages, filepath.Join(dir, "index.html"))
 }
 
-func writeTimeline(ctx context.Context, rec sim.ExploreRecord, g sim.RecordGroup, name string) error {
+func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, name string) error {
 	sc, err := sim.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(ctx, sc, sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed})
+	res, err := sim.Run(ctx, sc, sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed, Plant: rec.Plant})
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ type indexGroup struct {
 	Diff      string
 }
 
-func writeIndex(rec sim.ExploreRecord, groups []sim.RecordGroup, files, pages map[int]string, name string) error {
+func writeIndex(rec explore.Record, groups []explore.RecordGroup, files, pages map[int]string, name string) error {
 	largest := 1
 	for _, g := range groups {
 		largest = max(largest, len(g.Outcomes))
@@ -84,7 +85,7 @@ func writeIndex(rec sim.ExploreRecord, groups []sim.RecordGroup, files, pages ma
 		return err
 	}
 	err = indexPage.Execute(f, struct {
-		R    sim.ExploreRecord
+		R    explore.Record
 		Rows []indexGroup
 		Ran  int
 	}{rec, rows, len(rec.Outcomes)})

@@ -21,6 +21,7 @@ import (
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -329,15 +330,15 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdExploreJSON checks the last command's stdout as explore --output
-// json: one record that validates against sim.ExploreSchema.
+// json: one record that validates against explore.Schema.
 //
 //	explorejson
 func cmdExploreJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 0 {
 		ts.Fatalf("usage: explorejson")
 	}
-	if err := schemacheck.Document(sim.ExploreSchema, []byte(ts.ReadFile("stdout"))); err != nil {
-		ts.Fatalf("stdout is not an explore record as sim/explore_schema.json says: %v", err)
+	if err := schemacheck.Document(explore.Schema, []byte(ts.ReadFile("stdout"))); err != nil {
+		ts.Fatalf("stdout is not an explore record as sim/explore/schema.json says: %v", err)
 	}
 }
 

@@ -26,6 +26,7 @@ type runOptions struct {
 	stack         choice // "" keeps the scenario's own
 	server        choice // "" keeps the scenario's own
 	seed          uint64
+	plant         string
 	step          bool
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
@@ -164,6 +165,7 @@ file:line.`,
 	f.Var(&o.progress, "progress", "draw a progress line on stderr during long steps: auto (when stderr is a terminal), always, never")
 	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
+	f.StringVar(&o.plant, "plant", "", "plant a known bug in cachelab's side, to see the comparison catch it: "+plantNames())
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
 		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
@@ -231,7 +233,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := m.checkOutputs(sc, o); err != nil {
 		return usage(err)
 	}
-	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed,
+	if err := checkPlant(o.plant); err != nil {
+		return usage(err)
+	}
+	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
 		QuickClose: m.exiting}
 	if err := sim.Check(sc, opts); err != nil {

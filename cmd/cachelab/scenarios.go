@@ -37,7 +37,7 @@ what it shows, whose '# Covers:' line names the IDs it covers (those, and
 only those, are its COVERS), whose '# Explore:' lines (if any) name
 placements of a fault worth exploring and the story each tells ('#
 Explore: disconnect at=3 heal=7: an object is first seen at a later
-version'; 'go test ./sim -run TestExploreHints' checks them), then
+version'; 'go test ./sim/explore -run TestExploreHints' checks them), then
 directives, each a command line, a line
 '----', and the output the step is expected to print (possibly none)
 followed by a blank line:

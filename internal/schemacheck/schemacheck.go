@@ -186,7 +186,7 @@ func checkCounts(recs []record) error {
 var documents sync.Map // string -> *jsonschema.Schema
 
 // Document checks one JSON document against a schema of its own (such
-// as sim.ExploreSchema, which this package cannot import: sim's tests
+// as explore.Schema, which this package cannot import: sim's tests
 // import this package), compiled once per $id.
 func Document(schema []byte, doc []byte) error {
 	var head struct {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 )
 
 // Streams that break SCHEMA.md's promises, though each record is valid.
@@ -54,19 +55,19 @@ func TestStreamLateDivergence(t *testing.T) {
 }
 
 // An explore record with every field a run can fill validates against
-// sim.ExploreSchema; one with a field the schema does not name, or a
+// explore.Schema; one with a field the schema does not name, or a
 // fault kind explore does not place, does not.
 func TestExploreRecordSchema(t *testing.T) {
-	rec := sim.ExploreRecord{Schema: sim.ExploreRecordSchema, Scenario: "missed-delete-tombstone", Server: "etcd", Stack: "classic", Seed: 1,
-		Faults: []string{"disconnect", "compact"}, MaxFaults: 2, BetweenSteps: true, Placements: 10, Refused: 1, Inert: 2, Runnable: 7, Sampled: 3, SampleSeed: 9,
-		Shard: "1/2", Outcomes: []sim.OutcomeRecord{{Index: 4, Faults: []sim.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}, {Kind: "compact", At: 5}},
-			Placement: "disconnect before step 3 (start), reconnect before step 6 (delete ns0/b)", Group: "client-go differs", Divergence: true, Broken: true,
+	rec := explore.Record{Schema: explore.SchemaVersion, Scenario: "missed-delete-tombstone", Server: "etcd", Stack: "classic", Seed: 1,
+		Faults: []string{"disconnect", "compact"}, MaxFaults: 2, BetweenSteps: true, Plant: "drop-relist-tombstones", Placements: 10, Refused: 1, Inert: 2, Runnable: 7, Sampled: 3, SampleSeed: 9,
+		Shard: "1/2", Outcomes: []explore.OutcomeRecord{{Index: 4, Faults: []sim.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}, {Kind: "compact", At: 5}},
+			Placement: "disconnect before step 3 (start), reconnect before step 6 (delete ns0/b)", Group: "client-go differs in layer handler/h1", Divergence: true, Broken: true,
 			Minimal: "add-handler h1\n----\n", Diff: "step 6: ..."}}}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := schemacheck.Document(sim.ExploreSchema, b); err != nil {
+	if err := schemacheck.Document(explore.Schema, b); err != nil {
 		t.Fatalf("a full record does not validate: %v\n%s", err, b)
 	}
 	for _, bad := range []string{
@@ -74,11 +75,12 @@ func TestExploreRecordSchema(t *testing.T) {
 		strings.Replace(string(b), `"kind":"compact"`, `"kind":"compaction"`, 1),
 		strings.Replace(string(b), `"schema":1`, `"schema":2`, 1),
 		strings.Replace(string(b), `"shard":"1/2"`, `"shard":"half"`, 1),
+		strings.Replace(string(b), `"plant":"drop-relist-tombstones"`, `"plant":""`, 1),
 	} {
 		if bad == string(b) {
 			t.Fatalf("the test's replacement did not apply to %s", b)
 		}
-		if err := schemacheck.Document(sim.ExploreSchema, []byte(bad)); err == nil {
+		if err := schemacheck.Document(explore.Schema, []byte(bad)); err == nil {
 			t.Errorf("validates, but should not:\n%s", bad)
 		}
 	}

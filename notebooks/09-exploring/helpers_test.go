@@ -9,18 +9,19 @@ import (
 	"sync"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
-// explore explores the scenario name (built in, or a file) with o, each
+// exploration explores the scenario name (built in, or a file) with o, each
 // run seeded 1 as the CLI's are, up to 32 placements at once: a run mostly
 // waits (on settling, and on client-go's relist backoff, which waits
 // real time), so many at once cost little more than one. A cell that
 // asks for an exploration a cell before it made reads its record.
-func explore(name string, o sim.ExploreOptions) sim.ExploreRecord {
+func exploration(name string, o explore.Options) explore.Record {
 	key := fmt.Sprintf("%s %+v", name, o)
 	mu.Lock()
-	rec, ok := explored[key]
+	rec, ok := records[key]
 	mu.Unlock()
 	if ok {
 		return rec
@@ -30,29 +31,29 @@ func explore(name string, o sim.ExploreOptions) sim.ExploreRecord {
 		panic(err)
 	}
 	o.Run.Seed, o.Jobs = 1, 32
-	ex, err := sim.Explore(context.Background(), sc, o)
+	ex, err := explore.Run(context.Background(), sc, o)
 	if err != nil {
 		panic(err)
 	}
 	rec = ex.Record()
 	mu.Lock()
-	explored[key] = rec
+	records[key] = rec
 	mu.Unlock()
 	return rec
 }
 
-// explored is each exploration made so far, by its scenario and
+// records is each exploration made so far, by its scenario and
 // options.
 var (
-	mu       sync.Mutex
-	explored = map[string]sim.ExploreRecord{}
+	mu      sync.Mutex
+	records = map[string]explore.Record{}
 )
 
 // report prints an exploration's record as `cachelab explore` prints it.
-func report(rec sim.ExploreRecord) { rec.WriteReport(os.Stdout, nil) }
+func report(rec explore.Record) { rec.WriteReport(os.Stdout, nil) }
 
 // group is the record's group whose story starts with label.
-func group(rec sim.ExploreRecord, label string) sim.RecordGroup {
+func group(rec explore.Record, label string) explore.RecordGroup {
 	for _, g := range rec.Groups() {
 		if strings.HasPrefix(g.Label, label) {
 			return g

@@ -19,7 +19,7 @@ import (
 // process) each placement costs against one plain run of the same
 // scenario (cpu-ratio):
 //
-//	go test ./sim -run XXX -bench Explore -benchtime 1x -count 3
+//	go test ./sim/explore -run XXX -bench Explore -benchtime 1x -count 3
 //
 // A run mostly waits (settling, and client-go's relist backoff, which
 // waits real time, 0.8-1.6 s), so workers overlap well beyond the cores.

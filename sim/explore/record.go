@@ -40,6 +40,9 @@ type Record struct {
 	// BetweenSteps says the faults went only between steps, none inside
 	// one (Options.BetweenSteps).
 	BetweenSteps bool `json:"betweenSteps,omitempty"`
+	// Plant names the known bug planted in cachelab's side of every run
+	// (sim.Options.Plant), if any.
+	Plant string `json:"plant,omitempty"`
 	// Placements, Refused and Inert count the whole exploration's
 	// placements, whichever shard this is; Runnable is how many could run
 	// (neither refused nor inert), whether or not a sample chose fewer
@@ -80,7 +83,7 @@ type RecordGroup struct {
 
 // Record is the exploration as data.
 func (ex *Exploration) Record() Record {
-	rec := Record{Schema: SchemaVersion, Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults, BetweenSteps: ex.betweenSteps,
+	rec := Record{Schema: SchemaVersion, Scenario: ex.Scenario.Name, Server: ex.Server, Stack: string(ex.stack), Seed: ex.seed, Faults: ex.Faults, MaxFaults: ex.maxFaults, BetweenSteps: ex.betweenSteps, Plant: ex.plant,
 		Placements: ex.Placements, Refused: ex.Refused, Inert: ex.Inert, Runnable: ex.runnable, Sampled: ex.sampled, SampleSeed: ex.sampleSeed,
 		Shard: ex.shard, Outcomes: []OutcomeRecord{}}
 	for _, g := range ex.Groups {
@@ -114,9 +117,9 @@ func Merge(recs []Record) (Record, error) {
 		case r.Schema != SchemaVersion:
 			return Record{}, fmt.Errorf("shard %s is a record of schema %d; this cachelab reads schema %d: explore it again with this cachelab", r.Shard, r.Schema, SchemaVersion)
 		case r.Scenario != first.Scenario || r.Server != first.Server || r.Stack != first.Stack || !slices.Equal(r.Faults, first.Faults) ||
-			r.MaxFaults != first.MaxFaults || r.BetweenSteps != first.BetweenSteps || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
+			r.MaxFaults != first.MaxFaults || r.BetweenSteps != first.BetweenSteps || r.Plant != first.Plant || r.Placements != first.Placements || r.Runnable != first.Runnable || r.Sampled != first.Sampled ||
 			r.SampleSeed != first.SampleSeed || r.Seed != first.Seed:
-			return Record{}, fmt.Errorf("shard %s is of another exploration than shard %s (scenario, server, stack, faults, sample or placements differ)", r.Shard, first.Shard)
+			return Record{}, fmt.Errorf("shard %s is of another exploration than shard %s (scenario, server, stack, faults, planted bug, sample or placements differ)", r.Shard, first.Shard)
 		case n != 0 && k != n:
 			return Record{}, fmt.Errorf("shard %s is one of %d, shard %s one of %d", r.Shard, k, first.Shard, n)
 		case seen[i]:
@@ -209,6 +212,9 @@ func (rec Record) WriteReport(w io.Writer, files map[int]string) {
 	}
 	fmt.Fprintf(w, "# cachelab explore %s · faults %s · up to %d per run%s · server %s\n", rec.Scenario,
 		strings.Join(rec.Faults, ", "), rec.MaxFaults, between, rec.Server)
+	if rec.Plant != "" {
+		fmt.Fprintf(w, "# planted bug in cachelab's side of every run: %s (--plant)\n", rec.Plant)
+	}
 	fmt.Fprintf(w, "# %d placements: %d cannot stand where they are put, %d cannot change anything (not run), %d run",
 		rec.Placements, rec.Refused, rec.Inert, len(rec.Outcomes))
 	if rec.Sampled > 0 {

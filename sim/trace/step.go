@@ -28,6 +28,9 @@ type Header struct {
 	// watch cache off) or "watchcache".
 	Server string `json:"server"`
 	Etcd   string `json:"etcd"`
+	// Plant names a known bug put into cachelab's side (sim.Plants), if
+	// any: then this trace is not cachelab's own.
+	Plant string `json:"plant,omitempty"`
 }
 
 // StepResult is what one step showed, per implementation, and whether

@@ -89,6 +89,9 @@ func WriteHeader(w io.Writer, h Header) {
 	}
 	fmt.Fprintf(w, "# stack %s · seed %d · server %s · etcd %s%s\n", h.Stack, h.Seed, h.Server, h.Etcd, covers)
 	fmt.Fprintf(w, "# client-go feature gates: %s\n", strings.Join(gates, " "))
+	if h.Plant != "" {
+		fmt.Fprintf(w, "# planted bug in cachelab's side: %s (not cachelab's own behaviour)\n", h.Plant)
+	}
 }
 
 // WriteStep prints one step for people.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 )
 
 // scenarioFile is the lab's scenario: two pods, the informer started, a
@@ -50,7 +51,7 @@ type steps struct{ start, compact int }
 // shared by every check of every run of the checks.
 type exploration struct {
 	sc    *sim.Scenario
-	rec   sim.ExploreRecord
+	rec   explore.Record
 	steps steps
 	err   error
 }
@@ -71,7 +72,7 @@ var explored = sync.OnceValue(func() exploration {
 	}
 	// Every placement of one disconnect: a few dozen runs, most of
 	// them waiting, so many at once.
-	ex, err := sim.Explore(context.Background(), sc, sim.ExploreOptions{Faults: []string{"disconnect"}, MaxFaults: 1, BetweenSteps: true,
+	ex, err := explore.Run(context.Background(), sc, explore.Options{Faults: []string{"disconnect"}, MaxFaults: 1, BetweenSteps: true,
 		Jobs: 40, Run: sim.Options{Seed: 1}})
 	if err != nil {
 		x.err = fmt.Errorf("the explorer could not explore lost-delete.txt: %w", err)
@@ -110,7 +111,7 @@ func compare(prediction Prediction, in func(steps, sim.PlacedFault) bool) error 
 	return nil
 }
 
-// The explorer's stories (sim/explore_story.go) that lose a delete the
+// The explorer's stories (sim/explore/story.go) that lose a delete the
 // run without the fault delivers, and those that do not.
 var (
 	losing = []string{
@@ -130,7 +131,7 @@ var (
 // lab does not know, a divergence from client-go and a broken invariant
 // are errors: the first two mean the explorer changed, the others a bug
 // in cachelab, not in a prediction.
-func lostIn(o sim.OutcomeRecord) (bool, error) {
+func lostIn(o explore.OutcomeRecord) (bool, error) {
 	if o.Divergence || o.Broken {
 		return false, fmt.Errorf("%s: the explorer found %q, a bug in cachelab rather than in your prediction; its file:\n%s",
 			o.Placement, o.Group, o.Minimal)

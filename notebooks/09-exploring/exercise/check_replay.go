@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 // the function where) and the explorer part ways: the placement, both
 // answers, the explorer's story, and what the handler heard of ns0/b in
 // that placement's run (heard).
-func differs(sc *sim.Scenario, o sim.OutcomeRecord, said bool, where string) error {
+func differs(sc *sim.Scenario, o explore.OutcomeRecord, said bool, where string) error {
 	answer := map[bool]string{true: "loses the delete", false: "keeps the delete"}
 	calls, err := heard(sc, o.Faults[0])
 	if err != nil {

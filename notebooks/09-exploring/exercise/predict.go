@@ -4,7 +4,7 @@
 //
 //	go test -tags lab -v ./notebooks/09-exploring/exercise
 //
-// The checks explore lost-delete.txt with one disconnect (sim.Explore,
+// The checks explore lost-delete.txt with one disconnect (explore.Run,
 // Faults disconnect, at most one per run), and hold your LosesDelete
 // against every placement's story. The reference solution is in
 // solution/; try without it first.

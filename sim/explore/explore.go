@@ -1,22 +1,22 @@
-package sim
-
-// Exploring a scenario (cachelab explore): the scenario run once per
-// placement of a fault, both implementations compared at every step of
-// every run, and the outcomes grouped by what a person would call the
-// same story.
+// Package explore explores a scenario (cachelab explore): the scenario
+// run once per placement of a fault, both implementations compared at
+// every step of every run, and the outcomes grouped by what a person
+// would call the same story.
 //
-// A placement is the scenario as data with fault commands put between its
-// steps (Placement.Text): the same levers a scenario pulls, at points the
-// author did not choose. Each placement is an ordinary run (Run), so what
-// holds for a run holds for each: the same trace on every run, compared
-// with client-go at every step, the invariants checked after each.
+// It is a client of the simulator's API and nothing more: a placement is
+// the scenario as data with fault commands put in it (sim.Placement), the
+// placed scenario is parsed (sim.Parse) and run (sim.Run) like any other,
+// and its story is read from the run's steps (story.go). So what holds
+// for a run holds for each placement: the same trace on every run,
+// compared with client-go at every step, the invariants checked after
+// each.
 //
 // The points are the gaps between steps, before the first and after the
-// last. A fault that needs healing (disconnect, hold-cache) is healed at
-// each later gap, or at the end. What happens inside a step (between a
-// relist's pages, while an event is relayed) is not a point of its own
-// yet: a step settles before the next, so a fault between steps meets the
-// informers at rest.
+// last, and, for a cut (disconnect, close-watch), points inside a step
+// whose watch hands an informer two or more events (innerPoints). A fault
+// that needs healing (disconnect, hold-cache) is healed at each later
+// gap, or at the end.
+package explore
 
 import (
 	"context"
@@ -26,161 +26,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
-// FaultKind is a fault explore can place: the command that pulls it, the
-// command that heals it ("" for none: it is over once pulled), and the
-// world it needs ("" for either).
-type FaultKind struct {
-	Name  string
-	Heal  string
-	World string
-	About string
-}
-
-// FaultKinds are the faults explore knows, in the order it tries them.
-var FaultKinds = []FaultKind{
-	{Name: "disconnect", Heal: "reconnect", About: "the informers' connections drop until reconnect: watches end, requests wait"},
-	{Name: "close-watch", About: "the server closes every watch, as at a watch's timeout"},
-	{Name: "compact", About: "etcd compacts its history: older resourceVersions answer 410"},
-	{Name: "hold-cache", Heal: "release-cache", World: ServerWatchCache, About: "kube-apiserver's watch cache falls behind etcd until released"},
-	{Name: "restart-apiserver", World: ServerWatchCache, About: "a new kube-apiserver, its watch cache empty until it has listed etcd"},
-	{Name: "restart-etcd", About: "etcd restarts: every watch on it ends"},
-}
-
-// DefaultFaults is what explore places when not told.
-var DefaultFaults = []string{"disconnect", "close-watch", "compact"}
-
-func faultKind(name string) (FaultKind, bool) {
-	for _, k := range FaultKinds {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return FaultKind{}, false
-}
-
-// PlacedFault is one fault put into a scenario: pulled before step At
-// (1-based; one past the last step is after it) and, if it needs
-// healing, healed before step Heal (At < Heal; one past the last is at
-// the end).
-//
-// With After > 0 the fault falls inside step At instead, right after each
-// informer has taken After watch events of it (disconnect and close-watch
-// with after-events=After, armed just before the step).
-type PlacedFault struct {
-	Kind  string `json:"kind"`
-	At    int    `json:"at"`
-	After int    `json:"after,omitempty"` // 0: in the gap before step At
-	Heal  int    `json:"heal,omitempty"`  // 0: the fault needs no healing
-}
-
-// cuts are the fault kinds that can fall inside a step (after-events).
-var cuts = []string{"disconnect", "close-watch"}
-
-// Placement is the faults put into one run.
-type Placement struct {
-	Faults []PlacedFault
-}
-
-// Describe says where the faults go, by the scenario's steps.
-func (p Placement) Describe(sc *Scenario) string {
-	var parts []string
-	at := func(i int) string {
-		if i > len(sc.Steps) {
-			return "after the last step"
-		}
-		return fmt.Sprintf("before step %d (%s)", i, sc.Steps[i-1].Text)
-	}
-	for _, f := range p.Faults {
-		s := f.Kind + " " + at(f.At)
-		if f.After > 0 {
-			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, eventsTaken(f.After))
-		}
-		if k, _ := faultKind(f.Kind); k.Heal != "" {
-			if f.Heal > len(sc.Steps) {
-				s += ", " + k.Heal + " at the end"
-			} else {
-				s += ", " + k.Heal + " " + at(f.Heal)
-			}
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// Commands is the placed scenario's command lines, in order.
-func (p Placement) Commands(sc *Scenario) []string {
-	var out []string
-	for _, c := range p.commands(sc) {
-		out = append(out, c.text)
-	}
-	return out
-}
-
-// placedCmd is a command of a placed scenario: one of the scenario's
-// steps (step, 1-based), or a fault or its heal (step 0).
-type placedCmd struct {
-	text string
-	step int
-}
-
-func (p Placement) commands(sc *Scenario) []placedCmd {
-	n := len(sc.Steps)
-	var out []placedCmd
-	for i := 1; i <= n+1; i++ {
-		for _, f := range p.Faults {
-			k, _ := faultKind(f.Kind)
-			if k.Heal != "" && f.Heal == i {
-				out = append(out, placedCmd{text: k.Heal})
-			}
-		}
-		for _, f := range p.Faults {
-			switch {
-			case f.At == i && f.After > 0:
-				out = append(out, placedCmd{text: fmt.Sprintf("%s after-events=%d", f.Kind, f.After)})
-			case f.At == i:
-				out = append(out, placedCmd{text: f.Kind})
-			}
-		}
-		if i <= n {
-			out = append(out, placedCmd{text: sc.Steps[i-1].Text, step: i})
-		}
-	}
-	return out
-}
-
-// Text is the placed scenario as a file: an opening paragraph saying where
-// it came from, and its first upTo commands (all if upTo is 0 or more
-// than there are), each with the output given (outputs[i] for the i-th;
-// none past the end of outputs).
-func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s.\n", strings.TrimSuffix(sc.Title, "."))
-	fmt.Fprintf(&b, "# Explored: %s.\n", p.Describe(sc))
-	for _, l := range strings.Split(about, "\n") {
-		if l != "" {
-			fmt.Fprintf(&b, "# %s\n", l)
-		}
-	}
-	fmt.Fprintf(&b, "# Server: %s\n", server)
-	cmds := p.Commands(sc)
-	if upTo > 0 && upTo < len(cmds) {
-		cmds = cmds[:upTo]
-	}
-	for i, c := range cmds {
-		fmt.Fprintf(&b, "\n%s\n----\n", c)
-		if i < len(outputs) {
-			b.WriteString(outputs[i])
-		}
-	}
-	return b.String()
-}
-
-// ExploreOptions says what to explore and how.
-type ExploreOptions struct {
-	// Faults are the fault kinds to place (DefaultFaults if empty).
+// Options says what to explore and how.
+type Options struct {
+	// Faults are the fault kinds to place (sim.DefaultFaults if empty).
 	Faults []string
 	// MaxFaults is how many faults a placement has at most: 1 or 2
 	// (1 if 0).
@@ -194,17 +46,17 @@ type ExploreOptions struct {
 	// Shard and Shards, if Shards is above 1, run only shard Shard
 	// (0-based) of Shards: the runnable placements whose index is Shard
 	// modulo Shards. Records of every shard merge into the unsharded
-	// exploration's (MergeRecords).
+	// exploration's (Merge).
 	Shard, Shards int
 	// Run is each run's options (the world, the stack, the seed).
-	Run Options
+	Run sim.Options
 	// BetweenSteps places the faults only in the gaps between steps,
 	// not inside a step (no after-events cuts).
 	BetweenSteps bool
 	// Only, if set, limits the exploration to these placements (each
 	// compared with the run without faults as usual); the others are
 	// not counted.
-	Only []Placement
+	Only []sim.Placement
 	// OnRun, if set, hears each placement's outcome as it is known,
 	// from the goroutine that ran it.
 	OnRun func(done, total int)
@@ -216,15 +68,15 @@ type ExploreOptions struct {
 
 // Outcome is one placement's run, grouped.
 type Outcome struct {
-	Placement Placement
+	Placement sim.Placement
 	Group     string // the story, in words
 	// Divergence and Broken say whether the group is a divergence from
 	// client-go or a broken invariant (printed first).
 	Divergence, Broken bool
 	Err                error // the run could not go on
 	steps              []trace.StepResult
-	cmds               []placedCmd
-	result             *Result
+	cmds               []sim.PlacedCmd
+	result             *sim.Result
 	index              int
 }
 
@@ -248,6 +100,9 @@ func (o Outcome) diff() string {
 // every command and has no output.
 func (ex *Exploration) Minimal(o Outcome) string {
 	about := "Group: " + o.Group + "."
+	if ex.plant != "" {
+		about += "\nWith a bug planted in cachelab's side: run it with --plant " + ex.plant + "."
+	}
 	if o.Err != nil {
 		return o.Placement.Text(ex.Scenario, ex.Server, about, 0, nil)
 	}
@@ -256,7 +111,7 @@ func (ex *Exploration) Minimal(o Outcome) string {
 	// visible).
 	from := 1
 	for i, c := range o.cmds {
-		if c.step == 0 && i < len(o.steps) {
+		if c.Step == 0 && i < len(o.steps) {
 			from = i + 1
 		}
 	}
@@ -279,10 +134,10 @@ func (ex *Exploration) Minimal(o Outcome) string {
 }
 
 // baseSteps is how many of the scenario's own steps cmds hold.
-func baseSteps(cmds []placedCmd) int {
+func baseSteps(cmds []sim.PlacedCmd) int {
 	n := 0
 	for _, c := range cmds {
-		if c.step > 0 {
+		if c.Step > 0 {
 			n++
 		}
 	}
@@ -298,7 +153,7 @@ type Group struct {
 
 // Exploration is what explore found.
 type Exploration struct {
-	Scenario *Scenario
+	Scenario *sim.Scenario
 	Server   string
 	Faults   []string
 	// Placements is how many placements there are in all, Refused how
@@ -307,22 +162,23 @@ type Exploration struct {
 	// not run (inert), Run how many ran (all the others, or the sample).
 	Placements, Refused, Inert, Run int
 	Groups                          []Group
-	baseline                        *Result
+	baseline                        *sim.Result
 	// What the record says of how it was run (Record).
 	stack             string
 	seed              uint64
 	maxFaults         int
 	betweenSteps      bool
+	plant             string
 	runnable, sampled int
 	sampleSeed        uint64
 	shard             string
 }
 
-// Explore runs sc once without faults (the baseline) and once per
+// Run runs sc once without faults (the baseline) and once per
 // placement, and groups the outcomes.
-func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration, error) {
+func Run(ctx context.Context, sc *sim.Scenario, o Options) (*Exploration, error) {
 	if len(o.Faults) == 0 {
-		o.Faults = DefaultFaults
+		o.Faults = sim.DefaultFaults
 	}
 	if o.MaxFaults == 0 {
 		o.MaxFaults = 1
@@ -337,14 +193,14 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	if err := checkExplore(sc, o, server); err != nil {
 		return nil, err
 	}
-	base, err := Run(ctx, withoutExpectations(sc), o.Run)
+	base, err := sim.Run(ctx, sc.WithoutExpectations(), o.Run)
 	if err != nil {
 		return nil, fmt.Errorf("the scenario without faults: %w", err)
 	}
 	if base.Divergence != nil {
 		return nil, fmt.Errorf("the scenario diverges from client-go without faults, at step %d (%s): explore needs a scenario that agrees", base.Divergence.Step, base.Divergence.Cmd)
 	}
-	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults, betweenSteps: o.BetweenSteps}
+	ex := &Exploration{Scenario: sc, Server: server, Faults: o.Faults, baseline: base, stack: string(o.Run.Stack), seed: o.Run.Seed, maxFaults: o.MaxFaults, betweenSteps: o.BetweenSteps, plant: o.Run.Plant}
 	quiet := quietGaps(base)
 	var placed []placedRun
 	inner := innerPoints(base)
@@ -353,8 +209,8 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 	}
 	all := placements(sc, o.Faults, o.MaxFaults, server, inner)
 	if o.Only != nil {
-		all = slices.DeleteFunc(all, func(p Placement) bool {
-			return !slices.ContainsFunc(o.Only, func(q Placement) bool { return comparePlacements(p, q) == 0 })
+		all = slices.DeleteFunc(all, func(p sim.Placement) bool {
+			return !slices.ContainsFunc(o.Only, func(q sim.Placement) bool { return comparePlacements(p, q) == 0 })
 		})
 	}
 	for _, p := range all {
@@ -364,7 +220,7 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 			continue
 		}
 		text := p.Text(sc, server, "", 0, nil)
-		psc, err := Parse(sc.Name+".explored.txt", []byte(text))
+		psc, err := sim.Parse(sc.Name+".explored.txt", []byte(text))
 		if err != nil {
 			ex.Refused++
 			continue
@@ -431,7 +287,7 @@ func Explore(ctx context.Context, sc *Scenario, o ExploreOptions) (*Exploration,
 // quietGaps is how many gaps from the first no informer has made a
 // request by, in the run without faults: before the step that makes the
 // first one (gaps 1 to quietGaps).
-func quietGaps(base *Result) int {
+func quietGaps(base *sim.Result) int {
 	for i, sr := range base.Steps {
 		for _, e := range sr.Sides[trace.Cachelab] {
 			if e.Kind == trace.KindRequest {
@@ -449,7 +305,7 @@ func quietGaps(base *Result) int {
 // asks for the newest state ("" ), and kube-apiserver's own watch of etcd
 // is at etcd's head. The run would be the one without the fault, with a
 // line saying the fault happened.
-func inert(p Placement, quiet int) bool {
+func inert(p sim.Placement, quiet int) bool {
 	if len(p.Faults) != 1 {
 		return false
 	}
@@ -458,33 +314,33 @@ func inert(p Placement, quiet int) bool {
 }
 
 type placedRun struct {
-	p     Placement
-	sc    *Scenario
+	p     sim.Placement
+	sc    *sim.Scenario
 	index int // among the runnable placements
 }
 
-// ExploreInputError is explore refusing what it was asked, before
-// anything runs: a fault it does not know, or one the world has not.
-type ExploreInputError struct{ Msg string }
+// InputError is explore refusing what it was asked, before anything
+// runs: a fault it does not know, or one the world has not.
+type InputError struct{ Msg string }
 
-func (e *ExploreInputError) Error() string { return e.Msg }
+func (e *InputError) Error() string { return e.Msg }
 
 // checkExplore refuses, before anything runs, a fault explore does not
 // know or that the run's world does not have, and a scenario the run's
 // options cannot carry out (Check).
-func checkExplore(sc *Scenario, o ExploreOptions, server string) error {
+func checkExplore(sc *sim.Scenario, o Options, server string) error {
 	if err := checkFaults(o, server); err != nil {
-		return &ExploreInputError{Msg: err.Error()}
+		return &InputError{Msg: err.Error()}
 	}
-	return Check(sc, o.Run)
+	return sim.Check(sc, o.Run)
 }
 
-func checkFaults(o ExploreOptions, server string) error {
+func checkFaults(o Options, server string) error {
 	for _, f := range o.Faults {
-		k, ok := faultKind(f)
+		k, ok := sim.LookupFault(f)
 		if !ok {
 			var names []string
-			for _, k := range FaultKinds {
+			for _, k := range sim.FaultKinds {
 				names = append(names, k.Name)
 			}
 			return fmt.Errorf("unknown fault %q; explore places: %s", f, strings.Join(names, ", "))
@@ -502,26 +358,6 @@ func checkFaults(o ExploreOptions, server string) error {
 	return nil
 }
 
-// withoutExpectations is sc with no expected output: a scenario's own
-// expected lines are for its own run, and explore compares runs with
-// client-go and the baseline, not with the file.
-func withoutExpectations(sc *Scenario) *Scenario {
-	c := *sc
-	c.Steps = slices.Clone(sc.Steps)
-	for i := range c.Steps {
-		c.Steps[i].Expected = ""
-	}
-	return &c
-}
-
-// eventsTaken says how far into a step a cut falls.
-func eventsTaken(n int) string {
-	if n == 1 {
-		return "its first watch event"
-	}
-	return fmt.Sprintf("its first %d watch events", n)
-}
-
 // innerPoints are the points inside each step where a cut can fall, by
 // step (1-based): in a step whose watches hand an informer m >= 2 events
 // (adds, updates, deletes: a burst of writes, a watch-list's initial
@@ -532,7 +368,7 @@ func eventsTaken(n int) string {
 // 10,000 runs: these three are the cut just after the step begins, in
 // its middle, and just before its end. The counts are each informer's
 // own; the largest is used.
-func innerPoints(base *Result) map[int][]int {
+func innerPoints(base *sim.Result) map[int][]int {
 	out := map[int][]int{}
 	for i, sr := range base.Steps {
 		count := map[string]int{}
@@ -561,19 +397,19 @@ func innerPoints(base *Result) map[int][]int {
 // kinds, in a fixed order: fewer faults first, then by where. A fault
 // goes in every gap between steps, and a cut (disconnect, close-watch)
 // also at each of inner's points inside a step.
-func placements(sc *Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []Placement {
+func placements(sc *sim.Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []sim.Placement {
 	n := len(sc.Steps)
-	var singles []PlacedFault
+	var singles []sim.PlacedFault
 	for _, name := range faults {
-		k, _ := faultKind(name)
+		k, _ := sim.LookupFault(name)
 		for at := 1; at <= n+1; at++ {
 			afters := []int{0}
-			if slices.Contains(cuts, name) {
+			if k.Inside {
 				afters = append(afters, inner[at]...)
 			}
 			for _, after := range afters {
 				if k.Heal == "" {
-					singles = append(singles, PlacedFault{Kind: name, At: at, After: after})
+					singles = append(singles, sim.PlacedFault{Kind: name, At: at, After: after})
 					continue
 				}
 				// Healed at a later gap, the last of which (n+1) is
@@ -581,20 +417,20 @@ func placements(sc *Scenario, faults []string, maxFaults int, server string, inn
 				// last step, it would be healed with nothing in
 				// between.)
 				for heal := at + 1; heal <= n+1; heal++ {
-					singles = append(singles, PlacedFault{Kind: name, At: at, After: after, Heal: heal})
+					singles = append(singles, sim.PlacedFault{Kind: name, At: at, After: after, Heal: heal})
 				}
 			}
 		}
 	}
-	var out []Placement
+	var out []sim.Placement
 	for _, f := range singles {
-		out = append(out, Placement{Faults: []PlacedFault{f}})
+		out = append(out, sim.Placement{Faults: []sim.PlacedFault{f}})
 	}
 	if maxFaults >= 2 {
 		for i, a := range singles {
 			for _, b := range singles[i+1:] {
 				if b.At >= a.At {
-					out = append(out, Placement{Faults: []PlacedFault{a, b}})
+					out = append(out, sim.Placement{Faults: []sim.PlacedFault{a, b}})
 				}
 			}
 		}
@@ -603,7 +439,7 @@ func placements(sc *Scenario, faults []string, maxFaults int, server string, inn
 	return out
 }
 
-func comparePlacements(a, b Placement) int {
+func comparePlacements(a, b sim.Placement) int {
 	if d := len(a.Faults) - len(b.Faults); d != 0 {
 		return d
 	}
@@ -626,15 +462,15 @@ func comparePlacements(a, b Placement) int {
 }
 
 // runPlacement runs one placed scenario and names its story.
-func (ex *Exploration) runPlacement(ctx context.Context, pr placedRun, opts Options) Outcome {
+func (ex *Exploration) runPlacement(ctx context.Context, pr placedRun, opts sim.Options) Outcome {
 	o := Outcome{Placement: pr.p, index: pr.index}
-	res, err := Run(ctx, pr.sc, opts)
+	res, err := sim.Run(ctx, pr.sc, opts)
 	if err != nil {
 		o.Err, o.Group = err, "the run failed: "+firstLine(err.Error())
 		o.Divergence = true
 		return o
 	}
-	o.result, o.steps, o.cmds = res, res.Steps, pr.p.commands(ex.Scenario)
+	o.result, o.steps, o.cmds = res, res.Steps, pr.p.Placed(ex.Scenario)
 	o.Group, o.Divergence, o.Broken = ex.story(res.Steps, o.cmds, res.Divergence, ex.baseline.Steps)
 	return o
 }
@@ -648,7 +484,7 @@ func firstLine(s string) string {
 func groupOutcomes(outcomes []Outcome) []Group {
 	var out []Group
 	for _, g := range groupBy(outcomes, func(o Outcome) (string, bool, bool) { return o.Group, o.Divergence, o.Broken },
-		func(o Outcome) Placement { return o.Placement }) {
+		func(o Outcome) sim.Placement { return o.Placement }) {
 		out = append(out, Group{Label: g.label, Divergence: g.divergence, Broken: g.broken, Outcomes: g.items})
 	}
 	return out
@@ -656,11 +492,11 @@ func groupOutcomes(outcomes []Outcome) []Group {
 
 // shorter orders placements for a group's example: fewer faults, a
 // shorter stretch between fault and heal, then the earliest.
-func shorter(a, b Placement) int {
+func shorter(a, b sim.Placement) int {
 	if d := len(a.Faults) - len(b.Faults); d != 0 {
 		return d
 	}
-	span := func(p Placement) int {
+	span := func(p sim.Placement) int {
 		s := 0
 		for _, f := range p.Faults {
 			if f.Heal > 0 {
