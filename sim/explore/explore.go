@@ -466,7 +466,7 @@ func (ex *Exploration) runPlacement(ctx context.Context, pr placedRun, opts sim.
 	o := Outcome{Placement: pr.p, index: pr.index}
 	res, err := sim.Run(ctx, pr.sc, opts)
 	if err != nil {
-		o.Err, o.Group = err, "the run failed: "+firstLine(err.Error())
+		o.Err, o.Group = err, storyFailed+firstLine(err.Error())
 		o.Divergence = true
 		return o
 	}

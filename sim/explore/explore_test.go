@@ -361,3 +361,36 @@ func TestExploreBetweenSteps(t *testing.T) {
 		t.Errorf("%d placements with the cuts inside the step, %d without; want 2 more", all.Placements, ex.Placements)
 	}
 }
+
+// Every story has a key of its own, and a group's label gives back the
+// keys of its stories in order: those joined with "; ", and those that
+// name what they found after their label. Every label the explorer joins
+// is one of Stories.
+func TestStoryKeys(t *testing.T) {
+	seen := map[string]bool{}
+	for _, st := range Stories {
+		if seen[st.Key] {
+			t.Errorf("key %q twice", st.Key)
+		}
+		seen[st.Key] = true
+		label := st.Label
+		if st.Prefix {
+			label += "something found"
+		}
+		if got := StoryKeys(label); !slices.Equal(got, []string{st.Key}) {
+			t.Errorf("StoryKeys(%q) = %v, want [%s]", label, got, st.Key)
+		}
+	}
+	for _, l := range storyOrder {
+		if slices.Contains(StoryKeys(l), "unknown") {
+			t.Errorf("the joined story %q is not one of Stories", l)
+		}
+	}
+	joined := storyNeverSeen + "; " + storyLateAdd
+	if got := StoryKeys(joined); !slices.Equal(got, []string{"never-seen", "first-seen-later"}) {
+		t.Errorf("StoryKeys(%q) = %v", joined, got)
+	}
+	if got := StoryKeys("a story nobody tells"); !slices.Equal(got, []string{"unknown"}) {
+		t.Errorf("an unknown story: %v", got)
+	}
+}

@@ -60,12 +60,15 @@ type Record struct {
 
 // OutcomeRecord is one placement's outcome.
 type OutcomeRecord struct {
-	Index      int               `json:"index"` // its place among the runnable placements
-	Faults     []sim.PlacedFault `json:"faults"`
-	Placement  string            `json:"placement"` // in words, by the scenario's steps
-	Group      string            `json:"group"`
-	Divergence bool              `json:"divergence,omitempty"`
-	Broken     bool              `json:"broken,omitempty"`
+	Index     int               `json:"index"` // its place among the runnable placements
+	Faults    []sim.PlacedFault `json:"faults"`
+	Placement string            `json:"placement"` // in words, by the scenario's steps
+	Group     string            `json:"group"`
+	// Stories are the keys of the stories Group tells (Stories,
+	// StoryKeys): the same whatever words the report uses.
+	Stories    []string `json:"stories,omitempty"`
+	Divergence bool     `json:"divergence,omitempty"`
+	Broken     bool     `json:"broken,omitempty"`
 	// Minimal is the placement as a scenario file that tells its story
 	// (Exploration.Minimal).
 	Minimal string `json:"minimal"`
@@ -89,7 +92,7 @@ func (ex *Exploration) Record() Record {
 	for _, g := range ex.Groups {
 		for _, o := range g.Outcomes {
 			rec.Outcomes = append(rec.Outcomes, OutcomeRecord{Index: o.index, Faults: o.Placement.Faults, Placement: o.Placement.Describe(ex.Scenario),
-				Group: o.Group, Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o), Diff: o.diff()})
+				Group: o.Group, Stories: StoryKeys(o.Group), Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o), Diff: o.diff()})
 		}
 	}
 	slices.SortFunc(rec.Outcomes, func(a, b OutcomeRecord) int { return a.Index - b.Index })

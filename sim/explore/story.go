@@ -41,6 +41,72 @@ const (
 var storyOrder = []string{storyNeverSeen, storyTombstone, storyNoTomb, storyLateAdd, storyJumped, storyMissedDel, storyUnchanged,
 	storyNoResend, storyBackwards, storyOther, storyReconcile}
 
+// The label of a story of its own, which names what it found after it.
+const (
+	storyDiverged = "client-go differs in layer "
+	storyBroken   = "invariant broken: "
+	storyFailed   = "the run failed: "
+)
+
+// Story is one thing a placement's run can tell: a key that stays the
+// same (for scripts, and a record's "stories"), and the words the
+// report uses, which may be reworded. A group's label joins the labels
+// of its stories with "; ".
+type Story struct {
+	Key, Label string
+	// Prefix says the label is the start of the group's: the story
+	// names what it found after it (a layer, an invariant, an error).
+	Prefix bool
+}
+
+// Stories are every story explore tells, in the order a group's label
+// joins them; a divergence, a broken invariant and a run that could not
+// go on come first, and are each a group of its own.
+var Stories = []Story{
+	{Key: "divergence", Label: storyDiverged, Prefix: true},
+	{Key: "invariant-broken", Label: storyBroken, Prefix: true},
+	{Key: "run-failed", Label: storyFailed, Prefix: true},
+	{Key: "never-seen", Label: storyNeverSeen},
+	{Key: "tombstone", Label: storyTombstone},
+	{Key: "event-not-tombstone", Label: storyNoTomb},
+	{Key: "first-seen-later", Label: storyLateAdd},
+	{Key: "update-jumped", Label: storyJumped},
+	{Key: "delete-never-delivered", Label: storyMissedDel},
+	{Key: "unchanged-again", Label: storyUnchanged},
+	{Key: "unchanged-not-again", Label: storyNoResend},
+	{Key: "update-backwards", Label: storyBackwards},
+	{Key: "other-calls", Label: storyOther},
+	{Key: "reconciles-differ", Label: storyReconcile},
+	{Key: "calls-later", Label: storyLater},
+	{Key: "calls-earlier", Label: storyEarlier},
+	{Key: "calls-moved", Label: storyMoved},
+	{Key: "relisted", Label: storyRelisted},
+	{Key: "watched-again", Label: storyRewatched},
+	{Key: "nothing", Label: storyNothing},
+}
+
+// StoryKeys are the keys of the stories a group's label tells, in its
+// order; a part it does not know is "unknown".
+func StoryKeys(group string) []string {
+	for _, st := range Stories {
+		if st.Prefix && strings.HasPrefix(group, st.Label) {
+			return []string{st.Key}
+		}
+	}
+	var keys []string
+	for _, part := range strings.Split(group, "; ") {
+		key := "unknown"
+		for _, st := range Stories {
+			if !st.Prefix && st.Label == part {
+				key = st.Key
+				break
+			}
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
 // call is a handler call as the story compares it.
 type call struct {
 	handler, op, key, rv, prevRV string
@@ -112,7 +178,7 @@ func summarize(steps []trace.StepResult, cmds []sim.PlacedCmd) runSummary {
 // broken invariant.
 func (ex *Exploration) story(steps []trace.StepResult, cmds []sim.PlacedCmd, d *trace.Divergence, baseline []trace.StepResult) (label string, divergence, broken bool) {
 	if d != nil {
-		return "client-go differs in layer " + d.Layer, true, false
+		return storyDiverged + d.Layer, true, false
 	}
 	got, base := summarize(steps, cmds), summarize(baseline, nil)
 	// A promise the run without the fault keeps and this one breaks. (A
@@ -124,7 +190,7 @@ func (ex *Exploration) story(steps []trace.StepResult, cmds []sim.PlacedCmd, d *
 	}
 	for _, n := range got.invariants {
 		if k := invariantKind(n); !kept[k] {
-			return "invariant broken: " + k, false, true
+			return storyBroken + k, false, true
 		}
 	}
 	told := map[string]bool{}

@@ -4,7 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
@@ -111,19 +111,19 @@ func compare(prediction Prediction, in func(steps, sim.PlacedFault) bool) error 
 	return nil
 }
 
-// The explorer's stories (sim/explore/story.go) that lose a delete the
-// run without the fault delivers, and those that do not.
+// The explorer's stories (explore.Stories, by their keys) that lose a
+// delete the run without the fault delivers, and those that do not.
 var (
 	losing = []string{
-		"a delete arrives as a tombstone",
-		"an object is never seen",
-		"a delete is never delivered",
+		"tombstone",              // a delete arrives as a tombstone
+		"never-seen",             // an object is never seen
+		"delete-never-delivered", // a delete is never delivered
 	}
 	keeping = []string{
-		"nothing visible",
-		"the same calls", // at a later step, an earlier one, or both
-		"an unchanged object is delivered again as an update",
-		"a relist's (or a resync's) unchanged update does not come",
+		"nothing", "relisted", "watched-again", // nothing visible (to the handlers)
+		"calls-later", "calls-earlier", "calls-moved", // the same calls, at other steps
+		"unchanged-again",     // an unchanged object is delivered again as an update
+		"unchanged-not-again", // a relist's (or a resync's) unchanged update does not come
 	}
 )
 
@@ -137,11 +137,11 @@ func lostIn(o explore.OutcomeRecord) (bool, error) {
 			o.Placement, o.Group, o.Minimal)
 	}
 	lost, known := false, true
-	for _, part := range strings.Split(o.Group, "; ") {
+	for _, key := range o.Stories {
 		switch {
-		case startsWithAny(part, losing):
+		case slices.Contains(losing, key):
 			lost = true
-		case !startsWithAny(part, keeping):
+		case !slices.Contains(keeping, key):
 			known = false
 		}
 	}
@@ -149,13 +149,4 @@ func lostIn(o explore.OutcomeRecord) (bool, error) {
 		return false, fmt.Errorf("%s: the explorer found %q, a story this lab does not know", o.Placement, o.Group)
 	}
 	return lost, nil
-}
-
-func startsWithAny(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
