@@ -53,22 +53,25 @@ func (f *forgetPrev) Watch(ctx context.Context, key string, opts ...clientv3.OpO
 // prevKVCases are the writes whose event loses its previous value: an
 // update, an update under a label selector (which needs the old value to
 // tell whether the object left the selection), a delete.
-var prevKVCases = []struct {
+type prevKVCase struct {
 	name   string
 	labels string
 	write  func(t *testing.T, s *sides)
-}{
+}
+
+var prevKVCases = []prevKVCase{
 	{"update", "", func(t *testing.T, s *sides) { s.update(t, "ns1/a", "tier", "front") }},
 	{"update under a selector", "app", func(t *testing.T, s *sides) { s.update(t, "ns1/a", "app", "db") }},
 	{"delete", "", func(t *testing.T, s *sides) { s.remove(t, "ns1/a") }},
 }
 
-// withoutPrevKV serves both sides over clients whose Watchers lose the
-// previous value of the event at the revision the returned function
-// arms, beneath the read-back every client of listwatch.Connect has, and
-// runs before (if set) once, with that revision, before the first side
-// hands that event on.
-func withoutPrevKV(t *testing.T, before func(s *sides, rev int64)) (*sides, func()) {
+// playWithoutPrevKV serves both sides over clients whose Watchers lose
+// the previous value of c's write's event, beneath the read-back every
+// client of listwatch.Connect has, and calls before (if set) once, with
+// that revision, before the first side hands the event on. Two watches
+// on each side see the write (one with bookmarks, all namespaces; one
+// in ns1), and settle compares them.
+func playWithoutPrevKV(t *testing.T, c prevKVCase, before func(s *sides, rev int64)) *sides {
 	e := startEtcd(t)
 	at := new(atomic.Int64)
 	var s *sides
@@ -82,7 +85,16 @@ func withoutPrevKV(t *testing.T, before func(s *sides, rev int64)) (*sides, func
 	ours.Watcher = listwatch.FillPreviousValues(&forgetPrev{Watcher: ours.Watcher, at: at, before: hook}, ours.KV)
 	theirs.Watcher = listwatch.FillPreviousValues(&forgetPrev{Watcher: theirs.Watcher, at: at, before: hook}, theirs.KV)
 	s = serveBoth(t, e, listwatch.Pods, ours, theirs)
-	return s, func() { at.Store(s.rev(t) + 1) }
+	if _, err := s.w.Create(context.Background(), pod("ns1/a", "app", "web")); err != nil {
+		t.Fatal(err)
+	}
+	from := s.rev(t)
+	s.watchBoth(t, "", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels, AllowWatchBookmarks: true})
+	s.watchBoth(t, "ns1", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels})
+	at.Store(s.rev(t) + 1)
+	c.write(t, s)
+	s.settle(t)
+	return s
 }
 
 // E17: an etcd event that is not a create and comes without its previous
@@ -94,7 +106,7 @@ func withoutPrevKV(t *testing.T, before func(s *sides, rev int64)) (*sides, func
 func TestE17WatchEventWithoutPreviousValueEndsTheWatch(t *testing.T) {
 	for _, c := range prevKVCases {
 		t.Run(c.name, func(t *testing.T) {
-			s, arm := withoutPrevKV(t, func(s *sides, rev int64) {
+			s := playWithoutPrevKV(t, c, func(s *sides, rev int64) {
 				// The first side's hook compacts, on its watch's goroutine
 				// (so no t.Fatal here), up to the event's own revision:
 				// its previous value goes, and no watch here starts
@@ -103,15 +115,6 @@ func TestE17WatchEventWithoutPreviousValueEndsTheWatch(t *testing.T) {
 					t.Errorf("compact: %v", err)
 				}
 			})
-			if _, err := s.w.Create(context.Background(), pod("ns1/a", "app", "web")); err != nil {
-				t.Fatal(err)
-			}
-			from := s.rev(t)
-			s.watchBoth(t, "", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels, AllowWatchBookmarks: true})
-			s.watchBoth(t, "ns1", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels})
-			arm()
-			c.write(t, s)
-			s.settle(t)
 			for _, p := range s.open {
 				if !p.sides[1].ended {
 					t.Errorf("kube-apiserver's watch %s did not end on an event without its previous value; this test no longer makes one", describeOpts(p.opts))
@@ -128,16 +131,7 @@ func TestE17WatchEventWithoutPreviousValueEndsTheWatch(t *testing.T) {
 func TestPreviousValueEtcdLeftOutIsReadBack(t *testing.T) {
 	for _, c := range prevKVCases {
 		t.Run(c.name, func(t *testing.T) {
-			s, arm := withoutPrevKV(t, nil)
-			if _, err := s.w.Create(context.Background(), pod("ns1/a", "app", "web")); err != nil {
-				t.Fatal(err)
-			}
-			from := s.rev(t)
-			s.watchBoth(t, "", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels, AllowWatchBookmarks: true})
-			s.watchBoth(t, "ns1", metav1.ListOptions{ResourceVersion: itoa(from), LabelSelector: c.labels})
-			arm()
-			c.write(t, s)
-			s.settle(t)
+			s := playWithoutPrevKV(t, c, nil)
 			for _, p := range s.open {
 				for i, side := range p.sides {
 					if side.ended {
