@@ -116,6 +116,7 @@ pre.diff { font-size: 12px; background: #fff8f8; border: 1px solid #ffcecb; padd
 </style></head><body>
 <h1>cachelab explore · {{.R.Scenario}}</h1>
 <p class="meta">faults {{range $i, $f := .R.Faults}}{{if $i}}, {{end}}{{$f}}{{end}} · up to {{.R.MaxFaults}} per run{{if .R.BetweenSteps}} · between steps only{{end}} · server {{.R.Server}}{{if .R.Stack}} · stack {{.R.Stack}}{{end}} · seed {{.R.Seed}}<br>
+{{if .R.Plant}}<strong id="plant">planted bug in cachelab's side of every run: {{.R.Plant}} (--plant)</strong><br>{{end}}
 {{.R.Placements}} placements: {{.R.Refused}} cannot stand where they are put, {{.R.Inert}} cannot change anything (not run), {{.Ran}} run{{if .R.Sampled}} (a sample, seed {{.R.SampleSeed}}, of the {{.R.Runnable}} that could){{end}}; each compared with client-go at every step</p>
 {{$bad := false}}{{range .Rows}}{{if .Bad}}{{$bad = true}}{{end}}{{end}}
 {{if not $bad}}<p class="ok" id="verdict">✓ every placement agreed with client-go and kept the invariants</p>{{else}}<p class="bad" id="verdict" style="color:#cf222e;font-weight:600">✗ a placement diverged from client-go or broke an invariant: its group comes first</p>{{end}}

@@ -236,6 +236,21 @@ func TestBrowser(t *testing.T) {
 		p.Count(t, "#verdict.diverged", 1)
 		p.Count(t, ".step.diverged", 1)
 		p.Count(t, ".cell.diverged", 2) // handler/h1 on each side
+		if meta := p.Text(t, "#meta"); strings.Contains(meta, "planted") {
+			t.Errorf("a run without a planted bug says it has one: %q", meta)
+		}
+		p.NoErrors(t)
+	})
+
+	// A run with a bug planted in cachelab's side (--plant) says so: its
+	// trace is not cachelab's own.
+	t.Run("a planted bug", func(t *testing.T) {
+		r := diverging(t, loadRun(t, "relist-after-compaction"), 9)
+		r.Header.Plant = "drop-relist-tombstones"
+		p := browsertest.Open(t, ctx, page(t, dir, "planted.html", r))
+		if meta := p.Text(t, "#meta"); !strings.Contains(meta, "planted bug in cachelab's side: drop-relist-tombstones") {
+			t.Errorf("the header reads %q, want it to name the planted bug", meta)
+		}
 		p.NoErrors(t)
 	})
 

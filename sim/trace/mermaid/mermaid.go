@@ -101,6 +101,9 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 		fmt.Sprintf("%%%% cachelab %s vs client-go %s · scenario %s: %s", h.Cachelab, h.ClientGo, h.Scenario, h.Title),
 		fmt.Sprintf("%%%% stack %s · seed %d · server %s · etcd %s · cachelab's events, client-go's verdict per step", h.Stack, h.Seed, h.Server, h.Etcd),
 	}
+	if h.Plant != "" {
+		d.header = append(d.header, "%% planted bug in cachelab's side: "+h.Plant+" (not cachelab's own behaviour)")
+	}
 	if f.Object != "" || f.Layers != nil {
 		d.objNote = describeFilter(f)
 		d.header = append(d.header, "%% showing "+d.objNote)

@@ -147,7 +147,8 @@
     var h = V.header;
     document.getElementById("meta").textContent = "cachelab " + h.cachelab + " vs client-go " + h.clientGo +
       " · stack " + h.stack + " · seed " + h.seed + " · server " + h.server + " · etcd " + h.etcd +
-      " · " + count(V.steps.length, "step") + " · " + count(V.objects.length, "object") + (h.ids.length ? " · covers " + h.ids.join(" ") : "");
+      " · " + count(V.steps.length, "step") + " · " + count(V.objects.length, "object") + (h.ids.length ? " · covers " + h.ids.join(" ") : "") +
+      (h.plant ? " · planted bug in cachelab's side: " + h.plant + " (not cachelab's own behaviour)" : "");
     var v = document.getElementById("verdict"), d = V.divergence;
     if (!d) { v.className = "agree"; v.textContent = "✓ client-go agreed with cachelab at every step"; return; }
     v.className = "diverged";
