@@ -53,7 +53,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		ExampleObject:   examplePod(),
 		ResyncPeriod:    cfg.resync,
 		Indexers:        store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
-		Clock:           s.ticks,
+		Clock:           parkClock{s.ticks, s.conn.RewatchBackoff},
 		RelistClock:     clock.RealClock{}, // as client-go: relist backoff waits real time
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:           func(e informer.Event) { pops.traceInformer(s.rec, e) },
@@ -174,8 +174,9 @@ func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e 
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("relist after backoff %v", e.Delay.Round(time.Millisecond)))
 		p.RelistBackoff(e.Delay)
 	case reflector.StepRewatchBackoff:
+		// The connection is parked by the clock, once it has the wait
+		// (parkClock).
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("re-watch after backoff %v", e.Delay.Round(time.Millisecond)))
-		p.RewatchBackoff(e.Delay)
 	case reflector.StepResync:
 		if stack == informer.Classic {
 			rec.Add(trace.LayerReflector, trace.KindReflector, "", "resync: queue a Sync delta for each cached object with nothing queued")

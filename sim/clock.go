@@ -132,6 +132,29 @@ func (t *tickTimer) Stop() bool {
 	return t.Timer.Stop()
 }
 
+// parkClock is the fake clock as cachelab's side sees it. Its After is
+// where cachelab's reflector waits a re-watch backoff (the only wait it
+// makes on this clock: reflector.go wait), and the connection is parked
+// once the clock has that wait (world.Conn.RewatchBackoff), as
+// client-go's is (stopClock). Parked when the reflector traced the
+// backoff, a moment before it asks the clock, the side could settle, and
+// the next step move the clock, before the wait was set: set after the
+// move, it ended a move later, and the re-watch the step waited for
+// never came (CI, watch-errors under lateTimers: "waiting for a watch
+// to be open").
+type parkClock struct {
+	*tickClock
+	waits func(time.Duration)
+}
+
+// After is the fake clock's After, and parks the connection.
+func (c parkClock) After(d time.Duration) <-chan time.Time {
+	time.Sleep(c.late) // Options.lateTimers: a reflector that a busy machine runs late
+	fired := c.Clock.After(d)
+	c.waits(d)
+	return fired
+}
+
 // stopClock is the fake clock as client-go's side sees it, but for one
 // thing: once the side is stopped, a wait made with After ends at once.
 // client-go v0.37.2's watch-list, after a retriable error such as 429,

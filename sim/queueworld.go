@@ -172,7 +172,7 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 			Identifier: id, MetricsProvider: s.meter.Provider(), Clock: s.ticks})
 	}
 	w.r = reflector.New(s.conn, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
-		UseWatchList: cfg.stack != informer.Classic, Clock: s.ticks, RelistClock: clock.RealClock{},
+		UseWatchList: cfg.stack != informer.Classic, Clock: parkClock{s.ticks, s.conn.RewatchBackoff}, RelistClock: clock.RealClock{},
 		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: reflectorTrace(s, cfg.stack)})
 	return w
 }

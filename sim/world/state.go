@@ -8,12 +8,12 @@ import (
 
 // RewatchBackoff is a reflector starting a re-watch backoff of d (after
 // a 429), which waits on the fake clock: the connection is parked until
-// the clock reaches its end. cachelab's reflector says so once it has
-// recorded the watch's end and the backoff; client-go's clock when the
-// reflector asks it for the wait (sim's stopClock). Parked when the 429
-// was answered, client-go's side could settle before its reflector had
+// the clock reaches its end. Each side's clock says so once the
+// reflector has asked it for the wait (sim's parkClock and stopClock).
+// Parked any sooner (when the 429 was answered, or when the reflector
+// traced the backoff), the side could settle before its reflector had
 // asked, and a clock moved in between would leave the wait to the next
-// move: the re-watch a step late.
+// move: the re-watch a step late, or never.
 func (p *Conn) RewatchBackoff(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
