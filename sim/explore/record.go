@@ -17,7 +17,7 @@ import (
 // makes (Merge). Reports are printed from records only, so a merged
 // exploration prints the same bytes as an unsharded one.
 
-// Schema is the JSON Schema (draft 2020-12) an Record
+// Schema is the JSON Schema (draft 2020-12) a Record
 // validates against: what each field means, for a reader of
 // explore --output json.
 //
@@ -34,7 +34,7 @@ type Record struct {
 	Scenario  string   `json:"scenario"`
 	Server    string   `json:"server"`
 	Stack     string   `json:"stack,omitempty"`
-	Seed      uint64   `json:"seed"` // each run's`
+	Seed      uint64   `json:"seed"` // each run's
 	Faults    []string `json:"faults"`
 	MaxFaults int      `json:"maxFaults"`
 	// BetweenSteps says the faults went only between steps, none inside
