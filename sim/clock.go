@@ -147,11 +147,14 @@ type parkClock struct {
 	waits func(time.Duration)
 }
 
-// After is the fake clock's After, and parks the connection.
+// After is the fake clock's After, and parks the connection (if waits
+// is set).
 func (c parkClock) After(d time.Duration) <-chan time.Time {
 	time.Sleep(c.late) // Options.lateTimers: a reflector that a busy machine runs late
 	fired := c.Clock.After(d)
-	c.waits(d)
+	if c.waits != nil {
+		c.waits(d)
+	}
 	return fired
 }
 
@@ -183,11 +186,7 @@ func (c stopClock) After(d time.Duration) <-chan time.Time {
 	if c.jitter != nil {
 		d = c.jitter.forClientGo(d, c.stopped)
 	}
-	time.Sleep(c.late) // Options.lateTimers: a reflector that a busy machine runs late
-	fired := c.Clock.After(d)
-	if c.waits != nil {
-		c.waits(d)
-	}
+	fired := parkClock{c.tickClock, c.waits}.After(d)
 	out := make(chan time.Time, 1)
 	go func() {
 		select {

@@ -123,19 +123,7 @@ func TestExploreMinimalFilesReplay(t *testing.T) {
 		t.Run(g.Label, func(t *testing.T) {
 			o := g.Outcomes[0]
 			file := ex.Minimal(o)
-			sc, err := sim.Parse("minimal.txt", []byte(file))
-			if err != nil {
-				t.Fatalf("%v\n%s", err, file)
-			}
-			res, err := sim.Run(context.Background(), sc, sim.Options{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, sr := range res.Steps {
-				if out := trace.StepOutput(sr); out != sc.Steps[i].Expected {
-					t.Errorf("step %d (%s) printed:\n%s\nthe file holds:\n%s", i+1, sc.Steps[i].Text, out, sc.Steps[i].Expected)
-				}
-			}
+			res := replayMinimal(t, file, "")
 			cmds := o.cmds[:len(res.Steps)]
 			label, _, _ := ex.story(res.Steps, cmds, res.Divergence, ex.baseline.Steps[:baseSteps(cmds)])
 			if label != g.Label {
@@ -232,19 +220,7 @@ func TestExploreCutsInsideAStep(t *testing.T) {
 		if !strings.Contains(file, "after-events=") {
 			t.Errorf("%s: the minimal file does not arm the cut:\n%s", o.Placement.Describe(sc), file)
 		}
-		msc, err := sim.Parse("minimal.txt", []byte(file))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, file)
-		}
-		res, err := sim.Run(context.Background(), msc, sim.Options{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, sr := range res.Steps {
-			if out := trace.StepOutput(sr); out != msc.Steps[i].Expected {
-				t.Errorf("%s: step %d (%s) printed:\n%s\nthe file holds:\n%s", o.Placement.Describe(sc), i+1, msc.Steps[i].Text, out, msc.Steps[i].Expected)
-			}
-		}
+		replayMinimal(t, file, o.Placement.Describe(sc)+": ")
 		if o.Placement.Describe(sc) == want[5] && o.Group != "the same calls, some at a later step" {
 			t.Errorf("%s tells %q; the two creates after the cut should reach the handler a step later", want[5], o.Group)
 		}
@@ -393,4 +369,24 @@ func TestStoryKeys(t *testing.T) {
 	if got := StoryKeys("a story nobody tells"); !slices.Equal(got, []string{"unknown"}) {
 		t.Errorf("an unknown story: %v", got)
 	}
+}
+
+// replayMinimal runs a group's minimal file and reports each step whose
+// output is not what the file holds (each error begins with about).
+func replayMinimal(t *testing.T, file, about string) *sim.Result {
+	t.Helper()
+	sc, err := sim.Parse("minimal.txt", []byte(file))
+	if err != nil {
+		t.Fatalf("%s%v\n%s", about, err, file)
+	}
+	res, err := sim.Run(context.Background(), sc, sim.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sr := range res.Steps {
+		if out := trace.StepOutput(sr); out != sc.Steps[i].Expected {
+			t.Errorf("%sstep %d (%s) printed:\n%s\nthe file holds:\n%s", about, i+1, sc.Steps[i].Text, out, sc.Steps[i].Expected)
+		}
+	}
+	return res
 }
