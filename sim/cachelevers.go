@@ -23,24 +23,6 @@ import (
 // maxAPIServers is how many kube-apiservers a scenario may run.
 const maxAPIServers = 2
 
-var (
-	cmdHoldCache = &command{usage: "hold-cache [<apiserver>]",
-		help:   "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
-		maxPos: 1, run: holdCache}
-	cmdRestartAPIServer = &command{usage: "restart-apiserver [<apiserver>]",
-		help:   "kube-apiserver restarts: its watch cache ends every watch and starts again, listing etcd; after hold-cache it stays not ready (a WATCH gets 429) until release-cache (watch-cache world only)",
-		maxPos: 1, run: restartAPIServer}
-	cmdReleaseCache = &command{usage: "release-cache [<apiserver>]",
-		help:   "the watch cache takes in every event it was held from, and catches up with etcd (watch-cache world only)",
-		maxPos: 1, run: releaseCache}
-	cmdAddAPIServer = &command{usage: "add-apiserver",
-		help: "start a second kube-apiserver (apiserver 2), with a watch cache of its own, over the same etcd; the informers keep talking to the one they talk to (watch-cache world only)",
-		run:  addAPIServer}
-	cmdUseAPIServer = &command{usage: "use-apiserver <apiserver>",
-		help:   "the informers' connections move to kube-apiserver 1 or 2, as behind a load balancer: their next requests go there; open watches stay where they are (watch-cache world only)",
-		minPos: 1, maxPos: 1, run: useAPIServer}
-)
-
 // apiserverArg parses a lever's kube-apiserver number: 1 to
 // maxAPIServers.
 func apiserverArg(a args) (int, bool, error) {

@@ -37,23 +37,6 @@ import (
 // follower take over on its own; each lever first moves the leadership
 // back to the scenario's leader if that happened.
 
-// Commands' lines for the cluster levers (commands.go holds the table).
-var (
-	cmdEtcdCluster = &command{usage: "etcd-cluster [members=3|5]",
-		help:   "run on an embedded etcd cluster of 3 (or 5) members on loopback, m1 leading; the scenario's first command (embedded etcd only)",
-		values: map[string]string{"members": "how many members: 3 (the default) or 5"},
-		run:    etcdCluster}
-	cmdEtcdStopMember = &command{usage: "etcd-stop-member <m1|m2|...>",
-		help:   "stop one member of the etcd cluster (its data and ports kept); a leader hands its leadership on first, connections it served move to their next member",
-		minPos: 1, maxPos: 1, run: etcdStopMember}
-	cmdEtcdStartMember = &command{usage: "etcd-start-member <m1|m2|...>",
-		help:   "start a stopped member again: it rejoins the cluster and catches up from the leader before it serves",
-		minPos: 1, maxPos: 1, run: etcdStartMember}
-	cmdEtcdMoveLeader = &command{usage: "etcd-move-leader <m1|m2|...>",
-		help:   "hand the cluster's leadership to a running member (etcd's MoveLeader, as etcdctl move-leader)",
-		minPos: 1, maxPos: 1, run: etcdMoveLeader}
-)
-
 // The cluster sizes etcd-cluster takes: odd, so a majority is clear.
 var clusterSizes = []int{3, 5}
 

@@ -12,30 +12,6 @@ import (
 // The connection's levers: what happens between each informer and the
 // server it talks to (world.Conn). Each acts on every informer's
 // connection, cachelab's and client-go's alike.
-var (
-	cmdCloseWatch = &command{usage: "close-watch [after-events=<n>]",
-		help:   "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
-		values: map[string]string{"after-events": afterEventsHelp},
-		run:    closeWatch}
-	cmdDisconnect = &command{usage: "disconnect [after-events=<n>]",
-		help:   "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it",
-		values: map[string]string{"after-events": afterEventsHelp},
-		run:    disconnect}
-	cmdReconnect = &command{usage: "reconnect", help: "let waiting and new requests through again", run: reconnect}
-	cmdFailNext  = &command{usage: "fail-next [list=<status> [page=<n>]] [watch=<status>]",
-		help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...); page=n fails only the request for page n of a paged LIST",
-		values: map[string]string{"list": "status for the next LIST", "watch": "status for the next WATCH (watch-list included)",
-			"page": fmt.Sprintf("with list=: the page whose request fails (1-%d; 1 is the request without a continue token)", maxPage)},
-		run: failNext}
-	cmdExpireContinue = &command{usage: "expire-continue",
-		help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages",
-		run:  expireContinue}
-	cmdServer = &command{usage: "server watch-list=on|off",
-		help:   "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
-		values: map[string]string{"watch-list": "on or off"},
-		run:    serverFeature}
-)
-
 const afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
 
 func closeWatch(r *runner, a args) error {

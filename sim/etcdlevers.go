@@ -15,19 +15,6 @@ import (
 // informers keep running: etcd's client resumes their watches from the
 // revision they had reached, which a restored or wiped etcd has not.
 
-// Commands' lines for the three levers (commands.go holds the table).
-var (
-	cmdEtcdSnapshot = &command{usage: "etcd-snapshot <name>",
-		help:   "stop etcd, copy its data under <name>, and start it again on the same ports (embedded etcd only)",
-		minPos: 1, maxPos: 1, run: etcdSnapshot}
-	cmdEtcdRestore = &command{usage: "etcd-restore <name>",
-		help:   "stop etcd, put the data of snapshot <name> back, and start it again: its revision goes back to the snapshot's (embedded etcd only)",
-		minPos: 1, maxPos: 1, run: etcdRestore}
-	cmdEtcdWipe = &command{usage: "etcd-wipe",
-		help: "stop etcd, remove its data, and start it again empty: its revision starts again at 1 (embedded etcd only; snapshots are kept)",
-		run:  etcdWipe}
-)
-
 // embeddedOnly is the error for a lever an external etcd cannot pull.
 func (r *runner) embeddedOnly() error {
 	if r.etcd == nil {

@@ -634,7 +634,7 @@ func (r *runner) step(n int, st Step) (trace.StepResult, error) {
 	}
 	// A command that settles as it goes (advance, in the watch-cache
 	// world) may meet a divergence on the way.
-	err = cmd.run(r, a)
+	err = runs[st.Cmd](r, a)
 	if _, diverged := err.(*trace.Divergence); err != nil && !diverged {
 		return sr, err
 	}

@@ -1,0 +1,182 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// runs is what each command does: the run function the runner calls with
+// a step's arguments, checked against the command table (commands.go)
+// when the file was read. TestEveryCommandRuns keeps the two tables to
+// the same names.
+var runs = map[string]func(r *runner, a args) error{
+	// The world.
+	"create": func(r *runner, a args) error {
+		for _, k := range a.pos {
+			if err := r.create(k, labelsArg(a), a.flags["managed"]); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"update": func(r *runner, a args) error {
+		img, _ := a.value("image")
+		var labels map[string]string
+		if _, ok := a.values["labels"]; ok {
+			labels = labelsArg(a)
+			if labels == nil {
+				labels = map[string]string{}
+			}
+		}
+		if v, ok := a.value("times"); ok {
+			n, _ := strconv.Atoi(v)
+			return r.updateTimes(a.pos[0], labels, img, n)
+		}
+		return r.update(a.pos[0], labels, img)
+	},
+	"put-raw":    cmdPutRaw,
+	"delete-raw": cmdDeleteRaw,
+	"delete": func(r *runner, a args) error {
+		for _, k := range a.pos {
+			if err := r.delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"bulk-create": func(r *runner, a args) error {
+		ns, ok := a.value("ns")
+		if !ok {
+			ns = "bulk"
+		}
+		nStr, _ := a.value("n")
+		n, _ := strconv.Atoi(nStr)
+		for i := 1; i <= n; i++ {
+			u, err := r.newPod(bulkName(ns, i, n))
+			if err != nil {
+				return err
+			}
+			u.SetLabels(labelsArg(a))
+			out, err := r.writer.Create(r.ctx, u)
+			if err != nil {
+				return err
+			}
+			r.wrote(nil, out)
+		}
+		r.etcdChanged()
+		rev, err := r.revision()
+		if err != nil {
+			return err
+		}
+		r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), bulkName(ns, 1, n), bulkName(ns, n, n), rev))
+		return nil
+	},
+	"compact":         func(r *runner, a args) error { return r.compact() },
+	"progress":        cmdProgress,
+	"close-watch":     closeWatch,
+	"disconnect":      disconnect,
+	"reconnect":       reconnect,
+	"fail-next":       failNext,
+	"expire-continue": expireContinue,
+	"server":          serverFeature,
+	"restart-etcd": func(r *runner, a args) error {
+		if r.etcd == nil {
+			return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
+		}
+		rev, err := r.revision()
+		if err != nil {
+			return err
+		}
+		if err := r.etcd.Restart(r.ctx); err != nil {
+			return err
+		}
+		for _, s := range r.sides {
+			s.conn.Resumed(rev)
+		}
+		r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
+		return nil
+	},
+	"etcd-snapshot": etcdSnapshot,
+	"etcd-restore":  etcdRestore,
+	"etcd-wipe":     etcdWipe,
+	// An etcd cluster (clusterlevers.go).
+	"etcd-cluster":      etcdCluster,
+	"etcd-stop-member":  etcdStopMember,
+	"etcd-start-member": etcdStartMember,
+	"etcd-move-leader":  etcdMoveLeader,
+	// The watch cache (cachelevers.go).
+	"hold-cache":        holdCache,
+	"release-cache":     releaseCache,
+	"restart-apiserver": restartAPIServer,
+	"add-apiserver":     addAPIServer,
+	"use-apiserver":     useAPIServer,
+	"advance": func(r *runner, a args) error {
+		d, _ := time.ParseDuration(a.pos[0])
+		return r.advance(d)
+	},
+	"resync": func(r *runner, a args) error {
+		if r.cfg == nil || r.cfg.resync <= 0 {
+			return fmt.Errorf("resync needs an informer started with resync=<period>")
+		}
+		return r.advance(r.cfg.resync)
+	},
+	// The informers.
+	"start":       func(r *runner, a args) error { return cmdStart(r, a, false) },
+	"start-queue": func(r *runner, a args) error { return cmdStart(r, a, true) },
+	"pause":       func(r *runner, a args) error { return r.setPaused(true) },
+	"resume":      func(r *runner, a args) error { return r.setPaused(false) },
+	"stop":        cmdStop,
+	"add-handler": cmdAddHandler,
+	"remove-handler": func(r *runner, a args) error {
+		sides := r.handlerSides(a.pos[0])
+		if sides == nil {
+			return fmt.Errorf("no handler %q", a.pos[0])
+		}
+		for _, s := range sides {
+			h := s.handlerNamed(a.pos[0])
+			if s.inf != nil {
+				// What the removal drops can be counted on
+				// cachelab's side only: client-go's listener
+				// buffer cannot be seen from outside.
+				if b, ok := s.inf.backlog(); ok {
+					s.rec.Add(trace.LayerQueue, trace.KindQueue, "", fmt.Sprintf("%s: %d buffered %s dropped (cachelab's count)",
+						h.name, b.Buffered[h.name], plural(b.Buffered[h.name], "notification", "notifications")))
+				}
+				if err := s.inf.removeHandler(h); err != nil {
+					return err
+				}
+			}
+			h.removed = true
+			h.release()
+		}
+		r.note(trace.LayerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.pos[0]))
+		return nil
+	},
+	"release": func(r *runner, a args) error {
+		sides := r.handlerSides(a.pos[0])
+		if sides == nil {
+			return fmt.Errorf("no handler %q", a.pos[0])
+		}
+		for _, s := range sides {
+			s.handlerNamed(a.pos[0]).release()
+		}
+		return nil
+	},
+	// Looking.
+	// show's argument is checked when the file is read (check); its
+	// lines are added once the step has settled (runner.show).
+	// Shared informer factories (factories.go).
+	"factory":       cmdFactory,
+	"informer":      cmdInformer,
+	"factory-start": cmdFactoryStart,
+	"factory-wait":  cmdFactoryWait,
+	// The controllers.
+	"start-controller":  cmdStartController,
+	"reconcile-fail":    func(r *runner, a args) error { return cmdScript(r, a, true) },
+	"reconcile-requeue": func(r *runner, a args) error { return cmdScript(r, a, false) },
+	"show":              func(r *runner, a args) error { return nil },
+	"settle":            func(r *runner, a args) error { return nil },
+}

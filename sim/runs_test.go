@@ -1,0 +1,19 @@
+package sim
+
+import "testing"
+
+// The command table says what a scenario may write; runs says what each
+// command does. Every command must have exactly one run function, and
+// every run function a command, or a file that parses could not run.
+func TestEveryCommandRuns(t *testing.T) {
+	for _, n := range commandNames() {
+		if runs[n] == nil {
+			t.Errorf("command %q has no run function: add it to runs", n)
+		}
+	}
+	for n := range runs {
+		if _, ok := commands[n]; !ok {
+			t.Errorf("runs has %q, which is not in the command table", n)
+		}
+	}
+}
