@@ -17,6 +17,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -148,12 +149,12 @@ func (r *runner) compact() error {
 
 // cmdStart starts both informers (start), or both bare queues with their
 // reflectors (start-queue, queue true).
-func cmdStart(r *runner, a args, queue bool) error {
+func cmdStart(r *runner, a scenario.Args, queue bool) error {
 	if r.cfg != nil && !r.stopped {
 		return fmt.Errorf("the informers are already started; stop them first to start fresh ones")
 	}
 	cfg := r.scopeArgs(a)
-	cfg.transform, _ = a.value("transform")
+	cfg.transform, _ = a.Value("transform")
 	cfg.queue = queue
 	if r.stopped {
 		// Fresh informers, as a controller that restarts builds them: the
@@ -181,21 +182,21 @@ func cmdStart(r *runner, a args, queue bool) error {
 
 // scopeArgs is what start and factory share: the run's stack, and the
 // resync period, selectors and namespace the command gives.
-func (r *runner) scopeArgs(a args) startConfig {
+func (r *runner) scopeArgs(a scenario.Args) startConfig {
 	cfg := startConfig{stack: r.stack()}
-	if v, ok := a.value("resync"); ok {
+	if v, ok := a.Value("resync"); ok {
 		cfg.resync, _ = time.ParseDuration(v)
 	}
-	cfg.labels, _ = a.value("labels")
-	cfg.fields, _ = a.value("fields")
-	cfg.namespace, _ = a.value("namespace")
+	cfg.labels, _ = a.Value("labels")
+	cfg.fields, _ = a.Value("fields")
+	cfg.namespace, _ = a.Value("namespace")
 	return cfg
 }
 
 // cmdStop stops both informers. They keep their indexers and HasSynced
 // values (client-go's do), refuse new handlers, and a later start builds
 // fresh ones.
-func cmdStop(r *runner, a args) error {
+func cmdStop(r *runner, a scenario.Args) error {
 	if r.ctlWaits != nil {
 		r.ctlWaits = nil
 		r.note(trace.LayerSim, "", "the controllers waiting for the informers will not start")
@@ -247,24 +248,24 @@ func cmdStop(r *runner, a args) error {
 	return nil
 }
 
-func cmdAddHandler(r *runner, a args) error {
-	name := a.pos[0]
+func cmdAddHandler(r *runner, a scenario.Args) error {
+	name := a.Pos[0]
 	resync := time.Duration(-1)
-	if v, ok := a.value("resync"); ok {
+	if v, ok := a.Value("resync"); ok {
 		resync, _ = time.ParseDuration(v)
 	}
 	if r.handlerSides(name) != nil {
 		return fmt.Errorf("a handler named %q is already registered", name)
 	}
 	pair := [2]*side{r.sides[0], r.sides[1]}
-	if f, ok := a.value("informer"); ok {
+	if f, ok := a.Value("informer"); ok {
 		var made bool
 		if pair, made = r.ctlPair(f); !made {
 			return fmt.Errorf("factory %s has no informer yet: ask for it first (informer %s)", f, f)
 		}
 	}
 	for _, s := range pair {
-		h := newHandler(name, resync, a.flags["slow"], s.rec)
+		h := newHandler(name, resync, a.Flags["slow"], s.rec)
 		if s.inf != nil {
 			if err := s.inf.addHandler(h); err != nil {
 				if !r.stopped {
@@ -308,7 +309,7 @@ func refusal(name string, err error) string {
 // cmdProgress asks etcd for a progress notification on each informer's
 // connection. It always ends: when etcd would ignore the request, the
 // trace says why instead of waiting for a bookmark that never comes.
-func cmdProgress(r *runner, a args) error {
+func cmdProgress(r *runner, a scenario.Args) error {
 	rev, err := r.revision()
 	if err != nil {
 		return err
@@ -400,9 +401,9 @@ func (r *runner) setPaused(p bool) error {
 }
 
 // show adds a show command's lines to a side's trace.
-func (r *runner) show(s *side, a args, sn snapshot) {
+func (r *runner) show(s *side, a scenario.Args, sn snapshot) {
 	add := func(text string) { s.rec.Add(trace.LayerShow, trace.KindShow, "", text) }
-	switch a.pos[0] {
+	switch a.Pos[0] {
 	case "store":
 		if s.inf == nil {
 			add("(not started)")
@@ -599,23 +600,23 @@ func (r *runner) wroteRaw(ns, name string) {
 const updateLabel = "update"
 
 // cmdPutRaw stores text under the object's key as it is (E12).
-func cmdPutRaw(r *runner, a args) error {
-	key := a.pos[0]
+func cmdPutRaw(r *runner, a scenario.Args) error {
+	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.writer.PutRaw(r.ctx, ns, name, []byte(a.pos[1]))
+	rev, err := r.writer.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
 	if err != nil {
 		return err
 	}
 	r.etcdChanged()
 	r.wroteRaw(ns, name)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
-		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.pos[1], rev)})
+		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.Pos[1], rev)})
 	return nil
 }
 
 // cmdDeleteRaw removes what put-raw stored (E12).
-func cmdDeleteRaw(r *runner, a args) error {
-	key := a.pos[0]
+func cmdDeleteRaw(r *runner, a scenario.Args) error {
+	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
 	rev, err := r.writer.DeleteRaw(r.ctx, ns, name)
 	if err != nil {

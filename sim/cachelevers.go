@@ -3,10 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -20,26 +20,10 @@ import (
 // (1, the first, or 2 after add-apiserver); without one, it acts on the
 // one the informers talk to.
 
-// maxAPIServers is how many kube-apiservers a scenario may run.
-const maxAPIServers = 2
-
-// apiserverArg parses a lever's kube-apiserver number: 1 to
-// maxAPIServers.
-func apiserverArg(a args) (int, bool, error) {
-	if len(a.pos) == 0 {
-		return 0, false, nil
-	}
-	n, err := strconv.Atoi(a.pos[0])
-	if err != nil || n < 1 || n > maxAPIServers {
-		return 0, true, fmt.Errorf("%q: want a kube-apiserver's number, 1 or %d", a.pos[0], maxAPIServers)
-	}
-	return n, true, nil
-}
-
 // apiserver is the kube-apiserver a lever acts on, and its name in the
 // trace ("" when the run has one).
-func (r *runner) apiserver(a args) (*apistorage.Server, string, error) {
-	n, given, err := apiserverArg(a)
+func (r *runner) apiserver(a scenario.Args) (*apistorage.Server, string, error) {
+	n, given, err := a.APIServer()
 	if err != nil {
 		return nil, "", err
 	}
@@ -59,7 +43,7 @@ func (r *runner) apiserver(a args) (*apistorage.Server, string, error) {
 // onCache pulls a lever on a kube-apiserver's watch cache, and notes what
 // it did with etcd's revision: do says it, given the cache's owner (""
 // when the run has one kube-apiserver, else "apiserver-N's ").
-func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
+func (r *runner) onCache(a scenario.Args, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
 	api, name, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -80,14 +64,14 @@ func (r *runner) onCache(a args, do func(api *apistorage.Server, owner string, r
 	return nil
 }
 
-func holdCache(r *runner, a args) error {
+func holdCache(r *runner, a scenario.Args) error {
 	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.HoldCache()
 		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev), nil
 	})
 }
 
-func releaseCache(r *runner, a args) error {
+func releaseCache(r *runner, a scenario.Args) error {
 	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.ReleaseCache()
 		// A cache held since a restart now lists etcd. The LISTs held at
@@ -110,7 +94,7 @@ func (r *runner) waitReady(api *apistorage.Server) error {
 	return api.WaitReady(ctx)
 }
 
-func restartAPIServer(r *runner, a args) error {
+func restartAPIServer(r *runner, a scenario.Args) error {
 	api, who, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -149,8 +133,8 @@ func restartAPIServer(r *runner, a args) error {
 	return nil
 }
 
-func addAPIServer(r *runner, a args) error {
-	if len(r.apis) >= maxAPIServers {
+func addAPIServer(r *runner, a scenario.Args) error {
+	if len(r.apis) >= scenario.MaxAPIServers {
 		return fmt.Errorf("this run has %d kube-apiservers already, the most a scenario may have", len(r.apis))
 	}
 	// Its own connection to etcd, as a kube-apiserver of its own has: on
@@ -180,8 +164,8 @@ func addAPIServer(r *runner, a args) error {
 	return nil
 }
 
-func useAPIServer(r *runner, a args) error {
-	n, _, err := apiserverArg(a)
+func useAPIServer(r *runner, a scenario.Args) error {
+	n, _, err := a.APIServer()
 	if err != nil {
 		return err
 	}

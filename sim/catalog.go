@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // The built-in scenarios: a catalog of walkthroughs, each answering a
@@ -19,18 +21,18 @@ import (
 var builtin embed.FS
 
 // Catalog returns the built-in scenarios, sorted by name.
-func Catalog() ([]*Scenario, error) {
+func Catalog() ([]*scenario.Scenario, error) {
 	entries, err := fs.ReadDir(builtin, "scenarios")
 	if err != nil {
 		return nil, err
 	}
-	var out []*Scenario
+	var out []*scenario.Scenario
 	for _, e := range entries {
 		src, err := builtin.ReadFile(path.Join("scenarios", e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		sc, err := Parse(path.Join("sim", "scenarios", e.Name()), src)
+		sc, err := scenario.Parse(path.Join("sim", "scenarios", e.Name()), src)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +73,7 @@ func (e *UnknownScenarioError) Error() string {
 // must be a regular file of at most MaxScenarioSize bytes: a named pipe
 // would block the read until a writer came (Ctrl-C could not stop it), a
 // device could be endless, and a directory is a mistake.
-func Load(nameOrFile string) (*Scenario, error) {
+func Load(nameOrFile string) (*scenario.Scenario, error) {
 	if !strings.ContainsAny(nameOrFile, `/\.`) {
 		cat, err := Catalog()
 		if err != nil {
@@ -92,7 +94,7 @@ func Load(nameOrFile string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(nameOrFile, src)
+	return scenario.Parse(nameOrFile, src)
 }
 
 // RewriteFile writes outputs (each step's StepOutput) into the expected
@@ -106,7 +108,7 @@ func Load(nameOrFile string) (*Scenario, error) {
 // file's inode, mode and owner stay what they were. A file marked
 // read-only is refused (CheckRewrite). Should the write fail half-way (a
 // full disk), the old text is written back.
-func RewriteFile(sc *Scenario, outputs []string) error {
+func RewriteFile(sc *scenario.Scenario, outputs []string) error {
 	if sc.Builtin {
 		return fmt.Errorf("%s is a built-in scenario: rewrite a copy of it, or rewrite the built-ins with go test ./sim -run TestScenarios -rewrite", sc.Name)
 	}
@@ -166,8 +168,8 @@ func openRewrite(file string) (*os.File, error) {
 
 // rewritten is src, the file as it is now, with outputs in its expected
 // blocks, if its steps are still those sc ran.
-func rewritten(sc *Scenario, src []byte, outputs []string) ([]byte, error) {
-	now, err := Parse(sc.File, src)
+func rewritten(sc *scenario.Scenario, src []byte, outputs []string) ([]byte, error) {
+	now, err := scenario.Parse(sc.File, src)
 	if err != nil {
 		return nil, fmt.Errorf("not rewritten: %w", err)
 	}

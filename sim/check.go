@@ -2,12 +2,13 @@ package sim
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
-// What a run's options cannot carry out. Parse checks a file on its own,
-// for the world its "# Server:" line names and the etcd its etcd-cluster
-// asks for. A run may be given others (--server, --etcd-members,
+// What a run's options cannot carry out. scenario.Parse checks a file on
+// its own, for the world its "# Server:" line names and the etcd its
+// etcd-cluster asks for. A run may be given others (--server, --etcd-members,
 // --etcd-endpoints), and some steps cannot run there: a watch-cache lever
 // without the watch cache, a lever that stops or copies etcd on an etcd
 // the run does not own, a member lever on one member. Found at its step,
@@ -51,7 +52,7 @@ var embeddedLevers = map[string]string{
 // the first step that the run's world (Options.Server), its etcd
 // (Options.Etcd, an external one) or its etcd's size
 // (Options.EtcdMembers) cannot carry out.
-func Check(sc *Scenario, opts Options) error {
+func Check(sc *scenario.Scenario, opts Options) error {
 	server := opts.Server
 	if server == "" {
 		server = sc.WrittenFor()
@@ -65,16 +66,16 @@ func Check(sc *Scenario, opts Options) error {
 	if external && opts.EtcdMembers > 1 {
 		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)
 	}
-	members := newMembersCheck(sc, opts.EtcdMembers)
+	members := scenario.NewMembersCheck(sc, opts.EtcdMembers)
 	for i, st := range sc.Steps {
-		a, _ := commands[st.Cmd].parse(st.Args) // Parse checked them
+		a, _ := scenario.ParseArgs(st) // Parse checked them
 		err := serverAllows(st.Cmd, server)
 		switch {
 		case err != nil:
 		case external:
 			err = externalAllows(st.Cmd, opts.CompactExternalEtcd)
 		case members != nil:
-			err = members.step(st, a)
+			err = members.Step(st, a)
 		}
 		if err != nil {
 			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1, Msg: err.Error()}
@@ -91,48 +92,6 @@ func externalAllows(cmd string, compact bool) error {
 	if cmd == "compact" && !compact {
 		return fmt.Errorf("compact compacts the whole etcd, not only this run's keys: on an external etcd (--etcd-endpoints) " +
 			"every application's history before that revision would be gone; --allow-compacting-external-etcd lets it")
-	}
-	return nil
-}
-
-// membersCheck replays a scenario's etcd levers on an embedded etcd of
-// another size than the one it asks for (--etcd-members): Parse checked
-// them against the scenario's own.
-type membersCheck struct {
-	n int
-	p *replay // its cluster, when n > 1
-}
-
-// newMembersCheck is the check for a run on n members, or nil when the
-// run's etcd is the one the scenario asks for.
-func newMembersCheck(sc *Scenario, n int) *membersCheck {
-	if n == 0 || n == sc.Members() {
-		return nil
-	}
-	c := &membersCheck{n: n, p: newReplay()}
-	if n > 1 {
-		c.p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
-	}
-	return c
-}
-
-func (c *membersCheck) step(st Step, a args) error {
-	switch st.Cmd {
-	case "etcd-cluster", "etcd-stop-member", "etcd-start-member", "etcd-move-leader":
-		if c.n == 1 {
-			return fmt.Errorf("%s needs an etcd cluster, and --etcd-members 1 runs this scenario on one member", st.Cmd)
-		}
-		if st.Cmd == "etcd-cluster" {
-			return nil // the cluster is --etcd-members', not its members=
-		}
-		if err := c.p.clusterStep(st, a); err != nil {
-			return fmt.Errorf("%w (--etcd-members %d)", err, c.n)
-		}
-	case "restart-etcd", "etcd-snapshot", "etcd-restore", "etcd-wipe":
-		if c.n > 1 {
-			return fmt.Errorf("%s works on a single-member etcd, and --etcd-members %d runs this scenario on a cluster: %s",
-				st.Cmd, c.n, singleMemberWhy(st.Cmd))
-		}
 	}
 	return nil
 }

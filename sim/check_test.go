@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // What a run's options cannot carry out is refused before anything
@@ -28,13 +29,13 @@ func TestCheckRefusesUpFront(t *testing.T) {
 		{
 			name: "a watch-cache lever with --server etcd",
 			src:  "# t\n\ncreate ns0/a\n----\n\nhold-cache\n----\n",
-			opts: Options{Server: ServerEtcd},
+			opts: Options{Server: scenario.ServerEtcd},
 			want: `inline.txt:6: hold-cache needs kube-apiserver's watch cache; this run's server is "etcd" (--server watchcache)`,
 		},
 		{
 			name: "an etcd-world lever with --server watchcache",
 			src:  "# t\n\nput-raw ns0/x bytes\n----\n",
-			opts: Options{Server: ServerWatchCache},
+			opts: Options{Server: scenario.ServerWatchCache},
 			want: `inline.txt:3: put-raw is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is "watchcache" (--server etcd)`,
 		},
 		{
@@ -127,7 +128,7 @@ func TestCheckAllows(t *testing.T) {
 		{"# t\n\ncompact\n----\n", Options{Etcd: external, CompactExternalEtcd: true}},
 		{"# t\n\netcd-cluster members=5\n----\n\netcd-stop-member m3\n----\n", Options{EtcdMembers: 3}},
 		{"# t\n\netcd-cluster\n----\n", Options{EtcdMembers: 5}},
-		{"# t\n\nhold-cache\n----\n", Options{Server: ServerWatchCache}},
+		{"# t\n\nhold-cache\n----\n", Options{Server: scenario.ServerWatchCache}},
 	} {
 		if err := Check(mustParse(t, tc.src), tc.opts); err != nil {
 			t.Errorf("%q with %+v: %v", tc.src, tc.opts, err)

@@ -3,12 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -36,52 +36,6 @@ import (
 // machine can delay heartbeats past the election timeout and let a
 // follower take over on its own; each lever first moves the leadership
 // back to the scenario's leader if that happened.
-
-// The cluster sizes etcd-cluster takes: odd, so a majority is clear.
-var clusterSizes = []int{3, 5}
-
-var memberPattern = regexp.MustCompile(`^m[1-9]$`)
-
-// checkMemberName checks a member lever's argument on its own.
-func checkMemberName(cmd, p string) error {
-	if !memberPattern.MatchString(p) {
-		return fmt.Errorf("%s %s: want a member's name, m1, m2, ...", cmd, p)
-	}
-	return nil
-}
-
-// checkMembers checks etcd-cluster's members=.
-func checkMembers(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || !slices.Contains(clusterSizes, n) {
-		return fmt.Errorf("members=%s: want 3 or 5", v)
-	}
-	return nil
-}
-
-// membersOf is the size etcd-cluster asks for: 3 unless members= says.
-func membersOf(a args) int {
-	if v, ok := a.value("members"); ok {
-		n, _ := strconv.Atoi(v)
-		return n
-	}
-	return 3
-}
-
-// Members is the size of the etcd the scenario asks for: its
-// etcd-cluster's, else 1.
-func (sc *Scenario) Members() int {
-	for _, st := range sc.Steps {
-		if st.Cmd == "etcd-cluster" {
-			if v, ok := argValue(st.Args, "members"); ok {
-				n, _ := strconv.Atoi(v)
-				return n
-			}
-			return 3
-		}
-	}
-	return 1
-}
 
 // members is how many members the run's embedded etcd has: the
 // override, or the scenario's.
@@ -217,7 +171,7 @@ func (r *runner) watchersOn(s []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func etcdCluster(r *runner, a args) error {
+func etcdCluster(r *runner, a scenario.Args) error {
 	if _, err := r.clustered("etcd-cluster"); err != nil {
 		return err
 	}
@@ -252,22 +206,22 @@ func etcdCluster(r *runner, a args) error {
 // member checks a member lever's argument: the run is on a cluster, and
 // the member it names exists and is up (up) or stopped (!up); otherwise
 // is how the member is when it is not as the lever needs it.
-func (r *runner) member(cmd string, a args, up bool, otherwise string) (*clusterState, int, error) {
+func (r *runner) member(cmd string, a scenario.Args, up bool, otherwise string) (*clusterState, int, error) {
 	cl, err := r.clustered(cmd)
 	if err != nil {
 		return nil, 0, err
 	}
-	i, err := r.memberIndex(a.pos[0])
+	i, err := r.memberIndex(a.Pos[0])
 	if err != nil {
 		return nil, 0, err
 	}
 	if r.etcd.MemberRunning(i) != up {
-		return nil, 0, fmt.Errorf("member %s %s", a.pos[0], otherwise)
+		return nil, 0, fmt.Errorf("member %s %s", a.Pos[0], otherwise)
 	}
 	return cl, i, nil
 }
 
-func etcdStopMember(r *runner, a args) error {
+func etcdStopMember(r *runner, a scenario.Args) error {
 	cl, i, err := r.member("etcd-stop-member", a, true, "is stopped already")
 	if err != nil {
 		return err
@@ -351,7 +305,7 @@ func etcdStopMember(r *runner, a args) error {
 	return nil
 }
 
-func etcdStartMember(r *runner, a args) error {
+func etcdStartMember(r *runner, a scenario.Args) error {
 	cl, i, err := r.member("etcd-start-member", a, false, "runs already")
 	if err != nil {
 		return err
@@ -372,7 +326,7 @@ func etcdStartMember(r *runner, a args) error {
 		return err
 	}
 	if got != rev {
-		return fmt.Errorf("member %s rejoined at rv %d, and the cluster is at rv %d", a.pos[0], got, rev)
+		return fmt.Errorf("member %s rejoined at rv %d, and the cluster is at rv %d", a.Pos[0], got, rev)
 	}
 	if err := r.holdLeader(ctx, cl); err != nil {
 		return err
@@ -393,7 +347,7 @@ func etcdStartMember(r *runner, a args) error {
 	return nil
 }
 
-func etcdMoveLeader(r *runner, a args) error {
+func etcdMoveLeader(r *runner, a scenario.Args) error {
 	cl, i, err := r.member("etcd-move-leader", a, true, "is stopped: it cannot lead")
 	if err != nil {
 		return err
@@ -415,85 +369,4 @@ func etcdMoveLeader(r *runner, a args) error {
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("leadership moves %s -> %s (etcd's MoveLeader, as etcdctl move-leader)", r.memberName(from), r.memberName(i)))
 	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", r.watchersOn(s)))
 	return nil
-}
-
-// clusterReplay is Parse's model of the cluster: which members run, and
-// which leads.
-type clusterReplay struct {
-	members int
-	running []bool
-	leader  int
-}
-
-// clusterStep checks a cluster command against the steps before it.
-func (p *replay) clusterStep(st Step, a args) error {
-	if st.Cmd == "etcd-cluster" {
-		if st.Line != p.firstLine {
-			return fmt.Errorf("etcd-cluster decides the etcd the run starts on, so it must be the scenario's first command")
-		}
-		n := membersOf(a)
-		p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
-		return nil
-	}
-	cl := p.cluster
-	if cl == nil {
-		return fmt.Errorf("%s needs an etcd cluster: start the scenario with etcd-cluster", st.Cmd)
-	}
-	i, _ := strconv.Atoi(strings.TrimPrefix(a.pos[0], "m"))
-	i--
-	if i >= cl.members {
-		return fmt.Errorf("%s %s: the cluster has m1 to m%d", st.Cmd, a.pos[0], cl.members)
-	}
-	up := 0
-	for _, r := range cl.running {
-		if r {
-			up++
-		}
-	}
-	switch st.Cmd {
-	case "etcd-stop-member":
-		if !cl.running[i] {
-			return fmt.Errorf("etcd-stop-member %s: %s is stopped already", a.pos[0], a.pos[0])
-		}
-		if up-1 <= cl.members/2 {
-			return fmt.Errorf("etcd-stop-member %s would leave %d of %d members up, not a majority: the cluster would lose quorum "+
-				"and every request wait; start a member first", a.pos[0], up-1, cl.members)
-		}
-		cl.running[i] = false
-		if cl.leader == i {
-			cl.leader = slices.Index(cl.running, true)
-		}
-	case "etcd-start-member":
-		if cl.running[i] {
-			return fmt.Errorf("etcd-start-member %s: %s runs already", a.pos[0], a.pos[0])
-		}
-		cl.running[i] = true
-	case "etcd-move-leader":
-		if !cl.running[i] {
-			return fmt.Errorf("etcd-move-leader %s: %s is stopped and cannot lead", a.pos[0], a.pos[0])
-		}
-		if cl.leader == i {
-			return fmt.Errorf("etcd-move-leader %s: %s leads already", a.pos[0], a.pos[0])
-		}
-		cl.leader = i
-	}
-	return nil
-}
-
-// singleMember refuses, in a cluster scenario, a lever that works on one
-// member's etcd.
-func (p *replay) singleMember(cmd string) error {
-	if p.cluster == nil {
-		return nil
-	}
-	return fmt.Errorf("%s works on a single-member etcd, and this scenario runs on a cluster (etcd-cluster): %s", cmd, singleMemberWhy(cmd))
-}
-
-// singleMemberWhy says why cmd, a single-member etcd's lever, cannot run
-// on a cluster.
-func singleMemberWhy(cmd string) string {
-	if cmd == "restart-etcd" {
-		return "each connection would come back on whichever member answered first, which differs from run to run; stop and start members instead"
-	}
-	return "it copies one member's data, which would disagree with the other members' raft logs"
 }

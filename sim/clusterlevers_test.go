@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // Parse follows a cluster's members: a file is refused where a member
@@ -30,7 +32,7 @@ func TestClusterLeversParse(t *testing.T) {
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("x.txt", []byte(tc.src))
+			_, err := scenario.Parse("x.txt", []byte(tc.src))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want %q...", err, tc.want)
 			}
@@ -38,14 +40,14 @@ func TestClusterLeversParse(t *testing.T) {
 	}
 	accepted := "# s\n\netcd-cluster members=5\n----\n\netcd-stop-member m1\n----\n\netcd-stop-member m5\n----\n\n" +
 		"etcd-move-leader m3\n----\n\netcd-start-member m1\n----\n\netcd-stop-member m2\n----\n"
-	sc, err := Parse("x.txt", []byte(accepted))
+	sc, err := scenario.Parse("x.txt", []byte(accepted))
 	if err != nil {
 		t.Fatalf("5 members, 2 down at most: %v", err)
 	}
 	if sc.Members() != 5 {
 		t.Errorf("Members() = %d, want 5", sc.Members())
 	}
-	if sc, _ := Parse("x.txt", []byte("# s\n\ncreate ns0/a\n----\n")); sc.Members() != 1 {
+	if sc, _ := scenario.Parse("x.txt", []byte("# s\n\ncreate ns0/a\n----\n")); sc.Members() != 1 {
 		t.Errorf("a scenario without etcd-cluster: Members() = %d, want 1", sc.Members())
 	}
 }

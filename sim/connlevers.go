@@ -6,15 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // The connection's levers: what happens between each informer and the
 // server it talks to (world.Conn). Each acts on every informer's
 // connection, cachelab's and client-go's alike.
-const afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
-
-func closeWatch(r *runner, a args) error {
+func closeWatch(r *runner, a scenario.Args) error {
 	if ok, err := r.armCut(a, false); ok || err != nil {
 		return err
 	}
@@ -26,7 +25,7 @@ func closeWatch(r *runner, a args) error {
 	return nil
 }
 
-func disconnect(r *runner, a args) error {
+func disconnect(r *runner, a scenario.Args) error {
 	if ok, err := r.armCut(a, true); ok || err != nil {
 		return err
 	}
@@ -37,7 +36,7 @@ func disconnect(r *runner, a args) error {
 	return nil
 }
 
-func reconnect(r *runner, a args) error {
+func reconnect(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}
@@ -45,13 +44,13 @@ func reconnect(r *runner, a args) error {
 	return nil
 }
 
-func failNext(r *runner, a args) error {
+func failNext(r *runner, a scenario.Args) error {
 	page := 0
-	if v, ok := a.value("page"); ok {
+	if v, ok := a.Value("page"); ok {
 		page, _ = strconv.Atoi(v)
 	}
 	for _, verb := range []string{"list", "watch"} {
-		if v, ok := a.value(verb); ok {
+		if v, ok := a.Value(verb); ok {
 			code, _ := strconv.Atoi(v)
 			for _, s := range r.sides {
 				s.conn.SetFailNext(verb, code, page*btoi(verb == "list"))
@@ -66,7 +65,7 @@ func failNext(r *runner, a args) error {
 	return nil
 }
 
-func expireContinue(r *runner, a args) error {
+func expireContinue(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.SetExpireContinue()
 	}
@@ -74,8 +73,8 @@ func expireContinue(r *runner, a args) error {
 	return nil
 }
 
-func serverFeature(r *runner, a args) error {
-	v, _ := a.value("watch-list")
+func serverFeature(r *runner, a scenario.Args) error {
+	v, _ := a.Value("watch-list")
 	on := v == "on"
 	for _, s := range r.sides {
 		s.conn.Base().SetWatchListFeature(on)
@@ -100,8 +99,8 @@ func serverFeature(r *runner, a args) error {
 
 // armCut arms the cut a's after-events asks for, and reports whether it
 // did (false: the lever is pulled now, as without after-events).
-func (r *runner) armCut(a args, drop bool) (bool, error) {
-	v, ok := a.value("after-events")
+func (r *runner) armCut(a scenario.Args, drop bool) (bool, error) {
+	v, ok := a.Value("after-events")
 	if !ok {
 		return false, nil
 	}
@@ -117,7 +116,7 @@ func (r *runner) armCut(a args, drop bool) (bool, error) {
 	if drop {
 		what = "the connection will drop (watches end, new requests wait)"
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, eventsTaken(n)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, scenario.EventsTaken(n)))
 	return true, nil
 }
 

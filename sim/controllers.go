@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/controller"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/store"
 )
@@ -72,10 +73,6 @@ type outcome struct {
 	fail  bool
 	after time.Duration
 }
-
-// observedAnnotation is what a writing controller keeps up to date: the
-// image it last saw in the object's spec, as a status would.
-const observedAnnotation = "cachelab.dev/observed-image"
 
 // ctlHandlerName stands for the controller's handler in a snapshot's
 // handler call counts: settling holds client-go to cachelab's count. A
@@ -278,7 +275,7 @@ func (c *ctlSide) reconcile(key string) (controller.Result, error) {
 	if c.r.opts.ctlRestless {
 		image += " at rv " + u.GetResourceVersion()
 	}
-	if u.GetAnnotations()[observedAnnotation] == image {
+	if u.GetAnnotations()[scenario.ObservedAnnotation] == image {
 		return res, nil // up to date: level-triggered, nothing to write
 	}
 	rv, err := c.r.ctlWrite(c.impl, u, image)
@@ -297,7 +294,7 @@ func describeObserved(obj any, writes bool) string {
 		return trace.Describe(obj)
 	}
 	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
-	observed := u.GetAnnotations()[observedAnnotation]
+	observed := u.GetAnnotations()[scenario.ObservedAnnotation]
 	switch {
 	case writes:
 		return fmt.Sprintf("%s (image %s, observed %s)", trace.Describe(obj), orDash(image), orDash(observed))
@@ -439,7 +436,7 @@ func (r *runner) ctlWrite(impl string, u *unstructured.Unstructured, image strin
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[observedAnnotation] = image
+	ann[scenario.ObservedAnnotation] = image
 	next.SetAnnotations(ann)
 	w := ctlWrite{key: key, pre: u.GetResourceVersion(), image: image, obj: next}
 	cur, err := r.writer.Get(r.ctx, u.GetNamespace(), u.GetName())
@@ -487,7 +484,7 @@ func (r *runner) applyWrites() (bool, error) {
 		wrote = true
 		r.wrote(before, out)
 		r.etcdChanged()
-		r.noteWrite("update", out, w.pre, fmt.Sprintf("update %s -> %s (the controller: %s=%s)", trace.Describe(before), trace.Describe(out), observedAnnotation, w.image))
+		r.noteWrite("update", out, w.pre, fmt.Sprintf("update %s -> %s (the controller: %s=%s)", trace.Describe(before), trace.Describe(out), scenario.ObservedAnnotation, w.image))
 	}
 	r.roundWrites = nil
 	return wrote, nil
@@ -633,7 +630,7 @@ func describeCtlConfig(cfg ctlConfig) string {
 		s += "s"
 	}
 	if cfg.writes {
-		s += "; each reconcile records spec.image in the annotation " + observedAnnotation + " when it differs"
+		s += "; each reconcile records spec.image in the annotation " + scenario.ObservedAnnotation + " when it differs"
 	} else {
 		s += "; reconciles read the cache and write nothing"
 	}
@@ -717,13 +714,13 @@ func (c *ctlSide) showWorkqueue(add func(string)) {
 }
 
 // cmdStartController is start-controller.
-func cmdStartController(r *runner, a args) error {
-	cfg := ctlConfig{workers: 1, writes: a.flags["writes"], guard: a.flags["guard"], skipForget: a.flags["skip-forget"]}
-	if v, ok := a.value("workers"); ok {
+func cmdStartController(r *runner, a scenario.Args) error {
+	cfg := ctlConfig{workers: 1, writes: a.Flags["writes"], guard: a.Flags["guard"], skipForget: a.Flags["skip-forget"]}
+	if v, ok := a.Value("workers"); ok {
 		cfg.workers, _ = strconv.Atoi(v)
 	}
-	cfg.name, _ = a.value("name")
-	cfg.informer, _ = a.value("informer")
+	cfg.name, _ = a.Value("name")
+	cfg.informer, _ = a.Value("informer")
 	for _, c := range append(r.ctls, r.waitingCtls()...) {
 		switch {
 		case c.name == cfg.name && cfg.name == "":
@@ -770,18 +767,18 @@ func (r *runner) waitingCtls() []*ctlSide {
 }
 
 // cmdScript is reconcile-fail (fail) and reconcile-requeue.
-func cmdScript(r *runner, a args, fail bool) error {
+func cmdScript(r *runner, a scenario.Args, fail bool) error {
 	n := 1
-	if v, ok := a.value("times"); ok {
+	if v, ok := a.Value("times"); ok {
 		n, _ = strconv.Atoi(v)
 	}
 	o := outcome{fail: fail}
 	for _, k := range []string{"after", "requeue-after"} {
-		if v, ok := a.value(k); ok {
+		if v, ok := a.Value(k); ok {
 			o.after, _ = time.ParseDuration(v)
 		}
 	}
-	r.scriptOutcome(a.pos[0], o, n)
+	r.scriptOutcome(a.Pos[0], o, n)
 	what := "succeed, asking to be requeued after " + o.after.String()
 	if fail {
 		what = "fail"
@@ -793,6 +790,6 @@ func cmdScript(r *runner, a args, fail bool) error {
 	if n > 1 {
 		times = fmt.Sprintf("%d reconciles", n)
 	}
-	r.note(trace.LayerSim, a.pos[0], fmt.Sprintf("the next %s of %s will %s", times, a.pos[0], what))
+	r.note(trace.LayerSim, a.Pos[0], fmt.Sprintf("the next %s of %s will %s", times, a.Pos[0], what))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/rvclaims"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -43,7 +44,7 @@ func TestDescriptionsNameWhatTheTraceShows(t *testing.T) {
 
 // classicTrace is what the scenario prints on the classic stack: its own
 // expected output if it starts that stack, else a run's.
-func classicTrace(t *testing.T, sc *Scenario) string {
+func classicTrace(t *testing.T, sc *scenario.Scenario) string {
 	t.Helper()
 	for _, st := range sc.Steps {
 		for _, a := range st.Args {
@@ -81,7 +82,7 @@ func TestDescriptionCheckCatchesTheRelistFromEmpty(t *testing.T) {
 
 // prose is a scenario's opening comment without its Covers and Server
 // lines.
-func prose(sc *Scenario) string {
+func prose(sc *scenario.Scenario) string {
 	var keep []string
 	for _, l := range strings.Split(sc.About, "\n") {
 		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") {
@@ -93,7 +94,7 @@ func prose(sc *Scenario) string {
 
 // expectedTrace is what the scenario file expects its steps to print, one
 // block after another.
-func expectedTrace(sc *Scenario) string {
+func expectedTrace(sc *scenario.Scenario) string {
 	var b strings.Builder
 	for _, st := range sc.Steps {
 		b.WriteString(st.Expected)

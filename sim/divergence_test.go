@@ -12,6 +12,7 @@ import (
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/golden"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -46,7 +47,7 @@ func TestDivergenceIsReported(t *testing.T) {
 	}
 }
 
-func lineOf(t *testing.T, sc *Scenario, cmd string) string {
+func lineOf(t *testing.T, sc *scenario.Scenario, cmd string) string {
 	for _, st := range sc.Steps {
 		if st.Cmd == cmd {
 			return strings.TrimPrefix(sc.Pos(st), sc.File+":")
@@ -76,7 +77,7 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 	for _, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {
 			other := informer.Classic
-			if newHeader(sc, stackOf(sc), DefaultServer, Options{}).Stack == informer.Classic {
+			if newHeader(sc, stackOf(sc), scenario.DefaultServer, Options{}).Stack == informer.Classic {
 				other = informer.Default
 			}
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Stack: other})
@@ -98,7 +99,7 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 // the same race agree: the file is what catches a trace that changes from
 // run to run there (issue 27, cases 4 and 5), at no cost beyond the runs.
 // go test ./sim -run TestScenarios -rewrite rewrites the files.
-func checkTrace(t *testing.T, dir string, sc *Scenario, res *Result) {
+func checkTrace(t *testing.T, dir string, sc *scenario.Scenario, res *Result) {
 	t.Helper()
 	var b strings.Builder
 	for _, sr := range res.Steps {
@@ -117,7 +118,7 @@ func checkTrace(t *testing.T, dir string, sc *Scenario, res *Result) {
 	golden.Check(t, file, b.String(), rewrite, "the trace in "+dir)
 }
 
-func stackOf(sc *Scenario) informer.Stack {
+func stackOf(sc *scenario.Scenario) informer.Stack {
 	r := &runner{sc: sc}
 	return r.stack()
 }
@@ -133,16 +134,16 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 	}
 	for _, sc := range cat {
 		if sc.Server == "" {
-			t.Errorf("%s: no \"# Server:\" line: say %s, %s or %s", sc.File, ServerEtcd, ServerWatchCache, ServerAny)
+			t.Errorf("%s: no \"# Server:\" line: say %s, %s or %s", sc.File, scenario.ServerEtcd, scenario.ServerWatchCache, scenario.ServerAny)
 			continue
 		}
-		if sc.Server != ServerAny {
+		if sc.Server != scenario.ServerAny {
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) {
-			other := ServerWatchCache
-			if sc.WrittenFor() == ServerWatchCache {
-				other = ServerEtcd
+			other := scenario.ServerWatchCache
+			if sc.WrittenFor() == scenario.ServerWatchCache {
+				other = scenario.ServerEtcd
 			}
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Server: other})
 			if err != nil {

@@ -5,58 +5,40 @@
 //
 // # The parts
 //
-//	sim          the runner: scenario files, commands, settling, the
+//	sim          the runner: each command's run function, settling, the
 //	   │         comparison after each step, invariants
+//	   ├──▶ sim/scenario  a scenario as data: Parse, the command table,
+//	   │                  the replay that refuses what cannot run, placements
 //	   ├──▶ sim/world   each informer's connection and its levers
 //	   │         │      (disconnect, fail-next, close-watch, holds)
 //	   └──▶ sim/trace ◀─┘ typed events, their order rules, and their
 //	                    renderings (text, JSON)
 //
-// Dependencies run one way, down the picture: trace knows no runner and
-// no connection; world knows no scenario and no informer.
+// Dependencies run one way, down the picture: scenario knows no runner;
+// trace knows no runner and no connection; world knows no scenario and no
+// informer.
 //
 // # A scenario
 //
-// A scenario file is in cockroachdb's datadriven format. It opens with a
-// "#" paragraph saying what it shows, with a "# Covers:" line naming the
-// REFERENCE.md behaviours it covers (the scenario's IDs are that line's,
-// each once: IDs the prose mentions are not covers); then come commands,
-// each followed by "----" and the trace it is expected to print:
-//
-//	# A label selector turns "no longer matches" into a delete.
-//	# Covers: E5 E6 P1 P2
-//
-//	add-handler h1
-//	----
-//
-//	start labels=(app=web)
-//	----
-//	request          WATCH-LIST rv="" ... labels=app=web sendInitialEvents=true ...
-//	...
-//
-// The commands act on the world (create, update [times=n], delete,
-// bulk-create, put-raw, delete-raw, compact, progress, close-watch,
-// disconnect, reconnect, fail-next [page=n], expire-continue, server,
-// restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, etcd-cluster,
-// etcd-stop-member, etcd-start-member, etcd-move-leader, advance, resync),
-// on the informers (start, start-queue, stop, add-handler,
-// remove-handler, release, pause, resume), on shared informer factories
-// (factory, informer, factory-start, factory-wait), on the controllers
-// (start-controller, reconcile-fail, reconcile-requeue), or look (show
-// store|queue|handlers|requests|synced|metrics|workqueue). CommandHelp
-// lists them.
+// A scenario file (package scenario: its form, its commands, and what
+// Parse refuses and why) is a "#" paragraph saying what it shows and the
+// REFERENCE.md behaviours it covers, then commands, each followed by
+// "----" and the trace it is expected to print. Run plays a parsed
+// scenario: for each step it calls the command's run function (runs.go,
+// one for each command of scenario's table), settles both sides and
+// compares them.
 //
 // # Exploring
 //
-// A Placement (placement.go) is the scenario as data with fault commands
-// put between its steps, or armed inside one: the levers a scenario
-// pulls, at points its author did not choose, in a file Parse reads like
-// any other. Package explore (sim/explore) runs a scenario once without
-// faults and once per placement, each an ordinary Run compared with
-// client-go, and tells each run's story against the one without faults;
-// it uses this package's API (Parse, Run, Result) and nothing inside it.
-// A scenario's "# Explore:" lines (hints.go) name placements worth
-// running. A planted bug (plants.go, Options.Plant) puts a known bug into
+// A scenario.Placement is the scenario as data with fault commands put
+// between its steps, or armed inside one: the levers a scenario pulls,
+// at points its author did not choose, in a file scenario.Parse reads
+// like any other. Package explore (sim/explore) runs a scenario once
+// without faults and once per placement, each an ordinary Run compared
+// with client-go, and tells each run's story against the one without
+// faults; it uses this package's API (Run, Result) and package
+// scenario's, and nothing inside either. A scenario's "# Explore:" lines
+// (scenario.ExploreHint) name placements worth running. A planted bug (plants.go, Options.Plant) puts a known bug into
 // cachelab's side, for the comparison, and explore, to find.
 //
 // A fault inside a step is a lever armed for the next step
@@ -87,15 +69,9 @@
 // -rewrite` refreshes that output. Scenarios that once failed (most found
 // by FuzzRunner) live in testdata/regress and are run the same way.
 //
-// Parse checks a file as a run would, so that a mistake costs no wait
-// (validate.go, replay.go): names, namespaces and labels with
-// apimachinery's validators and kube-apiserver's words, selectors with
-// labels.Parse and fields.ParseSelector, ranges (stated in the message),
-// no control characters, and each step against those before it (no
-// update of an object never created, no second start, no handler that
-// was never added, no restore of a snapshot not yet taken; a restore
-// brings back the snapshot's objects, a wipe none; two "# Server:"
-// lines). What depends on the run's options, Check refuses before
+// scenario.Parse checks a file as a run would, so that a mistake costs no
+// wait (package scenario says what it refuses). What depends on the
+// run's options, Check refuses before
 // anything starts (Open calls it first), with the step's file:line: a
 // lever of the other world (Options.Server), a lever that needs the
 // embedded etcd on an external one (restart-etcd, etcd-snapshot,
@@ -108,7 +84,7 @@
 // # Two worlds: kube-apiserver with and without its watch cache
 //
 // A scenario's opening comment says which kube-apiserver its informers
-// talk to, on a line "# Server: <world>" (Scenario.Server; `cachelab run
+// talk to, on a line "# Server: <world>" (scenario.Scenario.Server; `cachelab run
 // --server` and Options.Server override it):
 //
 //	watchcache  kube-apiserver's own storage layer, k8s.io/apiserver's
@@ -123,7 +99,7 @@
 //
 // A scenario with no such line runs in the etcd world if it pulls one of
 // that world's own levers (put-raw, delete-raw), and behind the watch
-// cache otherwise (Scenario.WrittenFor).
+// cache otherwise (scenario.Scenario.WrittenFor).
 //
 // In the watch-cache world LIST answers say "(from cache)" or "(from
 // etcd)", and bookmarks the cache sends on its own clock say so, with the
@@ -133,8 +109,8 @@
 // until it has, so they meet it ready on every run; after hold-cache they
 // meet it unready, and a LIST it answers with 429 is retried, and the
 // retry held, as E12's below, until release-cache has waited for the
-// cache to be ready); E12's levers (put-raw, delete-raw)
-// belong to the etcd world, and Parse refuses them elsewhere. etcd's own
+// cache to be ready); E12's levers (put-raw, delete-raw) belong to the
+// etcd world, and scenario.Parse refuses them elsewhere. etcd's own
 // levers work in both: behind the cache it is kube-apiserver's own watch
 // of etcd that resumes after restart-etcd or a member's failure, and the
 // informers see nothing; after etcd-restore the cache goes on serving the
@@ -173,8 +149,8 @@
 // `cachelab run --etcd-members n` (Options.EtcdMembers) runs any scenario
 // on one. etcd-stop-member, etcd-start-member and etcd-move-leader are its
 // levers; restart-etcd, etcd-snapshot, etcd-restore and etcd-wipe are
-// refused in such a file (Parse), and so is a stop that would leave no
-// majority up. Every connection lists every member's endpoint but uses
+// refused in such a file (scenario.Parse), and so is a stop that would
+// leave no majority up. Every connection lists every member's endpoint but uses
 // them in order, one member at a time (listwatch.ClientOptions.InOrder),
 // where etcd's client would spread requests over all of them: the world's
 // from m1, both informers' (behind the watch cache, each

@@ -2,10 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -23,7 +21,7 @@ func (r *runner) embeddedOnly() error {
 	return nil
 }
 
-func etcdSnapshot(r *runner, a args) error {
+func etcdSnapshot(r *runner, a scenario.Args) error {
 	if err := r.embeddedOnly(); err != nil {
 		return err
 	}
@@ -31,22 +29,22 @@ func etcdSnapshot(r *runner, a args) error {
 	if err != nil {
 		return err
 	}
-	if err := r.etcd.Snapshot(r.ctx, a.pos[0]); err != nil {
+	if err := r.etcd.Snapshot(r.ctx, a.Pos[0]); err != nil {
 		return err
 	}
 	r.resumedAt(rev)
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd snapshot %s taken at rv %d (etcd stopped, its data copied, started again on the same ports)", a.pos[0], rev))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd snapshot %s taken at rv %d (etcd stopped, its data copied, started again on the same ports)", a.Pos[0], rev))
 	return nil
 }
 
-func etcdRestore(r *runner, a args) error {
+func etcdRestore(r *runner, a scenario.Args) error {
 	if err := r.embeddedOnly(); err != nil {
 		return err
 	}
-	return r.travel(fmt.Sprintf("etcd restored from snapshot %s", a.pos[0]), func() error { return r.etcd.Restore(r.ctx, a.pos[0]) })
+	return r.travel(fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return r.etcd.Restore(r.ctx, a.Pos[0]) })
 }
 
-func etcdWipe(r *runner, a args) error {
+func etcdWipe(r *runner, a scenario.Args) error {
 	if err := r.embeddedOnly(); err != nil {
 		return err
 	}
@@ -93,16 +91,4 @@ func (r *runner) resumedAt(rev int64) {
 	for _, s := range r.sides {
 		s.conn.Resumed(rev)
 	}
-}
-
-// checkSnapshotName keeps a snapshot's name one short word: it names a
-// directory of the run's etcd and labels world lines.
-func checkSnapshotName(cmd, name string) error {
-	ok := len(name) <= 32 && !strings.ContainsFunc(name, func(r rune) bool {
-		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'))
-	})
-	if !ok {
-		return fmt.Errorf("%s %s: want a snapshot name of 1 to 32 ASCII letters, digits, '-' or '_'", cmd, name)
-	}
-	return nil
 }

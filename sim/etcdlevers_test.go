@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // A restore or a wipe changes what exists, and Parse follows it: a file
@@ -30,7 +31,7 @@ func TestEtcdLeversParse(t *testing.T) {
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("x.txt", []byte(c.src))
+			_, err := scenario.Parse("x.txt", []byte(c.src))
 			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 				t.Errorf("got %v, want %q...", err, c.want)
 			}
@@ -38,7 +39,7 @@ func TestEtcdLeversParse(t *testing.T) {
 	}
 	accepted := "# s\n\ncreate ns0/a\n----\n\netcd-snapshot s1\n----\n\netcd-wipe\n----\n\ncreate ns0/a\n----\n\n" +
 		"etcd-restore s1\n----\n\nupdate ns0/a image=v2\n----\n"
-	if _, err := Parse("x.txt", []byte(accepted)); err != nil {
+	if _, err := scenario.Parse("x.txt", []byte(accepted)); err != nil {
 		t.Errorf("a re-create after a wipe, an update after a restore: %v", err)
 	}
 }

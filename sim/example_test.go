@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 // "# Server:", so the informers talk to kube-apiserver's watch cache, as
 // in a cluster: it answered the LIST.
 func Example() {
-	sc, err := sim.Parse("example.txt", []byte(`# An update, end to end, on the classic stack.
+	sc, err := scenario.Parse("example.txt", []byte(`# An update, end to end, on the classic stack.
 
 add-handler h1
 ----

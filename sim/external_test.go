@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/testcerts"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // A run against an etcd reached only by its endpoints (here one started
@@ -58,9 +59,9 @@ func TestExternalEtcd(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, src string) *Scenario {
+func mustParse(t *testing.T, src string) *scenario.Scenario {
 	t.Helper()
-	sc, err := Parse("inline.txt", []byte(src))
+	sc, err := scenario.Parse("inline.txt", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,12 +30,9 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
-
-// maxFactories bounds a scenario's factories (maxSides: start's informer
-// and one per factory, two sides each).
-const maxFactories = maxSides/2 - 1
 
 // podsGVR is the one resource the world has.
 var podsGVR = meter.PodsGVR
@@ -91,13 +88,13 @@ func implIndex(impl string) int {
 }
 
 // cmdFactory is factory NAME: a factory on each side, with nothing in it.
-func cmdFactory(r *runner, a args) error {
-	name := a.pos[0]
+func cmdFactory(r *runner, a scenario.Args) error {
+	name := a.Pos[0]
 	switch {
 	case r.factories[name] != nil:
 		return fmt.Errorf("factory %s exists already", name)
-	case len(r.factories) >= maxFactories:
-		return fmt.Errorf("a scenario has at most %d factories", maxFactories)
+	case len(r.factories) >= scenario.MaxFactories:
+		return fmt.Errorf("a scenario has at most %d factories", scenario.MaxFactories)
 	}
 	cfg := r.scopeArgs(a)
 	f := &simFactory{name: name, cfg: cfg}
@@ -146,10 +143,10 @@ func describeScope(cfg startConfig) string {
 
 // cmdInformer is informer FACTORY: ask each side's factory for its pods
 // informer. The first request makes it; a later one gets the same.
-func cmdInformer(r *runner, a args) error {
-	f := r.factories[a.pos[0]]
+func cmdInformer(r *runner, a scenario.Args) error {
+	f := r.factories[a.Pos[0]]
 	if f == nil {
-		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.Pos[0], a.Pos[0])
 	}
 	first := f.sides[0] == nil
 	if first {
@@ -226,10 +223,10 @@ func cmdInformer(r *runner, a args) error {
 
 // cmdFactoryStart is factory-start FACTORY: Start on each side. It runs
 // the informers asked for since the last Start, and only those (I2).
-func cmdFactoryStart(r *runner, a args) error {
-	f := r.factories[a.pos[0]]
+func cmdFactoryStart(r *runner, a scenario.Args) error {
+	f := r.factories[a.Pos[0]]
 	if f == nil {
-		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.Pos[0], a.Pos[0])
 	}
 	f.starts++
 	s := f.sides[0]
@@ -299,10 +296,10 @@ var errNoWait = errors.New("the scenario reads WaitForCacheSync's answer once th
 // WaitForCacheSync returns once the step has settled (I3). It is called
 // with a context already ended: every informer that can sync has, and one
 // that has not would keep a real WaitForCacheSync waiting.
-func cmdFactoryWait(r *runner, a args) error {
-	f := r.factories[a.pos[0]]
+func cmdFactoryWait(r *runner, a scenario.Args) error {
+	f := r.factories[a.Pos[0]]
 	if f == nil {
-		return fmt.Errorf("no factory named %q (make it with factory %s)", a.pos[0], a.pos[0])
+		return fmt.Errorf("no factory named %q (make it with factory %s)", a.Pos[0], a.Pos[0])
 	}
 	if err := r.settle(); err != nil {
 		return err

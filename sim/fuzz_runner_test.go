@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -115,7 +116,7 @@ type fuzzCase struct {
 	seed   uint64
 	stack  informer.Stack
 	text   string
-	sc     *Scenario
+	sc     *scenario.Scenario
 	limits runLimits
 }
 
@@ -139,7 +140,7 @@ func newFuzzCase(t *testing.T, seed uint64, classic bool) *fuzzCase {
 		// runs every seed in the corpus (seed 27 among them).
 		t.Skip("an etcd cluster's run outlasts the fuzzing engine's 10 s per input")
 	}
-	sc, err := Parse(fmt.Sprintf("fuzz-%d-%s.txt", seed, fc.stack), []byte(fc.text))
+	sc, err := scenario.Parse(fmt.Sprintf("fuzz-%d-%s.txt", seed, fc.stack), []byte(fc.text))
 	if err != nil {
 		fc.failf("genScenario wrote a file Parse refuses: %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // genScenario writes a random well-formed scenario: a "#" paragraph, then
@@ -16,7 +18,7 @@ import (
 // after stop, writes hit objects the informers' selectors hide, and a
 // stopped informer is started again.
 //
-// Well-formed means sim.Parse accepts it. Parse refuses steps that cannot
+// Well-formed means scenario.Parse accepts it. Parse refuses steps that cannot
 // run where they stand (an update of an object that does not exist, a
 // pause with no start-queue); gen's model of the scenario avoids most of
 // them, and each step is kept only once Parse accepts the file with it,
@@ -47,7 +49,7 @@ func (g *gen) acceptedStep(text string) string {
 	for range 20 {
 		saved := g.save()
 		step := "\n" + g.step() + "\n----\n"
-		if _, err := Parse("gen.txt", []byte(text+step)); err == nil {
+		if _, err := scenario.Parse("gen.txt", []byte(text+step)); err == nil {
 			g.steps++
 			return step
 		}
@@ -144,7 +146,7 @@ var genSteps = map[string]genStep{
 	"show":              {always(2), func(g *gen) string { return "show " + g.pick(genShows) }},
 	"settle":            {always(1), func(*gen) string { return "settle" }},
 	"start-controller":  {func(g *gen) int { return g.unless(!g.queueMode && !g.controller && len(g.ctlNames) < 3, 3, 0) }, (*gen).startController},
-	"factory":           {func(g *gen) int { return g.unless(!g.queueMode && len(g.factories) < maxFactories, 2, 0) }, (*gen).factory},
+	"factory":           {func(g *gen) int { return g.unless(!g.queueMode && len(g.factories) < scenario.MaxFactories, 2, 0) }, (*gen).factory},
 	"informer":          {func(g *gen) int { return g.unless(len(g.factories) > 0, 3, 0) }, (*gen).informer},
 	"factory-start":     {func(g *gen) int { return g.unless(len(g.factories) > 0, 3, 0) }, func(g *gen) string { return "factory-start " + g.factoryName(g.factories) }},
 	"factory-wait":      {func(g *gen) int { return g.unless(len(g.factories) > 0, 2, 0) }, func(g *gen) string { return "factory-wait " + g.factoryName(g.factories) }},
@@ -230,7 +232,7 @@ func (g *gen) step() string {
 		if weights[i] == 0 && g.rng.IntN(8) == 0 {
 			weights[i] = 1
 		}
-		if etcdOnly[n] && g.cache || cacheOnly[n] && !g.cache {
+		if need := scenario.NeedsServer(n); need == scenario.ServerEtcd && g.cache || need == scenario.ServerWatchCache && !g.cache {
 			weights[i] = 0 // Parse refuses it in this world
 		}
 		total += weights[i]
@@ -558,13 +560,13 @@ func (g *gen) removeHandler() string {
 	return "remove-handler " + name
 }
 
-// The generator never writes a file sim.Parse rejects: a fuzz failure is
+// The generator never writes a file scenario.Parse rejects: a fuzz failure is
 // then always the runner's, never the generator's.
 func TestGenScenarioParses(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := range uint64(200) {
 		text := genScenario(rand.New(rand.NewPCG(seed, 0)))
-		sc, err := Parse(fmt.Sprintf("gen-%d.txt", seed), []byte(text))
+		sc, err := scenario.Parse(fmt.Sprintf("gen-%d.txt", seed), []byte(text))
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, text)
 		}
@@ -578,7 +580,7 @@ func TestGenScenarioParses(t *testing.T) {
 			t.Fatalf("seed %d: a second draw differs:\n%s\n---\n%s", seed, text, again)
 		}
 	}
-	for _, n := range commandNames() {
+	for _, n := range scenario.CommandNames() {
 		if !seen[n] {
 			t.Errorf("200 scenarios never used %q", n)
 		}
@@ -588,13 +590,13 @@ func TestGenScenarioParses(t *testing.T) {
 // Every command in the table has a generator, so a command added to the
 // table is fuzzed as soon as it is added here.
 func TestGenCoversEveryCommand(t *testing.T) {
-	for _, n := range commandNames() {
+	for _, n := range scenario.CommandNames() {
 		if _, ok := genSteps[n]; !ok {
 			t.Errorf("genScenario never writes %q: add it to genSteps", n)
 		}
 	}
 	for n := range genSteps {
-		if _, ok := commands[n]; !ok {
+		if !slices.Contains(scenario.CommandNames(), n) {
 			t.Errorf("genSteps has %q, which is not a command", n)
 		}
 	}

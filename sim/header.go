@@ -8,6 +8,7 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -26,7 +27,7 @@ func clientGoVersion() string {
 	return "v0.37.2"
 }
 
-func newHeader(sc *Scenario, st informer.Stack, server string, opts Options) trace.Header {
+func newHeader(sc *scenario.Scenario, st informer.Stack, server string, opts Options) trace.Header {
 	h := trace.Header{Scenario: sc.Name, Title: sc.Title, IDs: sc.IDs, Cachelab: Version, ClientGo: clientGoVersion(),
 		Stack: st, Seed: opts.Seed, Server: server, Etcd: "embedded", Plant: opts.Plant}
 	if len(opts.Etcd.Endpoints) > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -16,7 +17,7 @@ import (
 // run error or a divergence.
 func runBoth(t *testing.T, name, src string, opts Options) map[informer.Stack]*Result {
 	t.Helper()
-	sc, err := Parse(name+".txt", []byte(src))
+	sc, err := scenario.Parse(name+".txt", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestSettleMessageIsBounded(t *testing.T) {
 	}
 }
 
-// Parse refuses steps that cannot run where they stand (replay.go). The
-// runner must still refuse them cleanly, with an error naming the step,
+// Parse refuses steps that cannot run where they stand (package
+// scenario, replay.go). The runner must still refuse them cleanly, with an error naming the step,
 // never a panic or a hang: a Session is also driven step by step by
 // programs that build their own Steps.
 func TestStepsParseRefusesFailCleanly(t *testing.T) {
@@ -139,10 +140,10 @@ func TestStepsParseRefusesFailCleanly(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			src := script(cmds...)
-			if _, err := Parse("refused.txt", []byte(src)); err == nil {
+			if _, err := scenario.Parse("refused.txt", []byte(src)); err == nil {
 				t.Fatalf("Parse accepted it; this test is for steps Parse refuses")
 			}
-			sc, err := parseForm("refused.txt", []byte(src))
+			sc, err := scenario.ParseForm("refused.txt", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -19,7 +20,7 @@ import (
 // error.
 func runOne(t *testing.T, name, src string, opts Options) (*Result, error) {
 	t.Helper()
-	sc, err := Parse(name+".txt", []byte(src))
+	sc, err := scenario.Parse(name+".txt", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +45,8 @@ func TestControllerStepScalesWithKeys(t *testing.T) {
 		workers string
 		n       string
 	}{
-		{ServerWatchCache, informer.Default, "1", "2000"},
-		{ServerEtcd, informer.Classic, "3", "5000"},
+		{scenario.ServerWatchCache, informer.Default, "1", "2000"},
+		{scenario.ServerEtcd, informer.Classic, "3", "5000"},
 	} {
 		t.Run(tc.server+"/"+string(tc.stack), func(t *testing.T) {
 			src := script("start-controller workers="+tc.workers, "start", "bulk-create n="+tc.n)
@@ -71,7 +72,7 @@ func TestControllerStepScalesWithKeys(t *testing.T) {
 // for a key that really keeps coming back, and names it.
 func TestRestlessKeyIsNamed(t *testing.T) {
 	src := script("create ns0/a", "start-controller writes", "start")
-	_, err := runOne(t, "restless", src, Options{Server: ServerEtcd, ctlRestless: true})
+	_, err := runOne(t, "restless", src, Options{Server: scenario.ServerEtcd, ctlRestless: true})
 	if err == nil || !strings.Contains(err.Error(), "reconciled ns0/a 100 times at 0s") {
 		t.Fatalf("err = %v, want ns0/a named as never at rest", err)
 	}
@@ -231,7 +232,7 @@ advance 30s
 show store
 ----
 `
-	for _, server := range []string{ServerWatchCache, ServerEtcd} {
+	for _, server := range []string{scenario.ServerWatchCache, scenario.ServerEtcd} {
 		t.Run(server, func(t *testing.T) {
 			opts := Options{Server: server, progressNotify: 100 * time.Millisecond, SettleTimeout: 3 * time.Second}
 			res, err := runOne(t, "pause", src, opts)
@@ -382,11 +383,11 @@ func TestQuietSecondsPassInOneMove(t *testing.T) {
 func TestADayBehindTheWatchCache(t *testing.T) {
 	src := script("add-handler h1", "create ns0/a", "start-controller", "start", "update ns0/a labels=(v=2)",
 		"reconcile-requeue ns0/a after=1h times=30", "advance 24h", "show store")
-	sc, err := Parse("a-day.txt", []byte(src))
+	sc, err := scenario.Parse("a-day.txt", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ses, err := Open(context.Background(), sc, Options{Seed: 1, Server: ServerWatchCache})
+	ses, err := Open(context.Background(), sc, Options{Seed: 1, Server: scenario.ServerWatchCache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,7 @@ func TestKeyReconciledEveryStepRests(t *testing.T) {
 	for i := range 120 {
 		cmds = append(cmds, fmt.Sprintf("update ns0/a labels=(v=%d)", i))
 	}
-	if _, err := runOne(t, "every-step", script(cmds...), Options{Server: ServerEtcd}); err != nil {
+	if _, err := runOne(t, "every-step", script(cmds...), Options{Server: scenario.ServerEtcd}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // Progress counts what the run did, and may be read while a step runs:
 // this test reads it on another goroutine throughout, for the race
 // detector to see.
 func TestProgress(t *testing.T) {
-	sc, err := sim.Parse("progress.txt", []byte("# Progress.\n\nadd-handler h\n----\n\nbulk-create n=30\n----\n\nstart\n----\n"))
+	sc, err := scenario.Parse("progress.txt", []byte("# Progress.\n\nadd-handler h\n----\n\nbulk-create n=30\n----\n\nstart\n----\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -29,7 +30,7 @@ type Options struct {
 	// Stack, if set, overrides the stack the scenario's start asks for.
 	Stack informer.Stack
 	// Server, if set, overrides the world the scenario asks for (its
-	// "# Server:" line): ServerEtcd or ServerWatchCache.
+	// "# Server:" line): scenario.ServerEtcd or scenario.ServerWatchCache.
 	Server string
 	// Seed seeds cachelab's randomness (backoff jitter, watch timeouts).
 	Seed uint64
@@ -110,7 +111,7 @@ type Result struct {
 // sides.
 type runner struct {
 	claimed bool // it holds the process's client-go settings (claimProcess)
-	sc      *Scenario
+	sc      *scenario.Scenario
 	opts    Options
 	ctx     context.Context
 	etcd    *listwatch.Embedded  // nil with an external etcd
@@ -186,7 +187,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // and comparing after each step. It returns at the first divergence (in
 // Result.Divergence) or at the end. An error means the run itself could
 // not go on (etcd did not start, a step could not be carried out).
-func Run(ctx context.Context, sc *Scenario, opts Options) (*Result, error) {
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
 	ses, err := Open(ctx, sc, opts)
 	if err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ type Session struct {
 // Open checks that the run's options can carry out every step (Check),
 // starts etcd (or connects to it) and prepares both sides; nothing runs
 // until the first Step.
-func Open(ctx context.Context, sc *Scenario, opts Options) (*Session, error) {
+func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, error) {
 	if err := Check(sc, opts); err != nil {
 		return nil, err
 	}
@@ -303,7 +304,7 @@ func (s *Session) Header() trace.Header { return s.header }
 func (s *Session) Clock() time.Duration { return s.r.clock.Since(epoch) }
 
 // Step carries out st, settles, and compares.
-func (s *Session) Step(st Step) (trace.StepResult, error) {
+func (s *Session) Step(st scenario.Step) (trace.StepResult, error) {
 	s.n++
 	sr, err := s.r.step(s.n, st)
 	if err != nil {
@@ -381,7 +382,7 @@ func (r *runner) stack() informer.Stack {
 	}
 	for _, st := range r.sc.Steps {
 		if st.Cmd == "start" || st.Cmd == "start-queue" {
-			if v, ok := argValue(st.Args, "stack"); ok {
+			if v, ok := st.Value("stack"); ok {
 				s, _ := informer.ParseStack(v)
 				return s
 			}
@@ -389,23 +390,6 @@ func (r *runner) stack() informer.Stack {
 	}
 	return informer.Default
 }
-
-// The worlds a scenario runs in (Options.Server, a scenario's "# Server:"
-// line).
-const (
-	// ServerEtcd is kube-apiserver with its watch cache off: every
-	// request is read from etcd (listwatch, cachelab's own).
-	ServerEtcd = "etcd"
-	// ServerWatchCache is kube-apiserver's real storage layer, its
-	// watch cache in front of etcd (apistorage, k8s.io/apiserver).
-	ServerWatchCache = "watchcache"
-	// ServerAny, in a scenario, says it means the same in both worlds.
-	ServerAny = "any"
-)
-
-// DefaultServer is the world of a scenario that runs in either: what a
-// cluster runs, kube-apiserver with its watch cache.
-const DefaultServer = ServerWatchCache
 
 // server is the world the run uses: the override, the scenario's, or
 // the default.
@@ -424,10 +408,10 @@ func (r *runner) worldAllows(cmd string) error { return serverAllows(cmd, r.serv
 // serverAllows says why cmd cannot run in world w, or nil.
 func serverAllows(cmd, w string) error {
 	switch {
-	case cacheOnly[cmd] && w != ServerWatchCache:
-		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, ServerWatchCache)
-	case etcdOnly[cmd] && w == ServerWatchCache:
-		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %q (--server %s)", cmd, w, ServerEtcd)
+	case scenario.NeedsServer(cmd) == scenario.ServerWatchCache && w != scenario.ServerWatchCache:
+		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, scenario.ServerWatchCache)
+	case scenario.NeedsServer(cmd) == scenario.ServerEtcd && w == scenario.ServerWatchCache:
+		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %q (--server %s)", cmd, w, scenario.ServerEtcd)
 	}
 	return nil
 }
@@ -488,7 +472,7 @@ func (r *runner) connect() error {
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
-	if r.server() == ServerWatchCache {
+	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
 		api, err := apistorage.New(r.ctx, r.clients[3], r.res, apistorage.Options{Cache: true, Clock: r.clock})
@@ -621,11 +605,10 @@ func (r *runner) close() {
 }
 
 // step carries out one command, settles both sides, and compares them.
-func (r *runner) step(n int, st Step) (trace.StepResult, error) {
+func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	r.world, r.listed, r.stepN = nil, nil, n
 	sr := trace.StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]trace.Event{}}
-	cmd := commands[st.Cmd]
-	a, err := cmd.parse(st.Args)
+	a, err := scenario.ParseArgs(st)
 	if err != nil {
 		return sr, err
 	}

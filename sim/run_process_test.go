@@ -11,6 +11,7 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // Runs may overlap in one process only in the same stack: client-go's
@@ -19,7 +20,7 @@ import (
 // once the first has closed.
 func TestOverlappingRunsShareAStack(t *testing.T) {
 	ctx := context.Background()
-	sc, err := Parse("overlap.txt", []byte(script("create ns0/a")))
+	sc, err := scenario.Parse("overlap.txt", []byte(script("create ns0/a")))
 	if err != nil {
 		t.Fatal(err)
 	}

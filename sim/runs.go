@@ -5,61 +5,62 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // runs is what each command does: the run function the runner calls with
-// a step's arguments, checked against the command table (commands.go)
-// when the file was read. TestEveryCommandRuns keeps the two tables to
+// a step's arguments, checked against the command table (package
+// scenario, commands.go) when the file was read. TestEveryCommandRuns keeps the two tables to
 // the same names.
-var runs = map[string]func(r *runner, a args) error{
+var runs = map[string]func(r *runner, a scenario.Args) error{
 	// The world.
-	"create": func(r *runner, a args) error {
-		for _, k := range a.pos {
-			if err := r.create(k, labelsArg(a), a.flags["managed"]); err != nil {
+	"create": func(r *runner, a scenario.Args) error {
+		for _, k := range a.Pos {
+			if err := r.create(k, a.Labels(), a.Flags["managed"]); err != nil {
 				return err
 			}
 		}
 		return nil
 	},
-	"update": func(r *runner, a args) error {
-		img, _ := a.value("image")
+	"update": func(r *runner, a scenario.Args) error {
+		img, _ := a.Value("image")
 		var labels map[string]string
-		if _, ok := a.values["labels"]; ok {
-			labels = labelsArg(a)
+		if _, ok := a.Values["labels"]; ok {
+			labels = a.Labels()
 			if labels == nil {
 				labels = map[string]string{}
 			}
 		}
-		if v, ok := a.value("times"); ok {
+		if v, ok := a.Value("times"); ok {
 			n, _ := strconv.Atoi(v)
-			return r.updateTimes(a.pos[0], labels, img, n)
+			return r.updateTimes(a.Pos[0], labels, img, n)
 		}
-		return r.update(a.pos[0], labels, img)
+		return r.update(a.Pos[0], labels, img)
 	},
 	"put-raw":    cmdPutRaw,
 	"delete-raw": cmdDeleteRaw,
-	"delete": func(r *runner, a args) error {
-		for _, k := range a.pos {
+	"delete": func(r *runner, a scenario.Args) error {
+		for _, k := range a.Pos {
 			if err := r.delete(k); err != nil {
 				return err
 			}
 		}
 		return nil
 	},
-	"bulk-create": func(r *runner, a args) error {
-		ns, ok := a.value("ns")
+	"bulk-create": func(r *runner, a scenario.Args) error {
+		ns, ok := a.Value("ns")
 		if !ok {
 			ns = "bulk"
 		}
-		nStr, _ := a.value("n")
+		nStr, _ := a.Value("n")
 		n, _ := strconv.Atoi(nStr)
 		for i := 1; i <= n; i++ {
-			u, err := r.newPod(bulkName(ns, i, n))
+			u, err := r.newPod(scenario.BulkName(ns, i, n))
 			if err != nil {
 				return err
 			}
-			u.SetLabels(labelsArg(a))
+			u.SetLabels(a.Labels())
 			out, err := r.writer.Create(r.ctx, u)
 			if err != nil {
 				return err
@@ -71,10 +72,10 @@ var runs = map[string]func(r *runner, a args) error{
 		if err != nil {
 			return err
 		}
-		r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), bulkName(ns, 1, n), bulkName(ns, n, n), rev))
+		r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), scenario.BulkName(ns, 1, n), scenario.BulkName(ns, n, n), rev))
 		return nil
 	},
-	"compact":         func(r *runner, a args) error { return r.compact() },
+	"compact":         func(r *runner, a scenario.Args) error { return r.compact() },
 	"progress":        cmdProgress,
 	"close-watch":     closeWatch,
 	"disconnect":      disconnect,
@@ -82,7 +83,7 @@ var runs = map[string]func(r *runner, a args) error{
 	"fail-next":       failNext,
 	"expire-continue": expireContinue,
 	"server":          serverFeature,
-	"restart-etcd": func(r *runner, a args) error {
+	"restart-etcd": func(r *runner, a scenario.Args) error {
 		if r.etcd == nil {
 			return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
 		}
@@ -113,30 +114,30 @@ var runs = map[string]func(r *runner, a args) error{
 	"restart-apiserver": restartAPIServer,
 	"add-apiserver":     addAPIServer,
 	"use-apiserver":     useAPIServer,
-	"advance": func(r *runner, a args) error {
-		d, _ := time.ParseDuration(a.pos[0])
+	"advance": func(r *runner, a scenario.Args) error {
+		d, _ := time.ParseDuration(a.Pos[0])
 		return r.advance(d)
 	},
-	"resync": func(r *runner, a args) error {
+	"resync": func(r *runner, a scenario.Args) error {
 		if r.cfg == nil || r.cfg.resync <= 0 {
 			return fmt.Errorf("resync needs an informer started with resync=<period>")
 		}
 		return r.advance(r.cfg.resync)
 	},
 	// The informers.
-	"start":       func(r *runner, a args) error { return cmdStart(r, a, false) },
-	"start-queue": func(r *runner, a args) error { return cmdStart(r, a, true) },
-	"pause":       func(r *runner, a args) error { return r.setPaused(true) },
-	"resume":      func(r *runner, a args) error { return r.setPaused(false) },
+	"start":       func(r *runner, a scenario.Args) error { return cmdStart(r, a, false) },
+	"start-queue": func(r *runner, a scenario.Args) error { return cmdStart(r, a, true) },
+	"pause":       func(r *runner, a scenario.Args) error { return r.setPaused(true) },
+	"resume":      func(r *runner, a scenario.Args) error { return r.setPaused(false) },
 	"stop":        cmdStop,
 	"add-handler": cmdAddHandler,
-	"remove-handler": func(r *runner, a args) error {
-		sides := r.handlerSides(a.pos[0])
+	"remove-handler": func(r *runner, a scenario.Args) error {
+		sides := r.handlerSides(a.Pos[0])
 		if sides == nil {
-			return fmt.Errorf("no handler %q", a.pos[0])
+			return fmt.Errorf("no handler %q", a.Pos[0])
 		}
 		for _, s := range sides {
-			h := s.handlerNamed(a.pos[0])
+			h := s.handlerNamed(a.Pos[0])
 			if s.inf != nil {
 				// What the removal drops can be counted on
 				// cachelab's side only: client-go's listener
@@ -152,22 +153,19 @@ var runs = map[string]func(r *runner, a args) error{
 			h.removed = true
 			h.release()
 		}
-		r.note(trace.LayerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.pos[0]))
+		r.note(trace.LayerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.Pos[0]))
 		return nil
 	},
-	"release": func(r *runner, a args) error {
-		sides := r.handlerSides(a.pos[0])
+	"release": func(r *runner, a scenario.Args) error {
+		sides := r.handlerSides(a.Pos[0])
 		if sides == nil {
-			return fmt.Errorf("no handler %q", a.pos[0])
+			return fmt.Errorf("no handler %q", a.Pos[0])
 		}
 		for _, s := range sides {
-			s.handlerNamed(a.pos[0]).release()
+			s.handlerNamed(a.Pos[0]).release()
 		}
 		return nil
 	},
-	// Looking.
-	// show's argument is checked when the file is read (check); its
-	// lines are added once the step has settled (runner.show).
 	// Shared informer factories (factories.go).
 	"factory":       cmdFactory,
 	"informer":      cmdInformer,
@@ -175,8 +173,10 @@ var runs = map[string]func(r *runner, a args) error{
 	"factory-wait":  cmdFactoryWait,
 	// The controllers.
 	"start-controller":  cmdStartController,
-	"reconcile-fail":    func(r *runner, a args) error { return cmdScript(r, a, true) },
-	"reconcile-requeue": func(r *runner, a args) error { return cmdScript(r, a, false) },
-	"show":              func(r *runner, a args) error { return nil },
-	"settle":            func(r *runner, a args) error { return nil },
+	"reconcile-fail":    func(r *runner, a scenario.Args) error { return cmdScript(r, a, true) },
+	"reconcile-requeue": func(r *runner, a scenario.Args) error { return cmdScript(r, a, false) },
+	// Looking. show's argument is checked when the file is read; its
+	// lines are added once the step has settled (runner.show).
+	"show":   func(r *runner, a scenario.Args) error { return nil },
+	"settle": func(r *runner, a scenario.Args) error { return nil },
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cachelab/cachelab/internal/scalescenario"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // BenchmarkScale plays scalescenario.Text in both worlds at 1k, 10k and 100k
@@ -16,10 +17,10 @@ import (
 // Each run is a whole sim.Run: both informers, the etcd, and the
 // simulator around them.
 func BenchmarkScale(b *testing.B) {
-	for _, world := range []string{ServerEtcd, ServerWatchCache} {
+	for _, world := range []string{scenario.ServerEtcd, scenario.ServerWatchCache} {
 		for _, n := range []int{1000, 10000, 100000} {
 			b.Run(fmt.Sprintf("%s/n=%d", world, n), func(b *testing.B) {
-				sc, err := Parse("scale.txt", []byte(scalescenario.Text(n)))
+				sc, err := scenario.Parse("scale.txt", []byte(scalescenario.Text(n)))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/cachelab/cachelab/internal/browsertest"
 	"github.com/cachelab/cachelab/internal/mermaiddraw"
 	"github.com/cachelab/cachelab/internal/schemacheck"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
 	"github.com/cachelab/cachelab/sim/trace/mermaid"
@@ -140,12 +141,12 @@ func runScenarioFile(t *testing.T, file string) htmlview.Run {
 	i := 0
 	datadriven.RunTest(t, file, func(t *testing.T, d *datadriven.TestData) string {
 		if i >= len(sc.Steps) {
-			t.Fatalf("%s: datadriven found more directives than sim.Parse (%d)", d.Pos, len(sc.Steps))
+			t.Fatalf("%s: datadriven found more directives than scenario.Parse (%d)", d.Pos, len(sc.Steps))
 		}
 		st := sc.Steps[i]
 		i++
 		if st.Cmd != d.Cmd {
-			t.Fatalf("%s: datadriven read command %q where sim.Parse read %q", d.Pos, d.Cmd, st.Cmd)
+			t.Fatalf("%s: datadriven read command %q where scenario.Parse read %q", d.Pos, d.Cmd, st.Cmd)
 		}
 		sr, err := ses.Step(st)
 		if err != nil {
@@ -169,7 +170,7 @@ func runScenarioFile(t *testing.T, file string) htmlview.Run {
 
 // checkJSON ends a run's JSON records with a summary, as the CLI does for
 // a run that agreed, and validates them all (internal/schemacheck).
-func checkJSON(t *testing.T, records *bytes.Buffer, jw *trace.JSONWriter, sc *Scenario, ses *Session) {
+func checkJSON(t *testing.T, records *bytes.Buffer, jw *trace.JSONWriter, sc *scenario.Scenario, ses *Session) {
 	t.Helper()
 	if t.Failed() {
 		return // the run's own failure says more

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -201,9 +202,9 @@ type activity struct {
 	lines [maxSides]int
 }
 
-// maxSides bounds a run's sides: start's informer and three factories',
-// two sides each (Check refuses a fourth factory).
-const maxSides = 8
+// maxSides bounds a run's sides: start's informer and the factories'
+// (scenario.MaxFactories; Parse refuses one more), two sides each.
+const maxSides = 2 * (1 + scenario.MaxFactories)
 
 func (r *runner) cacheActivity() activity {
 	a := activity{now: r.clock.Now()}

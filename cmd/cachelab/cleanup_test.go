@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -39,16 +40,16 @@ func tmpdir(t *testing.T) func() {
 // when a signal arrives, or when something breaks.
 type stepHook struct {
 	session
-	hook func(st sim.Step)
+	hook func(st scenario.Step)
 }
 
-func (s stepHook) Step(st sim.Step) (trace.StepResult, error) {
+func (s stepHook) Step(st scenario.Step) (trace.StepResult, error) {
 	s.hook(st)
 	return s.session.Step(st)
 }
 
 // withHook makes c's runs call hook before each step.
-func (c *cli) withHook(hook func(sim.Step)) {
+func (c *cli) withHook(hook func(scenario.Step)) {
 	wrapSessions(c.Main, func(s session) session { return stepHook{session: s, hook: hook} })
 }
 
@@ -60,7 +61,7 @@ func TestSignalInAStepCleansUp(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	c := newCLI("", false, nil)
-	c.withHook(func(st sim.Step) {
+	c.withHook(func(st scenario.Step) {
 		if st.Cmd == "update" {
 			cancel(interrupted{sig: syscall.SIGTERM})
 		}
@@ -102,7 +103,7 @@ func (c *closedAfter) Write(b []byte) (int, error) {
 func TestPanicIsAnInternalError(t *testing.T) {
 	empty := tmpdir(t)
 	c := newCLI("", false, nil)
-	c.withHook(func(st sim.Step) {
+	c.withHook(func(st scenario.Step) {
 		if st.Cmd == "delete" {
 			panic("a broken invariant")
 		}

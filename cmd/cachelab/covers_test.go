@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // describe names the IDs of a scenario's "# Covers:" line, each once, and
@@ -15,7 +15,7 @@ func TestDescribeCovers(t *testing.T) {
 		{"# Deleting a pod, F1 and P6 in prose.\n# Covers: P1 E6 P1\n", "\nCovers:  P1 E6 (REFERENCE.md)\n"},
 		{"# Deleting a pod, P1 in prose.\n", ""},
 	} {
-		sc, err := sim.Parse("x.txt", []byte(tc.about+"\nstart\n----\n"))
+		sc, err := scenario.Parse("x.txt", []byte(tc.about+"\nstart\n----\n"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // exploreOptions are explore's flags.
@@ -39,10 +40,10 @@ func (m *Main) exploreCommand() *cobra.Command {
 	o := &exploreOptions{
 		output: choice{value: "text", allowed: []string{"text", "json"}},
 		stack:  choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
-		server: choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
+		server: choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd}},
 	}
 	var kinds []string
-	for _, k := range sim.FaultKinds {
+	for _, k := range scenario.FaultKinds {
 		w := ""
 		if k.World != "" {
 			w = " (" + k.World + " only)"
@@ -93,7 +94,7 @@ invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return m.explore(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.faults, "faults", strings.Join(sim.DefaultFaults, ","), "the faults to place, comma-separated")
+	f.StringVar(&o.faults, "faults", strings.Join(scenario.DefaultFaults, ","), "the faults to place, comma-separated")
 	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
 	f.BoolVar(&o.between, "between-steps", false, "place faults only between steps, none inside a step")
 	f.IntVarP(&o.jobs, "jobs", "j", 8, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")

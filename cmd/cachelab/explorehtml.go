@@ -11,6 +11,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
 )
 
@@ -36,7 +37,7 @@ func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.R
 }
 
 func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, name string) error {
-	sc, err := sim.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
+	sc, err := scenario.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
 	if err != nil {
 		return err
 	}

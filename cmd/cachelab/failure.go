@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -42,14 +43,14 @@ func (s *stepFailure) Error() string { return s.err.Error() }
 func (s *stepFailure) Unwrap() error { return s.err }
 
 // atStep marks err as a failure of kind at step n of sc, st.
-func atStep(err error, kind trace.FailureKind, n int, sc *sim.Scenario, st sim.Step) error {
+func atStep(err error, kind trace.FailureKind, n int, sc *scenario.Scenario, st scenario.Step) error {
 	return &stepFailure{at: trace.Failure{Kind: kind, Step: n, Pos: sc.Pos(st), Cmd: st.Text}, err: err}
 }
 
 // refused is the error for a scenario the run's options cannot carry
 // out (sim.Check): bad input, exit 2, naming the step it would have
 // failed at.
-func refused(err error, sc *sim.Scenario) error {
+func refused(err error, sc *scenario.Scenario) error {
 	var re *sim.RefusedError
 	if !errors.As(err, &re) {
 		return usage(err)
@@ -77,7 +78,7 @@ func exitStatus(err error) int {
 func failureOf(err error) trace.Failure {
 	var (
 		at *stepFailure
-		pe *sim.ParseError
+		pe *scenario.ParseError
 		f  trace.Failure
 	)
 	switch code := exitStatus(err); {

@@ -22,6 +22,7 @@ import (
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -72,7 +73,7 @@ func mainPanicking() {
 // wrapSessions makes m's runs use wrap's session around the one it opens.
 func wrapSessions(m *Main, wrap func(session) session) {
 	open := m.open
-	m.open = func(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
+	m.open = func(ctx context.Context, sc *scenario.Scenario, opts sim.Options) (session, error) {
 		s, err := open(ctx, sc, opts)
 		if err != nil {
 			return nil, err
@@ -83,7 +84,7 @@ func wrapSessions(m *Main, wrap func(session) session) {
 
 type panicking struct{ session }
 
-func (p *panicking) Step(st sim.Step) (trace.StepResult, error) {
+func (p *panicking) Step(st scenario.Step) (trace.StepResult, error) {
 	if st.Cmd != "update" {
 		return p.session.Step(st)
 	}
@@ -112,7 +113,7 @@ type diverging struct {
 	done bool
 }
 
-func (d *diverging) Step(st sim.Step) (trace.StepResult, error) {
+func (d *diverging) Step(st scenario.Step) (trace.StepResult, error) {
 	sr, err := d.session.Step(st)
 	if err == nil && st.Cmd == d.at && !d.done {
 		d.done = true

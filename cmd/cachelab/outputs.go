@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // The files a run writes, checked before it starts. A run can take
@@ -28,7 +29,7 @@ import (
 // checkOutputs checks every file the run will write against the scenario
 // it reads, before the run starts: a usage error (exit 2) if one cannot be
 // written or would destroy an input.
-func (m *Main) checkOutputs(sc *sim.Scenario, o *runOptions) error {
+func (m *Main) checkOutputs(sc *scenario.Scenario, o *runOptions) error {
 	var input fs.FileInfo
 	if !sc.Builtin {
 		fi, err := os.Stat(sc.File)

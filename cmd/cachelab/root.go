@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -45,7 +46,7 @@ type Main struct {
 	NewTicker func(time.Duration) clock.Ticker
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
-	open func(context.Context, *sim.Scenario, sim.Options) (session, error)
+	open func(context.Context, *scenario.Scenario, sim.Options) (session, error)
 	// exiting is set when the process ends with the run (runProcess):
 	// the run then closes without waiting for etcd's last goroutines.
 	exiting bool
@@ -64,7 +65,7 @@ type Main struct {
 // session is what a run needs of a *sim.Session.
 type session interface {
 	Header() trace.Header
-	Step(sim.Step) (trace.StepResult, error)
+	Step(scenario.Step) (trace.StepResult, error)
 	Finish() *trace.Divergence
 	// Clock is how far the run's fake clock has moved.
 	Clock() time.Duration
@@ -86,7 +87,7 @@ func NewMain() *Main {
 		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession, exit: os.Exit}
 }
 
-func openSession(ctx context.Context, sc *sim.Scenario, opts sim.Options) (session, error) {
+func openSession(ctx context.Context, sc *scenario.Scenario, opts sim.Options) (session, error) {
 	s, err := sim.Open(ctx, sc, opts)
 	if err != nil {
 		return nil, err // not a session holding a nil *sim.Session

@@ -15,6 +15,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -44,7 +45,7 @@ func (m *Main) runCommand() *cobra.Command {
 		impl:     choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
 		output:   choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
 		stack:    choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
-		server:   choice{allowed: []string{sim.ServerWatchCache, sim.ServerEtcd}},
+		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd}},
 		progress: choice{value: "auto", allowed: []string{"auto", "always", "never"}},
 	}
 	cmd := &cobra.Command{
@@ -331,7 +332,7 @@ func openFailed(ctx context.Context, ses session, err error, external bool) erro
 // when ctx is cancelled, or when the user stops it at a --step pause
 // (o.step), and returns how many steps ran and, with --rewrite, what each
 // printed. While a step runs, a progress line may show on stderr.
-func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, o *runOptions, check bool, p *printer) (int, []string, error) {
+func (m *Main) steps(ctx context.Context, ses session, sc *scenario.Scenario, o *runOptions, check bool, p *printer) (int, []string, error) {
 	pausing, keep := o.step, o.rewrite
 	stdin := bufio.NewReader(m.Stdin)
 	total := len(sc.Steps)
@@ -374,7 +375,7 @@ func (m *Main) steps(ctx context.Context, ses session, sc *sim.Scenario, o *runO
 // unexpected reports a step that printed something other than its
 // expected block: the difference on stdout (text only) and a one-line
 // summary, naming the block's first line, for stderr (exit 1).
-func (m *Main) unexpected(p *printer, sc *sim.Scenario, st sim.Step, n int, got string) error {
+func (m *Main) unexpected(p *printer, sc *scenario.Scenario, st scenario.Step, n int, got string) error {
 	if p.text() {
 		fmt.Fprintf(p.w, "\n✗ step %d printed something other than %s expects:\n", n, sc.Pos(st))
 		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))

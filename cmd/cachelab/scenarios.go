@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -120,7 +121,7 @@ func widest(text string) int {
 // names in a column, each title followed by the IDs it covers, wrapped
 // under the title; a name too long for half the width gets a line of its
 // own.
-func narrowCatalog(cat []*sim.Scenario, width int) string {
+func narrowCatalog(cat []*scenario.Scenario, width int) string {
 	nameCol := len("NAME")
 	for _, sc := range cat {
 		nameCol = max(nameCol, len(sc.Name))
@@ -146,7 +147,7 @@ func narrowCatalog(cat []*sim.Scenario, width int) string {
 }
 
 // catalog is sim.Catalog; a bad file in it is cachelab's bug (exit 3).
-func catalog() ([]*sim.Scenario, error) {
+func catalog() ([]*scenario.Scenario, error) {
 	cat, err := sim.Catalog()
 	if err != nil {
 		return nil, runError(err)
@@ -161,7 +162,7 @@ func (m *Main) showScenario(name string, file bool) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(cat, func(sc *sim.Scenario) bool { return sc.Name == name })
+	i := slices.IndexFunc(cat, func(sc *scenario.Scenario) bool { return sc.Name == name })
 	if i < 0 {
 		return usage(unknownScenario(name, cat))
 	}
@@ -186,7 +187,7 @@ func (m *Main) showScenario(name string, file bool) error {
 // Covers:" line's), its world and its steps. With width above 0, the
 // description is wrapped again to it (the file's comment is wrapped at
 // some 72 columns, which a narrower terminal would break mid-word).
-func describe(w io.Writer, sc *sim.Scenario, width int) {
+func describe(w io.Writer, sc *scenario.Scenario, width int) {
 	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
 	var about []string
 	for _, l := range strings.Split(sc.About, "\n") {
@@ -252,19 +253,19 @@ func writeWrapped(w io.Writer, prefix, text string, width int) {
 
 // world says which kube-apiserver a scenario runs behind, and why: two
 // lines, the second indented under the first.
-func world(sc *sim.Scenario) string {
+func world(sc *scenario.Scenario) string {
 	const (
 		cache = "watchcache: kube-apiserver's watch cache in front of etcd\n         "
 		etcd  = "etcd: kube-apiserver with its watch cache off, every request read from etcd\n         "
 	)
 	switch {
-	case sc.Server == sim.ServerWatchCache:
+	case sc.Server == scenario.ServerWatchCache:
 		return cache + "(its \"# Server:\" line)"
-	case sc.Server == sim.ServerEtcd:
+	case sc.Server == scenario.ServerEtcd:
 		return etcd + "(its \"# Server:\" line)"
-	case sc.Server == sim.ServerAny:
+	case sc.Server == scenario.ServerAny:
 		return cache + "(the default; its \"# Server: any\" line says it means the same with --server etcd)"
-	case sc.WrittenFor() == sim.ServerEtcd:
+	case sc.WrittenFor() == scenario.ServerEtcd:
 		return etcd + "(it pulls a lever only that world has)"
 	}
 	return cache + "(the default: it names no server and pulls no etcd-only lever)"
@@ -272,7 +273,7 @@ func world(sc *sim.Scenario) string {
 
 // unknownScenario is the error for a name the catalog does not have,
 // suggesting the closest names.
-func unknownScenario(name string, cat []*sim.Scenario) error {
+func unknownScenario(name string, cat []*scenario.Scenario) error {
 	var names []string
 	for _, sc := range cat {
 		names = append(names, sc.Name)
@@ -343,7 +344,7 @@ func editDistance(a, b string) int {
 
 // listCommands prints the scenario-file commands, one per line.
 func (m *Main) listCommands() error {
-	for _, line := range sim.CommandHelp() {
+	for _, line := range scenario.CommandHelp() {
 		if _, err := fmt.Fprintln(m.Stdout, line); err != nil {
 			return writeError(err, "while listing the commands")
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // --file prints each built-in scenario byte for byte as its file in
@@ -62,7 +63,7 @@ func TestWorld(t *testing.T) {
 		{"", "start\n----\n", "watchcache: kube-apiserver's watch cache in front of etcd\n         (the default: it names no server and pulls no etcd-only lever)"},
 	} {
 		src := "# A scenario.\n# Covers: P1\n" + tc.server + "\n" + tc.steps
-		sc, err := sim.Parse("x.txt", []byte(src))
+		sc, err := scenario.Parse("x.txt", []byte(src))
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}

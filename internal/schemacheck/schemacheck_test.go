@@ -7,8 +7,8 @@ import (
 
 	"encoding/json"
 	"github.com/cachelab/cachelab/internal/schemacheck"
-	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // Streams that break SCHEMA.md's promises, though each record is valid.
@@ -60,7 +60,7 @@ func TestStreamLateDivergence(t *testing.T) {
 func TestExploreRecordSchema(t *testing.T) {
 	rec := explore.Record{Schema: explore.SchemaVersion, Scenario: "missed-delete-tombstone", Server: "etcd", Stack: "classic", Seed: 1,
 		Faults: []string{"disconnect", "compact"}, MaxFaults: 2, BetweenSteps: true, Plant: "drop-relist-tombstones", Placements: 10, Refused: 1, Inert: 2, Runnable: 7, Sampled: 3, SampleSeed: 9,
-		Shard: "1/2", Outcomes: []explore.OutcomeRecord{{Index: 4, Faults: []sim.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}, {Kind: "compact", At: 5}},
+		Shard: "1/2", Outcomes: []explore.OutcomeRecord{{Index: 4, Faults: []scenario.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}, {Kind: "compact", At: 5}},
 			Placement: "disconnect before step 3 (start), reconnect before step 6 (delete ns0/b)", Group: "client-go differs in layer handler/h1", Stories: []string{"divergence"}, Divergence: true, Broken: true,
 			Minimal: "add-handler h1\n----\n", Diff: "step 6: ..."}}}
 	b, err := json.Marshal(rec)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // A placement is a scenario's commands with a fault put in: here the
@@ -17,7 +18,7 @@ import (
 // as explore's report does; Commands is the placed scenario a run plays.
 func Example_placement() {
 	sc, _ := sim.Load("exercise/lost-delete.txt")
-	p := sim.Placement{Faults: []sim.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}}}
+	p := scenario.Placement{Faults: []scenario.PlacedFault{{Kind: "disconnect", At: 3, Heal: 6}}}
 	fmt.Println(p.Describe(sc))
 	for _, c := range p.Commands(sc) {
 		fmt.Println("  ", c)

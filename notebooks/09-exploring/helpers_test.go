@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -69,7 +70,7 @@ func replay(file string) {
 	if err != nil {
 		panic(err)
 	}
-	sc, err := sim.Parse(file, src)
+	sc, err := scenario.Parse(file, src)
 	if err != nil {
 		panic(err)
 	}

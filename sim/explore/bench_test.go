@@ -9,6 +9,7 @@ import (
 
 	"github.com/cachelab/cachelab/internal/scalescenario"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // BenchmarkExplore measures what exploration costs: every single-fault
@@ -28,12 +29,12 @@ func BenchmarkExplore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	large, err := sim.Parse("scale-1000.txt", []byte(scalescenario.Text(1000)))
+	large, err := scenario.Parse("scale-1000.txt", []byte(scalescenario.Text(1000)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, sc := range []*sim.Scenario{small, large} {
-		run := sim.Options{Server: sim.ServerEtcd, Seed: 1}
+	for _, sc := range []*scenario.Scenario{small, large} {
+		run := sim.Options{Server: scenario.ServerEtcd, Seed: 1}
 		c0 := cpuTime()
 		if _, err := sim.Run(context.Background(), sc, run); err != nil {
 			b.Fatal(err)

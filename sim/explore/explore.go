@@ -4,12 +4,12 @@
 // would call the same story.
 //
 // It is a client of the simulator's API and nothing more: a placement is
-// the scenario as data with fault commands put in it (sim.Placement), the
-// placed scenario is parsed (sim.Parse) and run (sim.Run) like any other,
-// and its story is read from the run's steps (story.go). So what holds
-// for a run holds for each placement: the same trace on every run,
-// compared with client-go at every step, the invariants checked after
-// each.
+// the scenario as data with fault commands put in it
+// (scenario.Placement), the placed scenario is parsed (scenario.Parse)
+// and run (sim.Run) like any other, and its story is read from the run's
+// steps (story.go). So what holds for a run holds for each placement:
+// the same trace on every run, compared with client-go at every step, the
+// invariants checked after each.
 //
 // The points are the gaps between steps, before the first and after the
 // last, and, for a cut (disconnect, close-watch), points inside a step
@@ -27,12 +27,13 @@ import (
 	"sync"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // Options says what to explore and how.
 type Options struct {
-	// Faults are the fault kinds to place (sim.DefaultFaults if empty).
+	// Faults are the fault kinds to place (scenario.DefaultFaults if empty).
 	Faults []string
 	// MaxFaults is how many faults a placement has at most: 1 or 2
 	// (1 if 0).
@@ -56,7 +57,7 @@ type Options struct {
 	// Only, if set, limits the exploration to these placements (each
 	// compared with the run without faults as usual); the others are
 	// not counted.
-	Only []sim.Placement
+	Only []scenario.Placement
 	// OnRun, if set, hears each placement's outcome as it is known,
 	// from the goroutine that ran it.
 	OnRun func(done, total int)
@@ -68,14 +69,14 @@ type Options struct {
 
 // Outcome is one placement's run, grouped.
 type Outcome struct {
-	Placement sim.Placement
+	Placement scenario.Placement
 	Group     string // the story, in words
 	// Divergence and Broken say whether the group is a divergence from
 	// client-go or a broken invariant (printed first).
 	Divergence, Broken bool
 	Err                error // the run could not go on
 	steps              []trace.StepResult
-	cmds               []sim.PlacedCmd
+	cmds               []scenario.PlacedCmd
 	result             *sim.Result
 	index              int
 }
@@ -134,7 +135,7 @@ func (ex *Exploration) Minimal(o Outcome) string {
 }
 
 // baseSteps is how many of the scenario's own steps cmds hold.
-func baseSteps(cmds []sim.PlacedCmd) int {
+func baseSteps(cmds []scenario.PlacedCmd) int {
 	n := 0
 	for _, c := range cmds {
 		if c.Step > 0 {
@@ -153,7 +154,7 @@ type Group struct {
 
 // Exploration is what explore found.
 type Exploration struct {
-	Scenario *sim.Scenario
+	Scenario *scenario.Scenario
 	Server   string
 	Faults   []string
 	// Placements is how many placements there are in all, Refused how
@@ -176,9 +177,9 @@ type Exploration struct {
 
 // Run runs sc once without faults (the baseline) and once per
 // placement, and groups the outcomes.
-func Run(ctx context.Context, sc *sim.Scenario, o Options) (*Exploration, error) {
+func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*Exploration, error) {
 	if len(o.Faults) == 0 {
-		o.Faults = sim.DefaultFaults
+		o.Faults = scenario.DefaultFaults
 	}
 	if o.MaxFaults == 0 {
 		o.MaxFaults = 1
@@ -209,8 +210,8 @@ func Run(ctx context.Context, sc *sim.Scenario, o Options) (*Exploration, error)
 	}
 	all := placements(sc, o.Faults, o.MaxFaults, server, inner)
 	if o.Only != nil {
-		all = slices.DeleteFunc(all, func(p sim.Placement) bool {
-			return !slices.ContainsFunc(o.Only, func(q sim.Placement) bool { return comparePlacements(p, q) == 0 })
+		all = slices.DeleteFunc(all, func(p scenario.Placement) bool {
+			return !slices.ContainsFunc(o.Only, func(q scenario.Placement) bool { return comparePlacements(p, q) == 0 })
 		})
 	}
 	for _, p := range all {
@@ -220,7 +221,7 @@ func Run(ctx context.Context, sc *sim.Scenario, o Options) (*Exploration, error)
 			continue
 		}
 		text := p.Text(sc, server, "", 0, nil)
-		psc, err := sim.Parse(sc.Name+".explored.txt", []byte(text))
+		psc, err := scenario.Parse(sc.Name+".explored.txt", []byte(text))
 		if err != nil {
 			ex.Refused++
 			continue
@@ -305,7 +306,7 @@ func quietGaps(base *sim.Result) int {
 // asks for the newest state ("" ), and kube-apiserver's own watch of etcd
 // is at etcd's head. The run would be the one without the fault, with a
 // line saying the fault happened.
-func inert(p sim.Placement, quiet int) bool {
+func inert(p scenario.Placement, quiet int) bool {
 	if len(p.Faults) != 1 {
 		return false
 	}
@@ -314,8 +315,8 @@ func inert(p sim.Placement, quiet int) bool {
 }
 
 type placedRun struct {
-	p     sim.Placement
-	sc    *sim.Scenario
+	p     scenario.Placement
+	sc    *scenario.Scenario
 	index int // among the runnable placements
 }
 
@@ -328,7 +329,7 @@ func (e *InputError) Error() string { return e.Msg }
 // checkExplore refuses, before anything runs, a fault explore does not
 // know or that the run's world does not have, and a scenario the run's
 // options cannot carry out (Check).
-func checkExplore(sc *sim.Scenario, o Options, server string) error {
+func checkExplore(sc *scenario.Scenario, o Options, server string) error {
 	if err := checkFaults(o, server); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
@@ -337,10 +338,10 @@ func checkExplore(sc *sim.Scenario, o Options, server string) error {
 
 func checkFaults(o Options, server string) error {
 	for _, f := range o.Faults {
-		k, ok := sim.LookupFault(f)
+		k, ok := scenario.LookupFault(f)
 		if !ok {
 			var names []string
-			for _, k := range sim.FaultKinds {
+			for _, k := range scenario.FaultKinds {
 				names = append(names, k.Name)
 			}
 			return fmt.Errorf("unknown fault %q; explore places: %s", f, strings.Join(names, ", "))
@@ -397,11 +398,11 @@ func innerPoints(base *sim.Result) map[int][]int {
 // kinds, in a fixed order: fewer faults first, then by where. A fault
 // goes in every gap between steps, and a cut (disconnect, close-watch)
 // also at each of inner's points inside a step.
-func placements(sc *sim.Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []sim.Placement {
+func placements(sc *scenario.Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []scenario.Placement {
 	n := len(sc.Steps)
-	var singles []sim.PlacedFault
+	var singles []scenario.PlacedFault
 	for _, name := range faults {
-		k, _ := sim.LookupFault(name)
+		k, _ := scenario.LookupFault(name)
 		for at := 1; at <= n+1; at++ {
 			afters := []int{0}
 			if k.Inside {
@@ -409,7 +410,7 @@ func placements(sc *sim.Scenario, faults []string, maxFaults int, server string,
 			}
 			for _, after := range afters {
 				if k.Heal == "" {
-					singles = append(singles, sim.PlacedFault{Kind: name, At: at, After: after})
+					singles = append(singles, scenario.PlacedFault{Kind: name, At: at, After: after})
 					continue
 				}
 				// Healed at a later gap, the last of which (n+1) is
@@ -417,20 +418,20 @@ func placements(sc *sim.Scenario, faults []string, maxFaults int, server string,
 				// last step, it would be healed with nothing in
 				// between.)
 				for heal := at + 1; heal <= n+1; heal++ {
-					singles = append(singles, sim.PlacedFault{Kind: name, At: at, After: after, Heal: heal})
+					singles = append(singles, scenario.PlacedFault{Kind: name, At: at, After: after, Heal: heal})
 				}
 			}
 		}
 	}
-	var out []sim.Placement
+	var out []scenario.Placement
 	for _, f := range singles {
-		out = append(out, sim.Placement{Faults: []sim.PlacedFault{f}})
+		out = append(out, scenario.Placement{Faults: []scenario.PlacedFault{f}})
 	}
 	if maxFaults >= 2 {
 		for i, a := range singles {
 			for _, b := range singles[i+1:] {
 				if b.At >= a.At {
-					out = append(out, sim.Placement{Faults: []sim.PlacedFault{a, b}})
+					out = append(out, scenario.Placement{Faults: []scenario.PlacedFault{a, b}})
 				}
 			}
 		}
@@ -439,7 +440,7 @@ func placements(sc *sim.Scenario, faults []string, maxFaults int, server string,
 	return out
 }
 
-func comparePlacements(a, b sim.Placement) int {
+func comparePlacements(a, b scenario.Placement) int {
 	if d := len(a.Faults) - len(b.Faults); d != 0 {
 		return d
 	}
@@ -484,7 +485,7 @@ func firstLine(s string) string {
 func groupOutcomes(outcomes []Outcome) []Group {
 	var out []Group
 	for _, g := range groupBy(outcomes, func(o Outcome) (string, bool, bool) { return o.Group, o.Divergence, o.Broken },
-		func(o Outcome) sim.Placement { return o.Placement }) {
+		func(o Outcome) scenario.Placement { return o.Placement }) {
 		out = append(out, Group{Label: g.label, Divergence: g.divergence, Broken: g.broken, Outcomes: g.items})
 	}
 	return out
@@ -492,11 +493,11 @@ func groupOutcomes(outcomes []Outcome) []Group {
 
 // shorter orders placements for a group's example: fewer faults, a
 // shorter stretch between fault and heal, then the earliest.
-func shorter(a, b sim.Placement) int {
+func shorter(a, b scenario.Placement) int {
 	if d := len(a.Faults) - len(b.Faults); d != 0 {
 		return d
 	}
-	span := func(p sim.Placement) int {
+	span := func(p scenario.Placement) int {
 		s := 0
 		for _, f := range p.Faults {
 			if f.Heal > 0 {

@@ -10,12 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // exploreSmall explores add-update-delete with the given faults: 6 steps,
 // a few seconds of runs.
-func exploreSmall(t *testing.T, opts Options) (*sim.Scenario, *Exploration) {
+func exploreSmall(t *testing.T, opts Options) (*scenario.Scenario, *Exploration) {
 	t.Helper()
 	sc, err := sim.Load("add-update-delete")
 	if err != nil {
@@ -46,7 +47,7 @@ func TestExploreFindsAPlantedBug(t *testing.T) {
 		t.Errorf("first group %q, want the handler's layer", g.Label)
 	}
 	file := ex.Minimal(g.Outcomes[0])
-	sc, err := sim.Parse("minimal.txt", []byte(file))
+	sc, err := scenario.Parse("minimal.txt", []byte(file))
 	if err != nil {
 		t.Fatalf("the minimal file does not parse: %v\n%s", err, file)
 	}
@@ -80,7 +81,7 @@ func TestExploreFindsAPlantedRewatchBug(t *testing.T) {
 	}
 	g := ex.Groups[0]
 	file := ex.Minimal(g.Outcomes[0])
-	sc, err := sim.Parse("minimal.txt", []byte(file))
+	sc, err := scenario.Parse("minimal.txt", []byte(file))
 	if err != nil {
 		t.Fatalf("the minimal file does not parse: %v\n%s", err, file)
 	}
@@ -183,7 +184,7 @@ func TestInertPlacementsChangeNothing(t *testing.T) {
 // first of three creates, healed at the next step, delivers the other
 // two a step later.
 func TestExploreCutsInsideAStep(t *testing.T) {
-	sc, err := sim.Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n\ndelete ns0/a\n----\n"))
+	sc, err := scenario.Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n\ndelete ns0/a\n----\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestExploreHints(t *testing.T) {
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) {
-			var only []sim.Placement
+			var only []scenario.Placement
 			kinds := map[string]bool{}
 			for _, h := range sc.Hints {
 				only = append(only, h.Placement())
@@ -308,7 +309,7 @@ func TestStoriesTellWhichWayCallsMoved(t *testing.T) {
 // BetweenSteps leaves out the placements inside a step, and the record
 // says so (its report's header too).
 func TestExploreBetweenSteps(t *testing.T) {
-	sc, err := sim.Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n"))
+	sc, err := scenario.Parse("burst.txt", []byte("# A burst.\n# Server: etcd\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate ns0/a ns0/b ns0/c\n----\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +376,7 @@ func TestStoryKeys(t *testing.T) {
 // output is not what the file holds (each error begins with about).
 func replayMinimal(t *testing.T, file, about string) *sim.Result {
 	t.Helper()
-	sc, err := sim.Parse("minimal.txt", []byte(file))
+	sc, err := scenario.Parse("minimal.txt", []byte(file))
 	if err != nil {
 		t.Fatalf("%s%v\n%s", about, err, file)
 	}

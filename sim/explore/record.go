@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // An exploration as data: what each placement told, in a form that a
@@ -60,10 +60,10 @@ type Record struct {
 
 // OutcomeRecord is one placement's outcome.
 type OutcomeRecord struct {
-	Index     int               `json:"index"` // its place among the runnable placements
-	Faults    []sim.PlacedFault `json:"faults"`
-	Placement string            `json:"placement"` // in words, by the scenario's steps
-	Group     string            `json:"group"`
+	Index     int                    `json:"index"` // its place among the runnable placements
+	Faults    []scenario.PlacedFault `json:"faults"`
+	Placement string                 `json:"placement"` // in words, by the scenario's steps
+	Group     string                 `json:"group"`
 	// Stories are the keys of the stories Group tells (Stories,
 	// StoryKeys): the same whatever words the report uses.
 	Stories    []string `json:"stories,omitempty"`
@@ -144,7 +144,7 @@ func Merge(recs []Record) (Record, error) {
 func (rec Record) Groups() []RecordGroup {
 	var out []RecordGroup
 	for _, g := range groupBy(rec.Outcomes, func(o OutcomeRecord) (string, bool, bool) { return o.Group, o.Divergence, o.Broken },
-		func(o OutcomeRecord) sim.Placement { return sim.Placement{Faults: o.Faults} }) {
+		func(o OutcomeRecord) scenario.Placement { return scenario.Placement{Faults: o.Faults} }) {
 		out = append(out, RecordGroup{Label: g.label, Divergence: g.divergence, Broken: g.broken, Outcomes: g.items})
 	}
 	return out
@@ -160,7 +160,7 @@ type grouped[T any] struct {
 // groupBy groups items by story: divergences first, then broken
 // invariants, then the rest, the largest group first, then by label;
 // within a group, the shortest placement first (shorter).
-func groupBy[T any](items []T, story func(T) (label string, divergence, broken bool), placement func(T) sim.Placement) []grouped[T] {
+func groupBy[T any](items []T, story func(T) (label string, divergence, broken bool), placement func(T) scenario.Placement) []grouped[T] {
 	byLabel := map[string]*grouped[T]{}
 	var groups []*grouped[T]
 	for _, it := range items {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -135,7 +135,7 @@ type timedCall struct {
 // commands they ran (the placement's faults among the scenario's steps),
 // so that a call is placed by the scenario's step it came in, or just
 // after it (a fault's or a heal's step: timedCall.at).
-func summarize(steps []trace.StepResult, cmds []sim.PlacedCmd) runSummary {
+func summarize(steps []trace.StepResult, cmds []scenario.PlacedCmd) runSummary {
 	s := runSummary{calls: map[call]int{}, reconciles: map[string]int{}}
 	at, last := 0, 0
 	for i, sr := range steps {
@@ -176,7 +176,7 @@ func summarize(steps []trace.StepResult, cmds []sim.PlacedCmd) runSummary {
 // diverged) against the run without faults (as many of its steps as the
 // placement's hold): its label, and whether it is a divergence or a
 // broken invariant.
-func (ex *Exploration) story(steps []trace.StepResult, cmds []sim.PlacedCmd, d *trace.Divergence, baseline []trace.StepResult) (label string, divergence, broken bool) {
+func (ex *Exploration) story(steps []trace.StepResult, cmds []scenario.PlacedCmd, d *trace.Divergence, baseline []trace.StepResult) (label string, divergence, broken bool) {
 	if d != nil {
 		return storyDiverged + d.Layer, true, false
 	}

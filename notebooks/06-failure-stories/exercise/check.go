@@ -17,6 +17,7 @@ import (
 
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -39,7 +40,7 @@ func Checks(path string) []lab.Check {
 				r.err = err
 				return
 			}
-			sc, err := sim.Parse(path, src)
+			sc, err := scenario.Parse(path, src)
 			if err != nil {
 				r.err = err
 				return

@@ -10,6 +10,7 @@ import (
 	"github.com/cachelab/cachelab/notebooks/internal/lab"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // scenarioFile is the lab's scenario: two pods, the informer started, a
@@ -33,13 +34,13 @@ type Prediction func(disconnectBefore, reconnectBefore int) bool
 func Checks(prediction Prediction) []lab.Check {
 	return []lab.Check{
 		{ID: "F1 P3", Behaviour: "disconnected before the informer has listed", Run: func() error {
-			return compare(prediction, func(s steps, f sim.PlacedFault) bool { return f.At <= s.start })
+			return compare(prediction, func(s steps, f scenario.PlacedFault) bool { return f.At <= s.start })
 		}},
 		{ID: "F4 P2 P3", Behaviour: "after it has listed; reconnected before compact", Run: func() error {
-			return compare(prediction, func(s steps, f sim.PlacedFault) bool { return f.At > s.start && f.Heal <= s.compact })
+			return compare(prediction, func(s steps, f scenario.PlacedFault) bool { return f.At > s.start && f.Heal <= s.compact })
 		}},
 		{ID: "E7 F4 P3", Behaviour: "after it has listed; reconnected after compact", Run: func() error {
-			return compare(prediction, func(s steps, f sim.PlacedFault) bool { return f.At > s.start && f.Heal > s.compact })
+			return compare(prediction, func(s steps, f scenario.PlacedFault) bool { return f.At > s.start && f.Heal > s.compact })
 		}},
 	}
 }
@@ -50,14 +51,14 @@ type steps struct{ start, compact int }
 // exploration is the explorer's record of the scenario, made once and
 // shared by every check of every run of the checks.
 type exploration struct {
-	sc    *sim.Scenario
+	sc    *scenario.Scenario
 	rec   explore.Record
 	steps steps
 	err   error
 }
 
 var explored = sync.OnceValue(func() exploration {
-	sc, err := sim.Parse("lost-delete.txt", scenarioFile)
+	sc, err := scenario.Parse("lost-delete.txt", scenarioFile)
 	if err != nil {
 		return exploration{err: err}
 	}
@@ -85,7 +86,7 @@ var explored = sync.OnceValue(func() exploration {
 // compare holds prediction against every placement of one disconnect
 // (between two steps: the lab asks only about gaps) for which in says
 // yes.
-func compare(prediction Prediction, in func(steps, sim.PlacedFault) bool) error {
+func compare(prediction Prediction, in func(steps, scenario.PlacedFault) bool) error {
 	x := explored()
 	if x.err != nil {
 		return x.err

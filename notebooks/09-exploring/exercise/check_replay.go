@@ -8,6 +8,7 @@ import (
 
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // the function where) and the explorer part ways: the placement, both
 // answers, the explorer's story, and what the handler heard of ns0/b in
 // that placement's run (heard).
-func differs(sc *sim.Scenario, o explore.OutcomeRecord, said bool, where string) error {
+func differs(sc *scenario.Scenario, o explore.OutcomeRecord, said bool, where string) error {
 	answer := map[bool]string{true: "loses the delete", false: "keeps the delete"}
 	calls, err := heard(sc, o.Faults[0])
 	if err != nil {
@@ -48,16 +49,16 @@ func deliveredIn(calls []string) bool {
 // replays are the handler's calls on ns0/b in each placement's run, by
 // placement, so that the checks of many predictions run each at most
 // once.
-var replays sync.Map // sim.PlacedFault -> []string
+var replays sync.Map // scenario.PlacedFault -> []string
 
 // heard runs the scenario with f placed, and returns the handler's
 // calls that name ns0/b, each with where in the placed scenario it came.
-func heard(sc *sim.Scenario, f sim.PlacedFault) ([]string, error) {
+func heard(sc *scenario.Scenario, f scenario.PlacedFault) ([]string, error) {
 	if calls, ok := replays.Load(f); ok {
 		return calls.([]string), nil
 	}
-	p := sim.Placement{Faults: []sim.PlacedFault{f}}
-	placed, err := sim.Parse("lost-delete.placed.txt", []byte(p.Text(sc, sim.ServerEtcd, "", 0, nil)))
+	p := scenario.Placement{Faults: []scenario.PlacedFault{f}}
+	placed, err := scenario.Parse("lost-delete.placed.txt", []byte(p.Text(sc, scenario.ServerEtcd, "", 0, nil)))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func heard(sc *sim.Scenario, f sim.PlacedFault) ([]string, error) {
 // commandNames names each command of the scenario with f placed, in
 // order, by the scenario's steps: "step 3 (start)", "the reconnect
 // before step 6", "the reconnect at the end".
-func commandNames(sc *sim.Scenario, f sim.PlacedFault) []string {
+func commandNames(sc *scenario.Scenario, f scenario.PlacedFault) []string {
 	n := len(sc.Steps)
 	before := func(i int) string {
 		if i > n {

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"encoding/json"
@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/cachelab/cachelab/informer"
 )
 
 // What a scenario file may say. A run takes seconds to minutes over a
@@ -60,104 +58,25 @@ const (
 	maxPage = 100
 	// maxRaw bounds put-raw's text, which the trace prints.
 	maxRaw = 256
+	// MaxAPIServers is how many kube-apiservers a scenario may run: the
+	// first, and one add-apiserver starts.
+	MaxAPIServers = 2
+	// MaxFactories bounds a scenario's factories: each makes an informer
+	// on each side, and the runner settles a fixed number of sides
+	// (package sim, maxSides).
+	MaxFactories = 3
 )
 
-// checkText refuses what must never reach a terminal: bytes that are not
-// UTF-8, control characters other than tab (line ends are gone already:
-// text is split into lines), and the characters that reorder or break
-// text as a terminal shows it. Any of them in a name or an expected line
-// would be printed raw by the trace or a diff. It returns the 1-based
-// line and what was wrong, or 0.
-func checkText(lines []string) (int, string) {
-	for n, line := range lines {
-		col := 0
-		for i := 0; i < len(line); {
-			r, size := utf8.DecodeRuneInString(line[i:])
-			col++
-			if r == utf8.RuneError && size == 1 {
-				return n + 1, fmt.Sprintf("byte 0x%02x at column %d is not UTF-8; a scenario file is UTF-8 text", line[i], col)
-			}
-			if why := hiddenRune(r); why != "" {
-				return n + 1, fmt.Sprintf("character %s at column %d: %s", runeName(r), col, why)
-			}
-			i += size
-		}
-	}
-	return 0, ""
-}
-
-// hiddenRune says why r may not appear in a scenario file, or "".
-func hiddenRune(r rune) string {
-	switch {
-	case r == '\t':
-		return ""
-	case r == '\r':
-		return "a carriage return that does not end a line (line ends are \\n or \\r\\n); it moves a terminal's cursor back over the line"
-	case unicode.IsControl(r):
-		return "a scenario file may hold no control characters but tab and line ends, so that nothing in it can act on the terminal that shows it"
-	case r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
-		return "bidirectional-text controls can make a terminal show text other than what the file holds"
-	case r == 0x2028 || r == 0x2029:
-		return "a line or paragraph separator breaks the line on screen but not in the file, so file:line would point elsewhere"
-	}
-	return ""
-}
-
-// runeName is U+001B, with a short name for the control characters an
-// editor or a paste most often leaves behind.
-func runeName(r rune) string {
-	names := map[rune]string{0: "NUL", 7: "BEL", 8: "BS", 0x0b: "VT", 0x0c: "FF", 0x0d: "CR", 0x1b: "ESC", 0x7f: "DEL"}
-	if n, ok := names[r]; ok {
-		return fmt.Sprintf("%U (%s)", r, n)
-	}
-	return fmt.Sprintf("%U", r)
-}
-
-// nameOf is a command's name: the first word of its usage.
-func nameOf(c *command) string { name, _, _ := strings.Cut(c.usage, " "); return name }
-
-// posNouns say what each command's positional arguments are, for
-// "create takes 1 to 100 objects; this line has 150".
-var posNouns = map[string]string{
-	"create": "object (ns/name)", "delete": "object (ns/name)", "update": "object (ns/name)",
-	"advance": "duration", "delete-raw": "object (ns/name)", "put-raw": "argument (ns/name and text)", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
-	"factory": "factory name", "informer": "factory name", "factory-start": "factory name", "factory-wait": "factory name",
-	"show": "of store, queue, handlers, requests, synced, metrics or workqueue", "reconcile-fail": "object (ns/name)", "reconcile-requeue": "object (ns/name)",
-}
-
-// countError says how many positional arguments c takes and how many
-// the line gave; for a command that takes none, it quotes the extra words
-// (often a value with spaces that was not put in parentheses).
-func countError(c *command, pos []string) error {
-	name := nameOf(c)
-	if c.maxPos == 0 {
-		words := make([]string, len(pos))
-		for i, p := range pos {
-			words[i] = strconv.Quote(p)
-		}
-		hint := ""
-		if _, ok := c.values["labels"]; ok {
-			hint = " (a selector with spaces goes in parentheses: labels=(app in (a,b)))"
-		}
-		return fmt.Errorf("%s takes no positional arguments; this line has %d: %s%s; %s",
-			name, len(pos), strings.Join(words, " "), hint, c.want())
-	}
-	noun := posNouns[name]
-	takes := fmt.Sprintf("%d %s", c.minPos, noun)
-	if c.minPos != c.maxPos {
-		first, rest, _ := strings.Cut(noun, " ")
-		takes = fmt.Sprintf("%d to %d %ss %s", c.minPos, c.maxPos, first, rest)
-	}
-	more := ""
-	if name == "create" && len(pos) > c.maxPos {
-		more = " (bulk-create makes more at once)"
-	}
-	return fmt.Errorf("%s takes %s; this line has %d%s; %s", name, strings.TrimSpace(takes), len(pos), more, c.want())
-}
+// stacks are the informer stacks start's stack= may name, the default
+// first: the words package informer's ParseStack reads. They are spelled
+// here again, not taken from there, because a scenario is data and does
+// not depend on the informers' code; TestStacksAreInformers holds the
+// two to the same words.
+var stacks = []string{"default", "classic"}
 
 // checkValue checks one key=value argument of the command called name.
 // vs are its values as datadriven split them at top-level commas; the
-// runner reads them joined with "," (args.value), and so does this.
+// runner reads them joined with "," (Args.Value), and so does this.
 func checkValue(name, k string, vs []string) error {
 	v := strings.Join(vs, ",")
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", k, v, want) }
@@ -171,7 +90,7 @@ func checkValue(name, k string, vs []string) error {
 			return bad(fmt.Sprintf("a duration from 0 (none) to %v, such as 30s", maxClock))
 		}
 	case "stack":
-		if _, err := informer.ParseStack(v); err != nil {
+		if !slices.Contains(stacks, v) {
 			return bad("default or classic")
 		}
 	case "n":
@@ -262,28 +181,28 @@ func checkPositional(name, p string) error {
 }
 
 // checkTogether checks what one argument alone cannot say.
-func checkTogether(name string, a args) error {
-	_, hasLabels := a.values["labels"]
-	_, hasImage := a.values["image"]
-	_, hasList := a.values["list"]
-	_, hasWatch := a.values["watch"]
+func checkTogether(name string, a Args) error {
+	_, hasLabels := a.Values["labels"]
+	_, hasImage := a.Values["image"]
+	_, hasList := a.Values["list"]
+	_, hasWatch := a.Values["watch"]
 	switch {
-	case name == "bulk-create" && a.values["n"] == nil:
+	case name == "bulk-create" && a.Values["n"] == nil:
 		return fmt.Errorf("bulk-create needs n=<count>, how many objects to create; %s", commands[name].want())
-	case name == "update" && !hasLabels && !hasImage && a.values["times"] == nil:
+	case name == "update" && !hasLabels && !hasImage && a.Values["times"] == nil:
 		// kube-apiserver writes nothing for an update that changes
 		// nothing; a line that asks for no change is a slip.
-		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.pos[0], commands[name].want())
-	case name == "reconcile-requeue" && a.values["after"] == nil:
+		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.Pos[0], commands[name].want())
+	case name == "reconcile-requeue" && a.Values["after"] == nil:
 		return fmt.Errorf("reconcile-requeue needs after=<duration>, the delay the reconcile asks for; %s", commands[name].want())
-	case name == "fail-next" && a.values["page"] != nil && !hasList:
+	case name == "fail-next" && a.Values["page"] != nil && !hasList:
 		return fmt.Errorf("fail-next page= says which page of a LIST fails, and needs list=<status>; %s", commands[name].want())
 	case name == "put-raw":
-		if err := checkKey(a.pos[0]); err != nil {
+		if err := checkKey(a.Pos[0]); err != nil {
 			return err
 		}
-		return checkRaw(a.pos[1])
-	case name == "server" && a.values["watch-list"] == nil:
+		return checkRaw(a.Pos[1])
+	case name == "server" && a.Values["watch-list"] == nil:
 		return fmt.Errorf("server needs watch-list=on or watch-list=off; %s", commands[name].want())
 	case name == "fail-next" && !hasList && !hasWatch:
 		return fmt.Errorf("fail-next needs list=<status>, watch=<status> or both; %s", commands[name].want())
@@ -409,6 +328,18 @@ func checkWord(what, name string) error {
 	})
 	if !ok {
 		return fmt.Errorf("%s name %q: want 1 to 32 ASCII letters, digits, '-' or '_'", what, name)
+	}
+	return nil
+}
+
+// checkSnapshotName keeps a snapshot's name one short word: it names a
+// directory of the run's etcd and labels world lines.
+func checkSnapshotName(cmd, name string) error {
+	ok := len(name) <= 32 && !strings.ContainsFunc(name, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'))
+	})
+	if !ok {
+		return fmt.Errorf("%s %s: want a snapshot name of 1 to 32 ASCII letters, digits, '-' or '_'", cmd, name)
 	}
 	return nil
 }

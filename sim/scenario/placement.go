@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 // Placing faults in a scenario: the levers a scenario pulls, put at points
 // its author did not choose. A Placement is the scenario as data with
@@ -81,7 +81,7 @@ func (p Placement) Describe(sc *Scenario) string {
 	for _, f := range p.Faults {
 		s := f.Kind + " " + at(f.At)
 		if f.After > 0 {
-			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, eventsTaken(f.After))
+			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, EventsTaken(f.After))
 		}
 		if k, _ := LookupFault(f.Kind); k.Heal != "" {
 			if f.Heal > len(sc.Steps) {
@@ -177,8 +177,10 @@ func (sc *Scenario) WithoutExpectations() *Scenario {
 	return &c
 }
 
-// eventsTaken says how far into a step a cut falls.
-func eventsTaken(n int) string {
+// EventsTaken says how far into a step a cut (after-events=n) falls:
+// "its first watch event", "its first 3 watch events". Describe says it
+// so, and so does the runner's trace line when it arms the cut.
+func EventsTaken(n int) string {
 	if n == 1 {
 		return "its first watch event"
 	}

@@ -1,16 +1,21 @@
-package sim
+package scenario
 
-import (
-	"fmt"
-	"sort"
-	"strings"
+import "fmt"
 
-	"github.com/cockroachdb/datadriven"
-)
+// afterEventsHelp is what close-watch's and disconnect's after-events=
+// take.
+const afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
+
+// ObservedAnnotation is what a controller started with start-controller
+// writes keeps up to date: the image it last saw in the object's spec,
+// as a status would. start-controller's help names it.
+const ObservedAnnotation = "cachelab.dev/observed-image"
 
 // command is one scenario command's specification: the arguments it
 // takes, and a line of help for `cachelab scenarios --commands` and for
-// errors. What it does is its run function (runs.go).
+// errors. What it does is the runner's (package sim, runs.go); a
+// scenario holds only what it says. ParseArgs checks a step against its
+// command; CommandNames and CommandHelp list them.
 type command struct {
 	usage  string
 	help   string
@@ -20,23 +25,8 @@ type command struct {
 	flags  map[string]string // bare-word flags and what each means
 }
 
-// args are a step's parsed arguments.
-type args struct {
-	pos    []string
-	values map[string][]string
-	flags  map[string]bool
-}
-
-func (a args) value(k string) (string, bool) {
-	v, ok := a.values[k]
-	if !ok {
-		return "", false
-	}
-	return strings.Join(v, ","), true
-}
-
 // commands is the command table: what each command takes, and its help.
-// What each does is the runner's (runs, runs.go).
+// What each does is the runner's (package sim, runs.go).
 var commands = map[string]*command{
 	// The world.
 	"create": {usage: "create <ns/name>... [labels=(k=v,...)] [managed]", help: "create objects in etcd",
@@ -56,7 +46,7 @@ var commands = map[string]*command{
 	"compact":      {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)"},
 	"progress":     {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK"},
 	"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)"},
-	// The connection's levers (connlevers.go).
+	// The connection's levers (package sim, connlevers.go).
 	"close-watch": {usage: "close-watch [after-events=<n>]",
 		help:   "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
 		values: map[string]string{"after-events": afterEventsHelp}},
@@ -73,7 +63,7 @@ var commands = map[string]*command{
 	"server": {usage: "server watch-list=on|off",
 		help:   "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
 		values: map[string]string{"watch-list": "on or off"}},
-	// etcd's revision taken back (etcdlevers.go).
+	// etcd's revision taken back (package sim, etcdlevers.go).
 	"etcd-snapshot": {usage: "etcd-snapshot <name>",
 		help:   "stop etcd, copy its data under <name>, and start it again on the same ports (embedded etcd only)",
 		minPos: 1, maxPos: 1},
@@ -82,7 +72,7 @@ var commands = map[string]*command{
 		minPos: 1, maxPos: 1},
 	"etcd-wipe": {usage: "etcd-wipe",
 		help: "stop etcd, remove its data, and start it again empty: its revision starts again at 1 (embedded etcd only; snapshots are kept)"},
-	// An etcd cluster (clusterlevers.go).
+	// An etcd cluster (cluster.go; package sim, clusterlevers.go).
 	"etcd-cluster": {usage: "etcd-cluster [members=3|5]",
 		help:   "run on an embedded etcd cluster of 3 (or 5) members on loopback, m1 leading; the scenario's first command (embedded etcd only)",
 		values: map[string]string{"members": "how many members: 3 (the default) or 5"}},
@@ -95,7 +85,7 @@ var commands = map[string]*command{
 	"etcd-move-leader": {usage: "etcd-move-leader <m1|m2|...>",
 		help:   "hand the cluster's leadership to a running member (etcd's MoveLeader, as etcdctl move-leader)",
 		minPos: 1, maxPos: 1},
-	// The watch cache (cachelevers.go).
+	// The watch cache (package sim, cachelevers.go).
 	"hold-cache": {usage: "hold-cache [<apiserver>]",
 		help:   "the watch cache stops taking in etcd's events: it falls behind etcd, and requests it serves (LIST at rv 0, watches) see the older state, until release-cache (watch-cache world only)",
 		maxPos: 1},
@@ -133,7 +123,7 @@ var commands = map[string]*command{
 		flags: map[string]string{"slow": "its calls wait until `release <name>`"}},
 	"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1},
 	"release":        {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1},
-	// Shared informer factories (factories.go).
+	// Shared informer factories (package sim, factories.go).
 	"factory": {usage: "factory <name> [namespace=<ns>] [labels=<selector>] [fields=<selector>] [resync=<period>]",
 		help:   "make a shared informer factory on each side (cachelab's factory/, client-go's informers.SharedInformerFactory); its informers list what the options say",
 		minPos: 1, maxPos: 1, values: map[string]string{"namespace": "its informers watch one namespace only", "labels": "a label selector, as (app=web)",
@@ -144,14 +134,14 @@ var commands = map[string]*command{
 		minPos: 1, maxPos: 1},
 	"factory-wait": {usage: "factory-wait <factory>", help: "what the factory's WaitForCacheSync returns once the step has settled: each started informer's HasSynced ({} if none was started)",
 		minPos: 1, maxPos: 1},
-	// The controllers (controllers.go).
+	// The controllers (package sim, controllers.go).
 	"start-controller": {usage: "start-controller [workers=<n>] [writes] [guard] [skip-forget] [name=<name>] [informer=<factory>]",
 		help: "put a controller on each informer (before start, they start with the informers): handlers queue keys on a rate-limiting workqueue, " +
 			"workers reconcile them from the cache (cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
 		values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers),
 			"name":     "the controller's name, which its trace lines carry; several controllers each need one",
 			"informer": "the factory whose informer it is on (informer <factory> made it); without it, start's"},
-		flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + observedAnnotation + " when it differs (an update with the resourceVersion it read)",
+		flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + ObservedAnnotation + " when it differs (an update with the resourceVersion it read)",
 			"guard":       "the staleness guard: no reconcile while the cache is older than the controller's own last write of the key",
 			"skip-forget": "the bug: success does not call Forget, so the backoff never resets"}},
 	"reconcile-fail": {usage: "reconcile-fail <ns/name> [times=<n>] [requeue-after=<duration>]",
@@ -162,114 +152,7 @@ var commands = map[string]*command{
 		help:   "the key's next n reconciles succeed and ask to be requeued after the duration",
 		minPos: 1, maxPos: 1, values: map[string]string{"after": "the requeue-after delay", "times": fmt.Sprintf("how many reconciles (1-%d, default 1)", maxTimes)}},
 	// Looking. show's lines are added once the step has settled
-	// (runner.show).
+	// (package sim, runner.show).
 	"show":   {usage: "show store|queue|handlers|requests|synced|metrics|workqueue", help: "print what one part holds now (metrics: what a scrape of the informer's metrics would read; workqueue: the controller's queue)", minPos: 1, maxPos: 1},
 	"settle": {usage: "settle", help: "wait until both informers have processed everything (every step does this; it prints nothing new)"},
-}
-
-// parse checks a step's arguments against the command.
-func (c *command) parse(raw []datadriven.CmdArg) (args, error) {
-	a := args{values: map[string][]string{}, flags: map[string]bool{}}
-	for _, arg := range raw {
-		switch {
-		case len(arg.Vals) > 0 && c.flags[arg.Key] != "":
-			return a, fmt.Errorf("%s is a flag and takes no value; %s", arg.Key, c.want())
-		case len(arg.Vals) > 0:
-			if _, ok := c.values[arg.Key]; !ok {
-				return a, fmt.Errorf("unknown argument %q; %s", arg.Key, c.want())
-			}
-			if _, dup := a.values[arg.Key]; dup {
-				return a, fmt.Errorf("argument %q given twice", arg.Key)
-			}
-			a.values[arg.Key] = arg.Vals
-		case c.flags[arg.Key] != "":
-			if a.flags[arg.Key] {
-				return a, fmt.Errorf("flag %q given twice", arg.Key)
-			}
-			a.flags[arg.Key] = true
-		default:
-			a.pos = append(a.pos, arg.Key)
-		}
-	}
-	if len(a.pos) < c.minPos || len(a.pos) > c.maxPos {
-		return a, countError(c, a.pos)
-	}
-	return a, c.check(a)
-}
-
-func (c *command) want() string { return "usage: " + c.usage }
-
-// check validates argument values, so a file is rejected before it runs
-// (validate.go says what is refused, and why).
-func (c *command) check(a args) error {
-	name := nameOf(c)
-	keys := make([]string, 0, len(a.values))
-	for k := range a.values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // the same error every time when two are bad
-	for _, k := range keys {
-		if err := checkValue(name, k, a.values[k]); err != nil {
-			return err
-		}
-	}
-	for _, p := range a.pos {
-		if err := checkPositional(name, p); err != nil {
-			return err
-		}
-	}
-	return checkTogether(name, a)
-}
-
-// checkStep validates a parsed step: a known command with good arguments.
-func checkStep(st Step) error {
-	c, ok := commands[st.Cmd]
-	if !ok {
-		return fmt.Errorf("unknown command %q; want one of: %s", st.Cmd, strings.Join(commandNames(), ", "))
-	}
-	_, err := c.parse(st.Args)
-	return err
-}
-
-func commandNames() []string {
-	out := make([]string, 0, len(commands))
-	for n := range commands {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// CommandHelp lists every command with its usage and help, sorted.
-func CommandHelp() []string {
-	var out []string
-	for _, n := range commandNames() {
-		c := commands[n]
-		out = append(out, fmt.Sprintf("%-60s %s", c.usage, c.help))
-	}
-	return out
-}
-
-// labelsArg is the labels= of create, update and bulk-create as a map,
-// nil for none; check has refused any that parseLabels refuses.
-func labelsArg(a args) map[string]string {
-	v, _ := a.value("labels")
-	pairs, _ := parseLabels(v)
-	if len(pairs) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(pairs))
-	for _, p := range pairs {
-		out[p.key] = p.value
-	}
-	return out
-}
-
-func argValue(raw []datadriven.CmdArg, key string) (string, bool) {
-	for _, a := range raw {
-		if a.Key == key {
-			return strings.Join(a.Vals, ","), true
-		}
-	}
-	return "", false
 }

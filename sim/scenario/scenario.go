@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"fmt"
@@ -89,7 +89,7 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 // where it stands (replay.go), so a run never starts on a file it would
 // fail on halfway or read other than as written.
 func Parse(file string, src []byte) (*Scenario, error) {
-	sc, err := parseForm(file, src)
+	sc, err := ParseForm(file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		world.server = sc.WrittenFor()
 	}
 	for _, st := range sc.Steps {
-		a, _ := commands[st.Cmd].parse(st.Args) // parseForm checked them
+		a, _ := ParseArgs(st) // ParseForm checked them
 		if err := world.step(st, a); err != nil {
 			return nil, &ParseError{File: file, Line: st.Line, Msg: err.Error()}
 		}
@@ -107,10 +107,12 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	return sc, nil
 }
 
-// parseForm is Parse without the replay: every line well-formed on its
-// own, whether or not the steps make sense in their order. Tests that
-// drive the runner with out-of-place steps on purpose start here.
-func parseForm(file string, src []byte) (*Scenario, error) {
+// ParseForm is Parse without the replay: every line well-formed on its
+// own, whether or not the steps make sense in their order. It is not for
+// files to be run: tests that drive the runner (package sim) with
+// out-of-place steps on purpose start here, to check that the runner
+// refuses each with file:line too.
+func ParseForm(file string, src []byte) (*Scenario, error) {
 	sc := &Scenario{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
 	// An editor's byte order mark is not text; anything else that is not
 	// plain text is refused before it can reach a terminal.

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"errors"
@@ -138,12 +138,16 @@ func TestParseLayout(t *testing.T) {
 // FuzzParse: no input panics the parser, and what it accepts, it accepts
 // again from its own rendering.
 func FuzzParse(f *testing.F) {
-	cat, err := Catalog()
-	if err != nil {
-		f.Fatal(err)
+	// The catalog's files (package sim embeds them from ../scenarios).
+	files, _ := filepath.Glob("../scenarios/*.txt")
+	if len(files) == 0 {
+		f.Fatal("no built-in scenarios in ../scenarios")
 	}
-	for _, sc := range cat {
-		src, _ := builtin.ReadFile("scenarios/" + sc.Name + ".txt")
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(src)
 	}
 	f.Add([]byte("# x\n\ncreate ns/a labels=(a=b,c\n----\n"))
@@ -176,8 +180,8 @@ func FuzzParse(f *testing.F) {
 // for every built-in and regression scenario; and a rewrite with new
 // outputs puts each where its step's block was, in datadriven's layout.
 func TestRewrite(t *testing.T) {
-	files, _ := filepath.Glob("scenarios/*.txt")
-	more, _ := filepath.Glob("testdata/regress/*.txt")
+	files, _ := filepath.Glob("../scenarios/*.txt")
+	more, _ := filepath.Glob("../testdata/regress/*.txt")
 	for _, file := range append(files, more...) {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -227,14 +231,14 @@ func TestBulkNamesSort(t *testing.T) {
 			if i > n {
 				break
 			}
-			name := bulkName("b", i, n)
+			name := BulkName("b", i, n)
 			if name <= prev {
 				t.Errorf("n=%d: %s sorts before %s", n, name, prev)
 			}
 			prev = name
 		}
 	}
-	if got := bulkName("b", 1, 20); got != "b/obj-0001" {
-		t.Errorf("bulkName(b, 1, 20) = %s, want b/obj-0001 (the names of small bulks are as they were)", got)
+	if got := BulkName("b", 1, 20); got != "b/obj-0001" {
+		t.Errorf("BulkName(b, 1, 20) = %s, want b/obj-0001 (the names of small bulks are as they were)", got)
 	}
 }

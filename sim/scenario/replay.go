@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/cachelab/cachelab/informer"
 )
 
 // replay follows a scenario's steps at parse time, keeping only what
@@ -36,7 +34,7 @@ type replay struct {
 	ctlWaits         bool          // they wait for the informers' start
 	queue            bool          // the last start was start-queue
 	resync           time.Duration // the last start's resync period
-	stack            informer.Stack
+	stack            string        // start's stack= (stacks)
 	stackLine        int           // the first start, which fixes the stack
 	clock            time.Duration // scenario time so far
 
@@ -48,36 +46,7 @@ type replay struct {
 	ctlWriter     int            // the line of the controller that writes, or 0
 
 	firstLine int            // the first command's line
-	cluster   *clusterReplay // etcd-cluster ran (clusterlevers.go)
-}
-
-// etcdOnly are the levers the watch-cache world does not model: with an
-// undecodable value in etcd (E12), kube-apiserver's cache never takes in
-// that revision (tried: it stays one behind, for as long as the value is
-// there, and the step never settles); what it does meanwhile is its own
-// story, not the one E12 tells. etcd's other levers are in both: behind the cache
-// it is kube-apiserver's own watch of etcd that resumes after a restart
-// or a member's failure, unseen by the informers (restart-etcd.txt,
-// watch-cache-etcd-member-down.txt), and after a restore the cache goes
-// on serving the world from before it (watch-cache-etcd-restore.txt, C7).
-var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true}
-
-// cacheOnly are the levers only the watch cache has.
-var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true,
-	"add-apiserver": true, "use-apiserver": true}
-
-// worldFor says why cmd cannot run in a scenario whose "# Server:" line
-// says server, or nil.
-func worldFor(cmd, server string) error {
-	switch {
-	case cacheOnly[cmd] && server != ServerWatchCache:
-		return fmt.Errorf("%s needs kube-apiserver's watch cache: say \"# Server: %s\" in the scenario's opening comment", cmd, ServerWatchCache)
-	case etcdOnly[cmd] && server == ServerWatchCache:
-		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off): say \"# Server: %s\"", cmd, ServerEtcd)
-	case etcdOnly[cmd] && server == ServerAny:
-		return fmt.Errorf("%s is a lever of the etcd world, so the scenario does not mean the same in both: say \"# Server: %s\"", cmd, ServerEtcd)
-	}
-	return nil
+	cluster   *clusterReplay // etcd-cluster ran (cluster.go)
 }
 
 func newReplay() *replay {
@@ -88,7 +57,7 @@ func newReplay() *replay {
 
 // step checks st, whose arguments a are valid on their own, against what
 // came before it, and records what it changes.
-func (p *replay) step(st Step, a args) error {
+func (p *replay) step(st Step, a Args) error {
 	if err := worldFor(st.Cmd, p.server); err != nil {
 		return err
 	}
@@ -104,28 +73,28 @@ func (p *replay) step(st Step, a args) error {
 	case "restart-etcd":
 		return p.singleMember(st.Cmd)
 	case "create":
-		return p.create(st.Line, a.pos)
+		return p.create(st.Line, a.Pos)
 	case "bulk-create":
 		return p.bulkCreate(st.Line, a)
 	case "update", "delete":
-		if err := p.notRaw(st.Cmd, a.pos); err != nil {
+		if err := p.notRaw(st.Cmd, a.Pos); err != nil {
 			return err
 		}
-		return p.change(st.Line, st.Cmd, a.pos)
+		return p.change(st.Line, st.Cmd, a.Pos)
 	case "put-raw":
-		return p.putRaw(st.Line, a.pos[0])
+		return p.putRaw(st.Line, a.Pos[0])
 	case "delete-raw":
-		return p.deleteRaw(a.pos[0])
+		return p.deleteRaw(a.Pos[0])
 	case "etcd-snapshot":
 		if err := p.singleMember(st.Cmd); err != nil {
 			return err
 		}
-		p.snapshots[a.pos[0]], p.snapshotsRaw[a.pos[0]] = maps.Clone(p.objects), maps.Clone(p.raw)
+		p.snapshots[a.Pos[0]], p.snapshotsRaw[a.Pos[0]] = maps.Clone(p.objects), maps.Clone(p.raw)
 	case "etcd-restore":
 		if err := p.singleMember(st.Cmd); err != nil {
 			return err
 		}
-		return p.restore(a.pos[0])
+		return p.restore(a.Pos[0])
 	case "etcd-wipe":
 		if err := p.singleMember(st.Cmd); err != nil {
 			return err
@@ -139,24 +108,24 @@ func (p *replay) step(st Step, a args) error {
 	case "start-controller":
 		return p.startController(st.Line, a)
 	case "factory", "informer", "factory-start", "factory-wait":
-		return p.factoryStep(st.Line, st.Cmd, a.pos[0])
+		return p.factoryStep(st.Line, st.Cmd, a.Pos[0])
 	case "show":
 		switch {
-		case a.pos[0] != "workqueue":
+		case a.Pos[0] != "workqueue":
 		case p.controller == 0:
 			return fmt.Errorf("show workqueue shows the controllers' queues, and none run here: start-controller starts them")
 		case p.ctlWaits:
 			return fmt.Errorf("show workqueue: the controllers of line %d start with the informers, and none are running yet", p.controller)
 		}
 	case "add-handler":
-		if f, ok := a.value("informer"); ok {
-			if err := p.factoryInformer("add-handler "+a.pos[0]+" informer="+f, f); err != nil {
+		if f, ok := a.Value("informer"); ok {
+			if err := p.factoryInformer("add-handler "+a.Pos[0]+" informer="+f, f); err != nil {
 				return err
 			}
 		}
-		return p.addHandler(st.Line, a.pos[0])
+		return p.addHandler(st.Line, a.Pos[0])
 	case "remove-handler", "release":
-		return p.useHandler(st.Cmd, a.pos[0])
+		return p.useHandler(st.Cmd, a.Pos[0])
 	case "pause", "resume":
 		if !p.started || !p.queue {
 			return fmt.Errorf("%s works on a queue started with start-queue, and this file has none started by here "+
@@ -169,8 +138,8 @@ func (p *replay) step(st Step, a args) error {
 		}
 		return p.advance("resync", p.resync)
 	case "advance":
-		d, _ := time.ParseDuration(a.pos[0])
-		return p.advance("advance "+a.pos[0], d)
+		d, _ := time.ParseDuration(a.Pos[0])
+		return p.advance("advance "+a.Pos[0], d)
 	}
 	return nil
 }
@@ -235,30 +204,30 @@ func (p *replay) restore(name string) error {
 }
 
 // bulkCreate records ns/obj-0001... as the runner names them.
-func (p *replay) bulkCreate(line int, a args) error {
-	ns, ok := a.value("ns")
+func (p *replay) bulkCreate(line int, a Args) error {
+	ns, ok := a.Value("ns")
 	if !ok {
 		ns = "bulk"
 	}
-	nStr, _ := a.value("n")
+	nStr, _ := a.Value("n")
 	n, _ := strconv.Atoi(nStr)
 	if err := p.count(n); err != nil {
 		return fmt.Errorf("bulk-create: %w", err)
 	}
 	for i := 1; i <= n; i++ {
-		k := bulkName(ns, i, n)
+		k := BulkName(ns, i, n)
 		if at, ok := p.objects[k]; ok {
-			return fmt.Errorf("bulk-create %s..%s: %s", bulkName(ns, 1, n), bulkName(ns, n, n), alreadyExists(k, at, line))
+			return fmt.Errorf("bulk-create %s..%s: %s", BulkName(ns, 1, n), BulkName(ns, n, n), alreadyExists(k, at, line))
 		}
 		p.objects[k] = line
 	}
 	return nil
 }
 
-// bulkName is the key of bulk-create's i-th object of n: obj-0001 and
+// BulkName is the key of bulk-create's i-th object of n: obj-0001 and
 // on, zero-padded to at least 4 digits and to the width of n, so that the
 // names sort in creation order however many there are.
-func bulkName(ns string, i, n int) string {
+func BulkName(ns string, i, n int) string {
 	width := max(4, len(strconv.Itoa(n)))
 	return fmt.Sprintf("%s/obj-%0*d", ns, width, i)
 }
@@ -307,7 +276,7 @@ func (p *replay) change(line int, cmd string, keys []string) error {
 // handlers to add (the queue world has none), and that the file keeps to
 // one stack: the run sets the stack's feature gates once, from the first
 // start that names one, and every start runs that stack.
-func (p *replay) start(line int, cmd string, a args) error {
+func (p *replay) start(line int, cmd string, a Args) error {
 	if p.running {
 		return fmt.Errorf("%s: the informers are already started; stop them first to start fresh ones", cmd)
 	}
@@ -315,14 +284,14 @@ func (p *replay) start(line int, cmd string, a args) error {
 		return fmt.Errorf("start-queue runs a bare queue, which has no handlers, and handler %q is registered (line %d); "+
 			"remove-handler it first, or use start", h, at)
 	}
-	stack := informer.Default
-	if v, ok := a.value("stack"); ok {
-		stack, _ = informer.ParseStack(v)
+	stack := stacks[0]
+	if v, ok := a.Value("stack"); ok {
+		stack = v
 	}
 	switch {
 	case p.stackLine == 0:
 		p.stack, p.stackLine = stack, line
-	case a.values["stack"] != nil && stack != p.stack:
+	case a.Values["stack"] != nil && stack != p.stack:
 		return fmt.Errorf("%s stack=%s: this run's stack is %s, fixed by the first start (line %d); "+
 			"a run uses one stack, so name it there", cmd, stack, p.stack, p.stackLine)
 	}
@@ -335,96 +304,10 @@ func (p *replay) start(line int, cmd string, a args) error {
 	p.ctlWaits = false
 	p.started, p.running, p.queue = true, true, cmd == "start-queue"
 	p.resync = 0
-	if v, ok := a.value("resync"); ok {
+	if v, ok := a.Value("resync"); ok {
 		p.resync, _ = time.ParseDuration(v)
 	}
 	return nil
-}
-
-// startController checks a start-controller against the controllers
-// there already and the factory it names.
-func (p *replay) startController(line int, a args) error {
-	name, _ := a.value("name")
-	f, onFactory := a.value("informer")
-	switch {
-	case onFactory:
-		if err := p.factoryInformer("start-controller informer="+f, f); err != nil {
-			return err
-		}
-	case p.running && p.queue:
-		return fmt.Errorf("start-controller puts a controller on informers, and start-queue's bare queues have no handlers: use start")
-	}
-	for other, at := range p.controllers {
-		switch {
-		case other == "" && name == "":
-			return fmt.Errorf("start-controller: the controllers of line %d are still there; stop stops them with the informers "+
-				"(to run several, give each a name=)", at)
-		case other == name:
-			return fmt.Errorf("start-controller name=%s: a controller of that name started at line %d", name, at)
-		case other == "" || name == "":
-			return fmt.Errorf("start-controller: with several controllers, each needs a name= (the one of line %d has none)", at)
-		}
-	}
-	if a.flags["writes"] {
-		if p.ctlWriter != 0 {
-			return fmt.Errorf("start-controller writes: the controller of line %d writes already, and only one may "+
-				"(two writing the same annotation would conflict with each other)", p.ctlWriter)
-		}
-		p.ctlWriter = line
-	}
-	p.controllers[name] = line
-	if p.controller == 0 {
-		p.controller = line
-	}
-	p.ctlWaits = !onFactory && !p.running
-	return nil
-}
-
-// factoryStep checks the factory commands: a factory is made once, and
-// used after it is made.
-func (p *replay) factoryStep(line int, cmd, name string) error {
-	if cmd == "factory" {
-		switch at, ok := p.factories[name]; {
-		case ok:
-			return fmt.Errorf("factory %s: a factory of that name was made at line %d", name, at)
-		case len(p.factories) >= maxFactories:
-			return fmt.Errorf("factory %s: a scenario has at most %d factories", name, maxFactories)
-		case p.queue && p.started:
-			return fmt.Errorf("factory %s: this scenario runs start-queue's bare queues; a run has those or informers from factories, not both", name)
-		}
-		p.factories[name] = line
-		return nil
-	}
-	if _, ok := p.factories[name]; !ok {
-		return fmt.Errorf("%s %s: no factory named %q is made before this line (factory %s makes one)", cmd, name, name, name)
-	}
-	if cmd == "informer" {
-		p.factoryHasInf[name] = true
-	}
-	return nil
-}
-
-// factoryInformer checks that what cmd names is a factory that has made
-// its informer.
-func (p *replay) factoryInformer(cmd, f string) error {
-	switch _, ok := p.factories[f]; {
-	case !ok:
-		return fmt.Errorf("%s: no factory named %q is made before this line (factory %s makes one)", cmd, f, f)
-	case !p.factoryHasInf[f]:
-		return fmt.Errorf("%s: factory %s has not made its informer by here (informer %s asks for it)", cmd, f, f)
-	}
-	return nil
-}
-
-// firstFactory is the line of the first factory, or 0.
-func (p *replay) firstFactory() int {
-	first := 0
-	for _, at := range p.factories {
-		if first == 0 || at < first {
-			first = at
-		}
-	}
-	return first
 }
 
 // firstHandler is the registered handler added first, or "".
@@ -474,25 +357,5 @@ func (p *replay) advance(what string, d time.Duration) error {
 			"(the trace prints it as a Go duration, which stops at 292 years)", what, p.clock+d, maxClock)
 	}
 	p.clock += d
-	return nil
-}
-
-// apiserverStep checks a watch-cache lever against the kube-apiservers
-// the scenario has started: one, and a second after add-apiserver.
-func (p *replay) apiserverStep(cmd string, a args) error {
-	if cmd == "add-apiserver" {
-		if p.apiservers+1 >= maxAPIServers {
-			return fmt.Errorf("add-apiserver: the scenario runs %d kube-apiservers already, the most it may", maxAPIServers)
-		}
-		p.apiservers++
-		return nil
-	}
-	n, given, err := apiserverArg(a)
-	if err != nil {
-		return fmt.Errorf("%s %v", cmd, err)
-	}
-	if given && n > p.apiservers+1 {
-		return fmt.Errorf("%s %d: there is no kube-apiserver %d yet (add-apiserver starts the second)", cmd, n, n)
-	}
 	return nil
 }

@@ -1,0 +1,203 @@
+package scenario
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// Args are a step's arguments, checked against its command (ParseArgs):
+// its positional arguments in order, its key=value ones (each value as
+// datadriven split it at top-level commas) and its flags.
+type Args struct {
+	Pos    []string
+	Values map[string][]string
+	Flags  map[string]bool
+}
+
+// Value is the key= argument, its values joined with ","; ok is false if
+// the step does not give it.
+func (a Args) Value(k string) (v string, ok bool) {
+	vs, ok := a.Values[k]
+	if !ok {
+		return "", false
+	}
+	return strings.Join(vs, ","), true
+}
+
+// APIServer is a watch-cache lever's kube-apiserver number, 1 to
+// MaxAPIServers, and whether the step names one (without one, the lever
+// acts on the one the informers talk to).
+func (a Args) APIServer() (int, bool, error) {
+	if len(a.Pos) == 0 {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(a.Pos[0])
+	if err != nil || n < 1 || n > MaxAPIServers {
+		return 0, true, fmt.Errorf("%q: want a kube-apiserver's number, 1 or %d", a.Pos[0], MaxAPIServers)
+	}
+	return n, true, nil
+}
+
+// ParseArgs checks st's arguments against its command, as Parse did, and
+// returns them: what the runner reads when it carries the step out.
+func ParseArgs(st Step) (Args, error) {
+	c, ok := commands[st.Cmd]
+	if !ok {
+		return Args{}, fmt.Errorf("unknown command %q; want one of: %s", st.Cmd, strings.Join(CommandNames(), ", "))
+	}
+	return c.parse(st.Args)
+}
+
+// parse checks a step's arguments against the command.
+func (c *command) parse(raw []datadriven.CmdArg) (Args, error) {
+	a := Args{Values: map[string][]string{}, Flags: map[string]bool{}}
+	for _, arg := range raw {
+		switch {
+		case len(arg.Vals) > 0 && c.flags[arg.Key] != "":
+			return a, fmt.Errorf("%s is a flag and takes no value; %s", arg.Key, c.want())
+		case len(arg.Vals) > 0:
+			if _, ok := c.values[arg.Key]; !ok {
+				return a, fmt.Errorf("unknown argument %q; %s", arg.Key, c.want())
+			}
+			if _, dup := a.Values[arg.Key]; dup {
+				return a, fmt.Errorf("argument %q given twice", arg.Key)
+			}
+			a.Values[arg.Key] = arg.Vals
+		case c.flags[arg.Key] != "":
+			if a.Flags[arg.Key] {
+				return a, fmt.Errorf("flag %q given twice", arg.Key)
+			}
+			a.Flags[arg.Key] = true
+		default:
+			a.Pos = append(a.Pos, arg.Key)
+		}
+	}
+	if len(a.Pos) < c.minPos || len(a.Pos) > c.maxPos {
+		return a, countError(c, a.Pos)
+	}
+	return a, c.check(a)
+}
+
+func (c *command) want() string { return "usage: " + c.usage }
+
+// check validates argument values, so a file is rejected before it runs
+// (validate.go says what is refused, and why).
+func (c *command) check(a Args) error {
+	name := nameOf(c)
+	keys := make([]string, 0, len(a.Values))
+	for k := range a.Values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the same error every time when two are bad
+	for _, k := range keys {
+		if err := checkValue(name, k, a.Values[k]); err != nil {
+			return err
+		}
+	}
+	for _, p := range a.Pos {
+		if err := checkPositional(name, p); err != nil {
+			return err
+		}
+	}
+	return checkTogether(name, a)
+}
+
+// checkStep validates a parsed step: a known command with good arguments.
+func checkStep(st Step) error {
+	_, err := ParseArgs(st)
+	return err
+}
+
+// CommandNames are the names of every command, sorted.
+func CommandNames() []string {
+	out := make([]string, 0, len(commands))
+	for n := range commands {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CommandHelp lists every command with its usage and help, sorted.
+func CommandHelp() []string {
+	var out []string
+	for _, n := range CommandNames() {
+		c := commands[n]
+		out = append(out, fmt.Sprintf("%-60s %s", c.usage, c.help))
+	}
+	return out
+}
+
+// Labels is the labels= of create, update and bulk-create as a map, nil
+// for none; the command's check has refused any that parseLabels
+// refuses.
+func (a Args) Labels() map[string]string {
+	v, _ := a.Value("labels")
+	pairs, _ := parseLabels(v)
+	if len(pairs) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		out[p.key] = p.value
+	}
+	return out
+}
+
+// Value is the step's key= argument as written (its values joined with
+// ","), whether or not the step's command takes it; ok is false if the
+// step does not say it.
+func (st Step) Value(key string) (v string, ok bool) {
+	for _, a := range st.Args {
+		if a.Key == key {
+			return strings.Join(a.Vals, ","), true
+		}
+	}
+	return "", false
+}
+
+// nameOf is a command's name: the first word of its usage.
+func nameOf(c *command) string { name, _, _ := strings.Cut(c.usage, " "); return name }
+
+// posNouns say what each command's positional arguments are, for
+// "create takes 1 to 100 objects; this line has 150".
+var posNouns = map[string]string{
+	"create": "object (ns/name)", "delete": "object (ns/name)", "update": "object (ns/name)",
+	"advance": "duration", "delete-raw": "object (ns/name)", "put-raw": "argument (ns/name and text)", "add-handler": "handler name", "remove-handler": "handler name", "release": "handler name",
+	"factory": "factory name", "informer": "factory name", "factory-start": "factory name", "factory-wait": "factory name",
+	"show": "of store, queue, handlers, requests, synced, metrics or workqueue", "reconcile-fail": "object (ns/name)", "reconcile-requeue": "object (ns/name)",
+}
+
+// countError says how many positional arguments c takes and how many
+// the line gave; for a command that takes none, it quotes the extra words
+// (often a value with spaces that was not put in parentheses).
+func countError(c *command, pos []string) error {
+	name := nameOf(c)
+	if c.maxPos == 0 {
+		words := make([]string, len(pos))
+		for i, p := range pos {
+			words[i] = strconv.Quote(p)
+		}
+		hint := ""
+		if _, ok := c.values["labels"]; ok {
+			hint = " (a selector with spaces goes in parentheses: labels=(app in (a,b)))"
+		}
+		return fmt.Errorf("%s takes no positional arguments; this line has %d: %s%s; %s",
+			name, len(pos), strings.Join(words, " "), hint, c.want())
+	}
+	noun := posNouns[name]
+	takes := fmt.Sprintf("%d %s", c.minPos, noun)
+	if c.minPos != c.maxPos {
+		first, rest, _ := strings.Cut(noun, " ")
+		takes = fmt.Sprintf("%d to %d %ss %s", c.minPos, c.maxPos, first, rest)
+	}
+	more := ""
+	if name == "create" && len(pos) > c.maxPos {
+		more = " (bulk-create makes more at once)"
+	}
+	return fmt.Errorf("%s takes %s; this line has %d%s; %s", name, strings.TrimSpace(takes), len(pos), more, c.want())
+}

@@ -1,0 +1,93 @@
+package scenario
+
+import "fmt"
+
+// The replay of factories and controllers: a factory is made once and
+// used after, a controller goes on an informer that exists, and several
+// controllers each have a name.
+
+// startController checks a start-controller against the controllers
+// there already and the factory it names.
+func (p *replay) startController(line int, a Args) error {
+	name, _ := a.Value("name")
+	f, onFactory := a.Value("informer")
+	switch {
+	case onFactory:
+		if err := p.factoryInformer("start-controller informer="+f, f); err != nil {
+			return err
+		}
+	case p.running && p.queue:
+		return fmt.Errorf("start-controller puts a controller on informers, and start-queue's bare queues have no handlers: use start")
+	}
+	for other, at := range p.controllers {
+		switch {
+		case other == "" && name == "":
+			return fmt.Errorf("start-controller: the controllers of line %d are still there; stop stops them with the informers "+
+				"(to run several, give each a name=)", at)
+		case other == name:
+			return fmt.Errorf("start-controller name=%s: a controller of that name started at line %d", name, at)
+		case other == "" || name == "":
+			return fmt.Errorf("start-controller: with several controllers, each needs a name= (the one of line %d has none)", at)
+		}
+	}
+	if a.Flags["writes"] {
+		if p.ctlWriter != 0 {
+			return fmt.Errorf("start-controller writes: the controller of line %d writes already, and only one may "+
+				"(two writing the same annotation would conflict with each other)", p.ctlWriter)
+		}
+		p.ctlWriter = line
+	}
+	p.controllers[name] = line
+	if p.controller == 0 {
+		p.controller = line
+	}
+	p.ctlWaits = !onFactory && !p.running
+	return nil
+}
+
+// factoryStep checks the factory commands: a factory is made once, and
+// used after it is made.
+func (p *replay) factoryStep(line int, cmd, name string) error {
+	if cmd == "factory" {
+		switch at, ok := p.factories[name]; {
+		case ok:
+			return fmt.Errorf("factory %s: a factory of that name was made at line %d", name, at)
+		case len(p.factories) >= MaxFactories:
+			return fmt.Errorf("factory %s: a scenario has at most %d factories", name, MaxFactories)
+		case p.queue && p.started:
+			return fmt.Errorf("factory %s: this scenario runs start-queue's bare queues; a run has those or informers from factories, not both", name)
+		}
+		p.factories[name] = line
+		return nil
+	}
+	if _, ok := p.factories[name]; !ok {
+		return fmt.Errorf("%s %s: no factory named %q is made before this line (factory %s makes one)", cmd, name, name, name)
+	}
+	if cmd == "informer" {
+		p.factoryHasInf[name] = true
+	}
+	return nil
+}
+
+// factoryInformer checks that what cmd names is a factory that has made
+// its informer.
+func (p *replay) factoryInformer(cmd, f string) error {
+	switch _, ok := p.factories[f]; {
+	case !ok:
+		return fmt.Errorf("%s: no factory named %q is made before this line (factory %s makes one)", cmd, f, f)
+	case !p.factoryHasInf[f]:
+		return fmt.Errorf("%s: factory %s has not made its informer by here (informer %s asks for it)", cmd, f, f)
+	}
+	return nil
+}
+
+// firstFactory is the line of the first factory, or 0.
+func (p *replay) firstFactory() int {
+	first := 0
+	for _, at := range p.factories {
+		if first == 0 || at < first {
+			first = at
+		}
+	}
+	return first
+}
