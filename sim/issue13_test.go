@@ -11,6 +11,7 @@ import (
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
+	"github.com/cockroachdb/datadriven"
 )
 
 // runBoth parses src and runs it in both stacks, failing the test on a
@@ -45,6 +46,28 @@ func script(cmds ...string) string {
 		fmt.Fprintf(&b, "%s\n----\n\n", c)
 	}
 	return b.String()
+}
+
+// unchecked is the scenario script(cmds...) writes, built step by step
+// as a program driving a Session may build one: each step well-formed on
+// its own (scenario.ParseArgs), without the replay with which
+// scenario.Parse refuses steps out of place.
+func unchecked(t *testing.T, file string, cmds ...string) *scenario.Scenario {
+	t.Helper()
+	title := "A sequence from issue 13."
+	sc := &scenario.Scenario{File: file, Name: strings.TrimSuffix(file, ".txt"), Title: title, About: title}
+	for i, c := range cmds {
+		cmd, args, err := datadriven.ParseLine(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := scenario.Step{Line: 3 + 3*i, Cmd: cmd, Args: args, Text: c}
+		if _, err := scenario.ParseArgs(st); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		sc.Steps = append(sc.Steps, st)
+	}
+	return sc
 }
 
 // Documented commands never crash the run, in any order: the sequences
@@ -123,9 +146,9 @@ func TestSettleMessageIsBounded(t *testing.T) {
 }
 
 // Parse refuses steps that cannot run where they stand (package
-// scenario, replay.go). The runner must still refuse them cleanly, with an error naming the step,
-// never a panic or a hang: a Session is also driven step by step by
-// programs that build their own Steps.
+// scenario, replay.go). The runner must still refuse them cleanly, with
+// an error naming the step, never a panic or a hang: a Session is also
+// driven step by step by programs that build their own Steps.
 func TestStepsParseRefusesFailCleanly(t *testing.T) {
 	for name, cmds := range map[string][]string{
 		"remove unknown handler": {"start", "remove-handler nope"},
@@ -143,10 +166,7 @@ func TestStepsParseRefusesFailCleanly(t *testing.T) {
 			if _, err := scenario.Parse("refused.txt", []byte(src)); err == nil {
 				t.Fatalf("Parse accepted it; this test is for steps Parse refuses")
 			}
-			sc, err := scenario.ParseForm("refused.txt", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := unchecked(t, "refused.txt", cmds...)
 			for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
 				_, err := Run(context.Background(), sc, Options{Seed: 1, Stack: stack})
 				t.Logf("%s stack: %v", stack, err)

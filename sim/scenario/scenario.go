@@ -89,7 +89,7 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 // where it stands (replay.go), so a run never starts on a file it would
 // fail on halfway or read other than as written.
 func Parse(file string, src []byte) (*Scenario, error) {
-	sc, err := ParseForm(file, src)
+	sc, err := parseForm(file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 		world.server = sc.WrittenFor()
 	}
 	for _, st := range sc.Steps {
-		a, _ := ParseArgs(st) // ParseForm checked them
+		a, _ := ParseArgs(st) // parseForm checked them
 		if err := world.step(st, a); err != nil {
 			return nil, &ParseError{File: file, Line: st.Line, Msg: err.Error()}
 		}
@@ -107,12 +107,9 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	return sc, nil
 }
 
-// ParseForm is Parse without the replay: every line well-formed on its
-// own, whether or not the steps make sense in their order. It is not for
-// files to be run: tests that drive the runner (package sim) with
-// out-of-place steps on purpose start here, to check that the runner
-// refuses each with file:line too.
-func ParseForm(file string, src []byte) (*Scenario, error) {
+// parseForm is Parse without the replay: every line well-formed on its
+// own, whether or not the steps make sense in their order.
+func parseForm(file string, src []byte) (*Scenario, error) {
 	sc := &Scenario{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
 	// An editor's byte order mark is not text; anything else that is not
 	// plain text is refused before it can reach a terminal.
