@@ -8,6 +8,7 @@ import (
 
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // The connection's levers: what happens between each informer and the
@@ -93,24 +94,33 @@ func serverFeature(r *runner, a scenario.Args) error {
 // after-events=N, disconnect and close-watch are armed instead: each
 // informer's connection (world.Conn.CutAfter) counts the watch events it
 // hands its informer in the next step, and right after the N-th it ends
-// the watches there. Each connection counts its own stream, so both
-// implementations are cut after the same event. An arming that has not
-// fired by the end of that step is taken back, and the step says so.
+// the watches there. Nor can it fall between the pages of a LIST that
+// one step makes: with after-pages=N, disconnect is armed to drop each
+// informer's connection right after it has answered N pages with more
+// to come in that step (world.Conn.CutAfterPages), so the request for
+// the next page waits for reconnect with its continue token. Each
+// connection counts its own stream, so both implementations are cut at
+// the same point. An arming that has not fired by the end of that step
+// is taken back, and the step says so.
 
-// armCut arms the cut a's after-events asks for, and reports whether it
-// did (false: the lever is pulled now, as without after-events).
+// armCut arms the cut a's after-events or after-pages asks for, and
+// reports whether it did (false: the lever is pulled now, as without
+// them).
 func (r *runner) armCut(a scenario.Args, drop bool) (bool, error) {
-	v, ok := a.Value("after-events")
-	if !ok {
+	v, events := a.Value("after-events")
+	if !events {
+		if v, ok := a.Value("after-pages"); ok {
+			return true, r.armPages(v)
+		}
 		return false, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
 		return true, err
 	}
-	r.cut, r.cutDrop, r.cutN = r.stepN, drop, n
+	r.cut, r.cutDrop, r.cutN, r.cutPages = r.stepN, drop, n, false
 	for _, s := range r.sides {
-		s.conn.CutAfter(n, drop)
+		r.armConn(s.conn)
 	}
 	what := "the server will close each informer's watch"
 	if drop {
@@ -118,6 +128,30 @@ func (r *runner) armCut(a scenario.Args, drop bool) (bool, error) {
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("%s inside the next step, right after each informer has taken %s of it", what, scenario.EventsTaken(n)))
 	return true, nil
+}
+
+// armPages arms a drop between a paged LIST's pages (disconnect
+// after-pages=v).
+func (r *runner) armPages(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return err
+	}
+	r.cut, r.cutDrop, r.cutN, r.cutPages = r.stepN, true, n, true
+	for _, s := range r.sides {
+		r.armConn(s.conn)
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("the connection will drop inside the next step, right after each informer has taken %s (the next page's request waits)", scenario.PagesTaken(n)))
+	return nil
+}
+
+// armConn arms the runner's cut on one connection.
+func (r *runner) armConn(c *world.Conn) {
+	if r.cutPages {
+		c.CutAfterPages(r.cutN)
+		return
+	}
+	c.CutAfter(r.cutN, r.cutDrop)
 }
 
 // disarm takes back a cut armed for the step that has just settled,
@@ -131,6 +165,10 @@ func (r *runner) disarm() {
 	}
 	events := plural(r.cutN, "event", "events")
 	switch {
+	case r.cutPages && unfired == len(r.sides):
+		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %s came in this step (the armed fault is taken back)", scenario.PagesTaken(r.cutN)))
+	case r.cutPages && unfired > 0:
+		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %s in this step is not cut (the armed fault is taken back there)", scenario.PagesTaken(r.cutN)))
 	case unfired == len(r.sides):
 		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %d watch %s came in this step (the armed fault is taken back)", r.cutN, events))
 	case unfired > 0:

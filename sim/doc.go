@@ -45,7 +45,9 @@
 // (connlevers.go): disconnect or close-watch with after-events=N. Each
 // informer's connection counts the watch events it hands over in that
 // step and ends its watches right after the N-th (world.Conn.CutAfter),
-// so both implementations are cut after the same event.
+// so both implementations are cut after the same event. disconnect
+// after-pages=N drops it right after the N-th LIST page with more to
+// come (world.Conn.CutAfterPages), between a paged LIST's pages.
 //
 // # Several informers: factories
 //

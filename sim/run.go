@@ -123,12 +123,14 @@ type runner struct {
 	clock   *scenarioclock.Clock
 	sides   []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
 	// cut is a fault armed inside the next step (disconnect or
-	// close-watch with after-events=N): the step it was armed in, or 0.
-	stepN   int // the step being played
-	cut     int
-	cutDrop bool
-	cutN    int
-	clients []*clientv3.Client
+	// close-watch with after-events=N, disconnect with after-pages=N):
+	// the step it was armed in, or 0.
+	stepN    int // the step being played
+	cut      int
+	cutDrop  bool
+	cutN     int
+	cutPages bool // the cut falls after page cutN of a LIST, not after cutN watch events
+	clients  []*clientv3.Client
 	// dial connects to etcd (the i-th connection's member order, in a
 	// cluster) and keeps the connection in clients, to be closed.
 	dial  func(i int) (*clientv3.Client, error)
@@ -524,7 +526,7 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		}
 		p := world.NewConn(server, r.clock, rec)
 		if r.cut != 0 {
-			p.CutAfter(r.cutN, r.cutDrop) // an informer made in the step a cut is armed for
+			r.armConn(p) // an informer made in the step a cut is armed for
 		}
 		pair = append(pair, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})

@@ -19,7 +19,7 @@ import (
 // summaryLimit is how many alike lines (trace.Shape) a step shows
 // before it summarizes them (trace.TextStyle.Summarize), unless --full.
 // A 10,000-object start has groups of 10,000; no built-in scenario but
-// list-pages (501 objects) has a group over 100.
+// list-pages and cut-between-pages (501 objects) have a group over 100.
 const summaryLimit = 100
 
 // envTermWidth, when set to a number of columns, is the terminal width

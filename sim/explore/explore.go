@@ -13,7 +13,8 @@
 //
 // The points are the gaps between steps, before the first and after the
 // last, and, for a cut (disconnect, close-watch), points inside a step
-// whose watch hands an informer two or more events (innerPoints). A fault
+// whose watch hands an informer two or more events, and (disconnect)
+// between the pages of a paged LIST (innerPoints). A fault
 // that needs healing (disconnect, hold-cache) is healed at each later
 // gap, or at the end.
 package explore
@@ -206,7 +207,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*Exploration, e
 	var placed []placedRun
 	inner := innerPoints(base)
 	if o.BetweenSteps {
-		inner = nil
+		inner = inside{}
 	}
 	all := placements(sc, o.Faults, o.MaxFaults, server, inner)
 	if o.Only != nil {
@@ -311,7 +312,7 @@ func inert(p scenario.Placement, quiet int) bool {
 		return false
 	}
 	f := p.Faults[0]
-	return (f.Kind == "close-watch" || f.Kind == "compact") && f.At <= quiet && f.After == 0
+	return (f.Kind == "close-watch" || f.Kind == "compact") && f.At <= quiet && f.After == 0 && f.Page == 0
 }
 
 type placedRun struct {
@@ -359,58 +360,91 @@ func checkFaults(o Options, server string) error {
 	return nil
 }
 
+// inside is where, inside the scenario's steps (1-based), a cut can
+// fall: after which watch events (after-events=N), and after which pages
+// of a LIST (after-pages=N).
+type inside struct {
+	events, pages map[int][]int
+}
+
 // innerPoints are the points inside each step where a cut can fall, by
-// step (1-based): in a step whose watches hand an informer m >= 2 events
-// (adds, updates, deletes: a burst of writes, a watch-list's initial
-// events) in the run without faults, right after the first, the middle
-// one and the last but one (k = 1, m/2, m-1; fewer when they coincide).
-// Between any two of a step's events is a point, but most tell the same
-// story as their neighbours, and a step of 10,000 events would make
-// 10,000 runs: these three are the cut just after the step begins, in
-// its middle, and just before its end. The counts are each informer's
-// own; the largest is used.
-func innerPoints(base *sim.Result) map[int][]int {
-	out := map[int][]int{}
+// step, in the run without faults.
+//
+// In a step whose watches hand an informer m >= 2 events (adds,
+// updates, deletes: a burst of writes, a watch-list's initial events):
+// right after the first, the middle one and the last but one (k = 1,
+// m/2, m-1; fewer when they coincide). Between any two of a step's
+// events is a point, but most tell the same story as their neighbours,
+// and a step of 10,000 events would make 10,000 runs: these three are
+// the cut just after the step begins, in its middle, and just before
+// its end.
+//
+// In a step where an informer's LISTs answer m >= 1 pages with more to
+// come: after the first, the middle one and the last of them (k = 1,
+// (m+1)/2, m). After the last, the final page is still to come.
+//
+// The counts are each informer's own; the largest is used.
+func innerPoints(base *sim.Result) inside {
+	in := inside{events: map[int][]int{}, pages: map[int][]int{}}
 	for i, sr := range base.Steps {
-		count := map[string]int{}
-		m := 0
+		events, pages := map[string]int{}, map[string]int{}
+		m, p := 0, 0
 		for _, e := range sr.Sides[trace.Cachelab] {
-			if e.Layer == trace.LayerWatch && e.Kind == trace.KindEvent && (e.Op == "ADDED" || e.Op == "MODIFIED" || e.Op == "DELETED") {
-				count[e.Informer]++
-				m = max(m, count[e.Informer])
+			switch {
+			case e.Layer == trace.LayerWatch && e.Kind == trace.KindEvent && (e.Op == "ADDED" || e.Op == "MODIFIED" || e.Op == "DELETED"):
+				events[e.Informer]++
+				m = max(m, events[e.Informer])
+			case e.Layer == trace.LayerRequest && e.Op == "answer" && strings.HasSuffix(e.Detail, " (more pages)"):
+				pages[e.Informer]++
+				p = max(p, pages[e.Informer])
 			}
 		}
-		if m < 2 {
-			continue
+		if m >= 2 {
+			in.events[i+1] = distinct(1, m/2, m-1)
 		}
-		var ks []int
-		for _, k := range []int{1, m / 2, m - 1} {
-			if !slices.Contains(ks, k) {
-				ks = append(ks, k)
-			}
+		if p >= 1 {
+			in.pages[i+1] = distinct(1, (p+1)/2, p)
 		}
-		out[i+1] = ks
+	}
+	return in
+}
+
+// distinct is ks without repeats, in order.
+func distinct(ks ...int) []int {
+	var out []int
+	for _, k := range ks {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
 	}
 	return out
 }
 
 // placements lists every placement of up to max faults of the given
 // kinds, in a fixed order: fewer faults first, then by where. A fault
-// goes in every gap between steps, and a cut (disconnect, close-watch)
-// also at each of inner's points inside a step.
-func placements(sc *scenario.Scenario, faults []string, maxFaults int, server string, inner map[int][]int) []scenario.Placement {
+// goes in every gap between steps, a cut (disconnect, close-watch) also
+// at each of inner's points among a step's watch events, and a
+// disconnect at each of its points between a LIST's pages.
+func placements(sc *scenario.Scenario, faults []string, maxFaults int, server string, inner inside) []scenario.Placement {
 	n := len(sc.Steps)
 	var singles []scenario.PlacedFault
 	for _, name := range faults {
 		k, _ := scenario.LookupFault(name)
 		for at := 1; at <= n+1; at++ {
-			afters := []int{0}
+			points := []scenario.PlacedFault{{Kind: name, At: at}}
 			if k.Inside {
-				afters = append(afters, inner[at]...)
+				for _, after := range inner.events[at] {
+					points = append(points, scenario.PlacedFault{Kind: name, At: at, After: after})
+				}
 			}
-			for _, after := range afters {
+			if k.Pages {
+				for _, page := range inner.pages[at] {
+					points = append(points, scenario.PlacedFault{Kind: name, At: at, Page: page})
+				}
+			}
+			for _, f := range points {
 				if k.Heal == "" {
-					singles = append(singles, scenario.PlacedFault{Kind: name, At: at, After: after})
+					singles = append(singles, f)
 					continue
 				}
 				// Healed at a later gap, the last of which (n+1) is
@@ -418,7 +452,8 @@ func placements(sc *scenario.Scenario, faults []string, maxFaults int, server st
 				// last step, it would be healed with nothing in
 				// between.)
 				for heal := at + 1; heal <= n+1; heal++ {
-					singles = append(singles, scenario.PlacedFault{Kind: name, At: at, After: after, Heal: heal})
+					f.Heal = heal
+					singles = append(singles, f)
 				}
 			}
 		}
@@ -450,6 +485,9 @@ func comparePlacements(a, b scenario.Placement) int {
 			return d
 		}
 		if d := fa.After - fb.After; d != 0 {
+			return d
+		}
+		if d := fa.Page - fb.Page; d != 0 {
 			return d
 		}
 		if d := fa.Heal - fb.Heal; d != 0 {

@@ -228,6 +228,62 @@ func TestExploreCutsInsideAStep(t *testing.T) {
 	}
 }
 
+// A disconnect is also placed between the pages of a paged LIST: with
+// 501 objects and watch-list off, the informers' first LIST comes in two
+// pages of 500 and 1, and the cut falls after the first. Each such
+// placement's minimal file says after-pages=1 and replays to the output
+// it holds. Healed before the compaction, the second page is read at the
+// list's revision and the create made meanwhile comes as a watch event;
+// healed after it, the continue token has expired (E4), and the pager
+// lists again in full.
+func TestExploreCutsBetweenPages(t *testing.T) {
+	sc, err := scenario.Parse("pages.txt", []byte("# Pages.\n# Server: etcd\n\nserver watch-list=off\n----\n\nbulk-create n=501\n----\n\nadd-handler h1\n----\n\nstart\n----\n\ncreate bulk/late\n----\n\ncompact\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Run(context.Background(), sc, Options{Faults: []string{"disconnect"}, Jobs: 2, Run: sim.Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paged []Outcome
+	for _, g := range ex.Groups {
+		for _, o := range g.Outcomes {
+			if o.Placement.Faults[0].Page > 0 {
+				paged = append(paged, o)
+			}
+		}
+	}
+	slices.SortFunc(paged, func(a, b Outcome) int { return comparePlacements(a.Placement, b.Placement) })
+	var got []string
+	for _, o := range paged {
+		got = append(got, o.Placement.Describe(sc))
+	}
+	want := []string{
+		"disconnect inside step 4 (start), after its first LIST page with more to come, reconnect before step 5 (create bulk/late)",
+		"disconnect inside step 4 (start), after its first LIST page with more to come, reconnect before step 6 (compact)",
+		"disconnect inside step 4 (start), after its first LIST page with more to come, reconnect at the end",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("the placements between pages (-want +got):\n%s", d)
+	}
+	for i, o := range paged {
+		file := ex.Minimal(o)
+		if !strings.Contains(file, "disconnect after-pages=1") {
+			t.Errorf("%s: the minimal file does not arm the cut:\n%s", want[i], file)
+		}
+		replayMinimal(t, file, want[i]+": ")
+		expired := false
+		for _, sr := range o.steps {
+			for _, e := range sr.Sides[trace.Cachelab] {
+				expired = expired || strings.Contains(e.Detail, "continue parameter is too old")
+			}
+		}
+		if wantExpired := i == 2; expired != wantExpired {
+			t.Errorf("%s: the continue token expired: %v, want %v", want[i], expired, wantExpired)
+		}
+	}
+}
+
 // Each built-in scenario's "# Explore:" hints name a placement and the
 // story it tells: each placement is run (explore with only it) and tells
 // that story. The catalog shows them, so they must not go stale.

@@ -3,8 +3,11 @@ package scenario
 import "fmt"
 
 // afterEventsHelp is what close-watch's and disconnect's after-events=
-// take.
-const afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
+// take, and afterPagesHelp what disconnect's after-pages= takes.
+const (
+	afterEventsHelp = "inside the next step: after this many of its watch events (adds, updates, deletes), counted by each informer"
+	afterPagesHelp  = "inside the next step: after this many pages of paged LISTs, each with more pages to come, counted by each informer"
+)
 
 // ObservedAnnotation is what a controller started with start-controller
 // writes keeps up to date: the image it last saw in the object's spec,
@@ -50,9 +53,9 @@ var commands = map[string]*command{
 	"close-watch": {usage: "close-watch [after-events=<n>]",
 		help:   "the server closes the informers' watches (as kube-apiserver does at a watch's timeout); after-events=n: inside the next step, right after each informer has taken n watch events of it",
 		values: map[string]string{"after-events": afterEventsHelp}},
-	"disconnect": {usage: "disconnect [after-events=<n>]",
-		help:   "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it",
-		values: map[string]string{"after-events": afterEventsHelp}},
+	"disconnect": {usage: "disconnect [after-events=<n> | after-pages=<n>]",
+		help:   "drop the informers' connections: open watches end, new requests wait for reconnect; after-events=n: inside the next step, right after each informer has taken n watch events of it; after-pages=n: inside the next step, right after each informer has taken n pages of paged LISTs with more to come (the next page's request waits)",
+		values: map[string]string{"after-events": afterEventsHelp, "after-pages": afterPagesHelp}},
 	"reconnect": {usage: "reconnect", help: "let waiting and new requests through again"},
 	"fail-next": {usage: "fail-next [list=<status> [page=<n>]] [watch=<status>]",
 		help: "make the informers' next LIST or WATCH fail with an HTTP status (410, 429, 500, ...); page=n fails only the request for page n of a paged LIST",

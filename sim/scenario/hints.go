@@ -12,7 +12,7 @@ import (
 //	# Explore: disconnect at=5 heal=6: a delete arrives as an event, where the run without the fault gets a tombstone
 //
 // at and heal are the gaps (before step at; one past the last step is
-// the end), after-events puts a cut inside step at. The catalog shows
+// the end), after-events and after-pages put a cut inside step at. The catalog shows
 // the hints ('cachelab scenarios NAME'), and TestExploreHints runs each
 // placement and checks that it tells the story the line says.
 type ExploreHint struct {
@@ -41,7 +41,7 @@ func parseHints(about []string, n int) (hints []ExploreHint, line int, err error
 	return hints, 0, nil
 }
 
-const hintForm = "# Explore: <fault> at=<gap> [heal=<gap>] [after-events=<n>]: <the story explore tells>"
+const hintForm = "# Explore: <fault> at=<gap> [heal=<gap>] [after-events=<n> | after-pages=<n>]: <the story explore tells>"
 
 func parseHint(text string, n int) (ExploreHint, error) {
 	where, story, ok := strings.Cut(text, ":")
@@ -71,8 +71,10 @@ func parseHint(text string, n int) (ExploreHint, error) {
 			f.Heal = num
 		case "after-events":
 			f.After = num
+		case "after-pages":
+			f.Page = num
 		default:
-			return ExploreHint{}, fmt.Errorf("the explore hint says %q; it takes at=, heal= and after-events=, as in %s", kv, hintForm)
+			return ExploreHint{}, fmt.Errorf("the explore hint says %q; it takes at=, heal=, after-events= and after-pages=, as in %s", kv, hintForm)
 		}
 	}
 	switch {
@@ -84,6 +86,10 @@ func parseHint(text string, n int) (ExploreHint, error) {
 		return ExploreHint{}, fmt.Errorf("%s needs no healing: drop heal=", k.Name)
 	case f.After > 0 && (!k.Inside || f.At > n):
 		return ExploreHint{}, fmt.Errorf("after-events= puts a cut inside step at=: only %s, and only before a step", strings.Join(insideNames(), " or "))
+	case f.Page > 0 && (!k.Pages || f.At > n):
+		return ExploreHint{}, fmt.Errorf("after-pages= puts a cut between a LIST's pages inside step at=: only %s, and only before a step", strings.Join(pagesNames(), " or "))
+	case f.After > 0 && f.Page > 0:
+		return ExploreHint{}, fmt.Errorf("the explore hint says after-events= and after-pages=: one cut per placement, as in %s", hintForm)
 	}
 	return ExploreHint{Fault: f, Story: story}, nil
 }
@@ -101,6 +107,17 @@ func insideNames() []string {
 	var out []string
 	for _, k := range FaultKinds {
 		if k.Inside {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// pagesNames are the kinds that can fall between a LIST's pages.
+func pagesNames() []string {
+	var out []string
+	for _, k := range FaultKinds {
+		if k.Pages {
 			out = append(out, k.Name)
 		}
 	}

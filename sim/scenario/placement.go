@@ -16,19 +16,21 @@ import (
 
 // FaultKind is a fault explore can place: the command that pulls it, the
 // command that heals it ("" for none: it is over once pulled), the world
-// it needs ("" for either), and whether it can also fall inside a step
-// (after-events=N, a cut).
+// it needs ("" for either), whether it can also fall inside a step
+// between two watch events (after-events=N, a cut), and whether between
+// two pages of a LIST (after-pages=N).
 type FaultKind struct {
 	Name   string
 	Heal   string
 	World  string
 	About  string
 	Inside bool
+	Pages  bool
 }
 
 // FaultKinds are the faults explore knows, in the order it tries them.
 var FaultKinds = []FaultKind{
-	{Name: "disconnect", Heal: "reconnect", Inside: true, About: "the informers' connections drop until reconnect: watches end, requests wait"},
+	{Name: "disconnect", Heal: "reconnect", Inside: true, Pages: true, About: "the informers' connections drop until reconnect: watches end, requests wait"},
 	{Name: "close-watch", Inside: true, About: "the server closes every watch, as at a watch's timeout"},
 	{Name: "compact", About: "etcd compacts its history: older resourceVersions answer 410"},
 	{Name: "hold-cache", Heal: "release-cache", World: ServerWatchCache, About: "kube-apiserver's watch cache falls behind etcd until released"},
@@ -56,11 +58,16 @@ func LookupFault(name string) (FaultKind, bool) {
 //
 // With After > 0 the fault falls inside step At instead, right after each
 // informer has taken After watch events of it (disconnect and close-watch
-// with after-events=After, armed just before the step).
+// with after-events=After, armed just before the step). With Page > 0 it
+// falls inside step At right after each informer has taken Page pages
+// of paged LISTs with more pages to come (disconnect with
+// after-pages=Page).
+// At most one of After and Page is set.
 type PlacedFault struct {
 	Kind  string `json:"kind"`
 	At    int    `json:"at"`
-	After int    `json:"after,omitempty"` // 0: in the gap before step At
+	After int    `json:"after,omitempty"` // 0: not after a watch event
+	Page  int    `json:"page,omitempty"`  // 0: not between a LIST's pages
 	Heal  int    `json:"heal,omitempty"`  // 0: the fault needs no healing
 }
 
@@ -80,8 +87,11 @@ func (p Placement) Describe(sc *Scenario) string {
 	}
 	for _, f := range p.Faults {
 		s := f.Kind + " " + at(f.At)
-		if f.After > 0 {
+		switch {
+		case f.After > 0:
 			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, EventsTaken(f.After))
+		case f.Page > 0:
+			s = fmt.Sprintf("%s inside step %d (%s), after %s", f.Kind, f.At, sc.Steps[f.At-1].Text, PagesTaken(f.Page))
 		}
 		if k, _ := LookupFault(f.Kind); k.Heal != "" {
 			if f.Heal > len(sc.Steps) {
@@ -127,6 +137,8 @@ func (p Placement) Placed(sc *Scenario) []PlacedCmd {
 			switch {
 			case f.At == i && f.After > 0:
 				out = append(out, PlacedCmd{Text: fmt.Sprintf("%s after-events=%d", f.Kind, f.After)})
+			case f.At == i && f.Page > 0:
+				out = append(out, PlacedCmd{Text: fmt.Sprintf("%s after-pages=%d", f.Kind, f.Page)})
 			case f.At == i:
 				out = append(out, PlacedCmd{Text: f.Kind})
 			}
@@ -185,4 +197,12 @@ func EventsTaken(n int) string {
 		return "its first watch event"
 	}
 	return fmt.Sprintf("its first %d watch events", n)
+}
+
+// PagesTaken says how far into a step's paged LISTs a cut falls.
+func PagesTaken(n int) string {
+	if n == 1 {
+		return "its first LIST page with more to come"
+	}
+	return fmt.Sprintf("%d LIST pages with more to come", n)
 }

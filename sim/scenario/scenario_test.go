@@ -56,6 +56,9 @@ func TestParseErrors(t *testing.T) {
 		{"too many times", "# s\n\ncreate ns0/a\n----\n\nupdate ns0/a times=1001\n----\n", "x.txt:6: times=1001: want a count from 1 to 1000"},
 		{"page without list", "# s\n\nfail-next watch=500 page=2\n----\n", "x.txt:3: fail-next page= says which page of a LIST fails, and needs list=<status>"},
 		{"page zero", "# s\n\nfail-next list=500 page=0\n----\n", "x.txt:3: page=0: want a page number from 1 to 100"},
+		{"cut after pages and events", "# s\n\ndisconnect after-events=1 after-pages=1\n----\n", "x.txt:3: disconnect takes after-events= or after-pages=, not both"},
+		{"cut after no pages", "# s\n\ndisconnect after-pages=0\n----\n", "x.txt:3: after-pages=0: want a page number from 1 to 100"},
+		{"close-watch between pages", "# s\n\nclose-watch after-pages=1\n----\n", `x.txt:3: unknown argument "after-pages"; usage: close-watch [after-events=<n>]`},
 		{"raw object", "# s\n\nput-raw ns0/a {\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n----\n", "x.txt:3: put-raw {\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}: that decodes as an object"},
 		{"raw without text", "# s\n\nput-raw ns0/a\n----\n", "x.txt:3: put-raw takes 2"},
 		{"update raw", "# s\n\nput-raw ns0/a garbage\n----\n\nupdate ns0/a times=2\n----\n", "x.txt:6: update ns0/a: ns0/a holds the bytes put-raw stored at line 3"},
@@ -95,7 +98,9 @@ func TestParseErrors(t *testing.T) {
 		{"hint heal not needed", "# s\n# Explore: compact at=1 heal=2: x\n\nstart\n----\n", "x.txt:2: compact needs no healing: drop heal="},
 		{"hint cut of a compact", "# s\n# Explore: compact at=1 after-events=1: x\n\nstart\n----\n", "x.txt:2: after-events= puts a cut inside step at=: only disconnect or close-watch"},
 		{"hint bad number", "# s\n# Explore: compact at=one: x\n\nstart\n----\n", "x.txt:2: the explore hint's at=one: want a positive number"},
-		{"hint unknown key", "# s\n# Explore: compact at=1 step=2: x\n\nstart\n----\n", `x.txt:2: the explore hint says "step=2"; it takes at=, heal= and after-events=`},
+		{"hint unknown key", "# s\n# Explore: compact at=1 step=2: x\n\nstart\n----\n", `x.txt:2: the explore hint says "step=2"; it takes at=, heal=, after-events= and after-pages=`},
+		{"hint pages of a close-watch", "# s\n# Explore: close-watch at=1 after-pages=1: x\n\nstart\n----\n", "x.txt:2: after-pages= puts a cut between a LIST's pages inside step at=: only disconnect"},
+		{"hint two cuts", "# s\n# Explore: disconnect at=1 heal=2 after-events=1 after-pages=1: x\n\nstart\n----\n", "x.txt:2: the explore hint says after-events= and after-pages=: one cut per placement"},
 		// A command right after an empty block, with no blank line, would
 		// be read as that step's expected output.
 		{"swallowed command", "# s\n\nstart\n----\ncreate ns0/a\n----\n", "x.txt:5: this looks like a command, not output: the expected output of the step at line 3"},

@@ -101,6 +101,10 @@ func checkValue(name, k string, vs []string) error {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxObjects {
 			return bad(fmt.Sprintf("a count of watch events from 1 to %d", maxObjects))
 		}
+	case "after-pages":
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxPage {
+			return bad(fmt.Sprintf("a page number from 1 to %d (1 is the request without a continue token)", maxPage))
+		}
 	case "times":
 		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxTimes {
 			return bad(fmt.Sprintf("a count from 1 to %d", maxTimes))
@@ -195,6 +199,8 @@ func checkTogether(name string, a Args) error {
 		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.Pos[0], commands[name].want())
 	case name == "reconcile-requeue" && a.Values["after"] == nil:
 		return fmt.Errorf("reconcile-requeue needs after=<duration>, the delay the reconcile asks for; %s", commands[name].want())
+	case name == "disconnect" && a.Values["after-events"] != nil && a.Values["after-pages"] != nil:
+		return fmt.Errorf("disconnect takes after-events= or after-pages=, not both: one cut per step; %s", commands[name].want())
 	case name == "fail-next" && a.Values["page"] != nil && !hasList:
 		return fmt.Errorf("fail-next page= says which page of a LIST fails, and needs list=<status>; %s", commands[name].want())
 	case name == "put-raw":

@@ -65,6 +65,7 @@ type Conn struct {
 	cutLeft         int           // with a cut armed (CutAfter): object events still to hand over before it; 0 when none is armed
 	cutDrop         bool          // the armed cut drops the connection (else the server closes the watches)
 	cutEvents       int           // the armed cut's count, for its trace line
+	cutPages        int           // with a drop armed between a LIST's pages (CutAfterPages): pages with more to come still to answer before it; 0 when none is armed
 	calls           int           // LIST and WATCH calls in progress (callsDone is signalled when one ends)
 	callsDone       *sync.Cond    // on mu
 }
@@ -227,6 +228,9 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	}
 	rv, n, cont := trace.DescribeList(obj)
 	p.answer("", rv, fmt.Sprintf("%d items, rv %s%s%s", n, rv, cont, from))
+	if cont != "" {
+		p.cutBetweenPages()
+	}
 	return obj, nil
 }
 

@@ -180,14 +180,57 @@ func (p *Conn) CutAfter(n int, drop bool) {
 	p.cutLeft, p.cutDrop, p.cutEvents = n, drop, n
 }
 
+// CutAfterPages arms a drop between a paged LIST's pages: once the
+// connection has answered n more LIST pages that have more pages to
+// come, right after the n-th, it drops as CutAfter's drop does, and the
+// request for the next page (with its continue token) waits for
+// Reconnect. The count is the connection's own, over all its LISTs (a
+// step may relist twice), so each informer is cut after the same page.
+// Disarm ends an arming that has not fired.
+func (p *Conn) CutAfterPages(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cutPages = n
+}
+
 // Disarm ends an armed cut that has not fired, and reports whether one
 // was armed.
 func (p *Conn) Disarm() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	armed := p.cutLeft > 0
-	p.cutLeft = 0
+	armed := p.cutLeft > 0 || p.cutPages > 0
+	p.cutLeft, p.cutPages = 0, 0
 	return armed
+}
+
+// cutBetweenPages counts a LIST page just answered, with more to come,
+// against a drop armed between pages (CutAfterPages), and carries the
+// drop out if it was the last before it.
+func (p *Conn) cutBetweenPages() {
+	p.mu.Lock()
+	if p.cutPages == 0 {
+		p.mu.Unlock()
+		return
+	}
+	if p.cutPages--; p.cutPages > 0 {
+		p.mu.Unlock()
+		return
+	}
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+	ws := make([]*connWatch, 0, len(p.open))
+	for w := range p.open {
+		ws = append(ws, w)
+		delete(p.open, w)
+	}
+	page := p.listPage
+	p.mu.Unlock()
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer",
+		Detail: fmt.Sprintf("  -> connection lost after page %d of this LIST: watches dropped, new requests wait", page)})
+	for _, w := range ws {
+		w.end()
+	}
 }
 
 // countForCut counts an object event handed over against an armed cut,
