@@ -89,6 +89,8 @@ run, with any -j. How long it took goes to stderr.
 Faults:
 ` + strings.Join(kinds, "\n") + `
 
+` + plantHelp() + `
+
 Exit status: 0 when every placement agreed with client-go and kept the
 invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 		Args: cobra.ExactArgs(1),
@@ -293,6 +295,16 @@ func writeGroupFiles(rec explore.Record, groups []explore.RecordGroup, dir strin
 		names[i] = name
 	}
 	return names, nil
+}
+
+// plantHelp is the help's list of the known bugs --plant takes, each
+// with what it does.
+func plantHelp() string {
+	lines := []string{"Planted bugs (--plant), each in cachelab's side only, for the comparison with client-go to find:"}
+	for _, p := range sim.Plants {
+		lines = append(lines, fmt.Sprintf("  %-24s %s", p.Name, p.About))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // plantNames lists the known bugs --plant takes.

@@ -108,6 +108,8 @@ html= naming it (by any of its names) and a stdout that goes into it are
 refused, and every file the run will write is checked before the first
 step.
 
+` + plantHelp() + `
+
 ` + exitHelp + `
 
 When a step fails or client-go differs, the message names the step's
