@@ -66,15 +66,21 @@ func (e *Embedded) Stop() error {
 	go func() {
 		defer e.closing.Done()
 		e.closeServers()
-		if e.cluster() {
-			waitPeerConns()
-		}
 	}()
 	return err
 }
 
-// Wait waits until what Stop left closing has closed.
-func (e *Embedded) Wait() { e.closing.Wait() }
+// Wait waits until what Stop left closing has closed. On a cluster that
+// includes the goroutines of the members' last peer connections
+// (waitPeerConns), which only Wait looks for: looking is a goroutine dump
+// of the whole process, and a process that does not wait (the CLI, and
+// explore's many runs after it) should not pay for it.
+func (e *Embedded) Wait() {
+	e.closing.Wait()
+	if e.cluster() {
+		waitPeerConns()
+	}
+}
 
 // stop stops every member and waits until its servers have closed, so
 // that a restart can bind the same ports.
@@ -145,13 +151,15 @@ func (e *Embedded) removeDir() error {
 // waitPeerConns waits, after every member of a cluster stopped, for the
 // goroutines of their last peer connections to end (see the top of this
 // file), so that Close leaves nothing running. Any such goroutine in the
-// process counts; the wait is bounded by rafthttp's read timeout.
+// process counts; the wait is bounded by rafthttp's read timeout. Each
+// look dumps every goroutine of the process, so it looks every 50 ms:
+// the wait is seconds long anyway.
 func waitPeerConns() {
 	deadline := time.Now().Add(rafthttp.DefaultConnReadTimeout + time.Second)
 	for time.Now().Before(deadline) {
 		if !bytes.Contains(goroutines.Dump(), []byte("transport.timeoutConn.Read")) {
 			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }

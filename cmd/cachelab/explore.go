@@ -191,7 +191,11 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 		}
 	}
 	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
-		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant}}
+		// QuickClose: a placement's run is over once its etcd is stopped
+		// and its data gone; an etcd cluster's last connections close in
+		// the background (for up to about 6 s each) while the next
+		// placements run, and the process exits without waiting for them.
+		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant, QuickClose: m.exiting}}
 	began := m.Now()
 	ex, err := explore.Run(cmd.Context(), sc, opts)
 	if err != nil {
