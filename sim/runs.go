@@ -11,8 +11,8 @@ import (
 
 // runs is what each command does: the run function the runner calls with
 // a step's arguments, checked against the command table (package
-// scenario, commands.go) when the file was read. TestEveryCommandRuns keeps the two tables to
-// the same names.
+// scenario, commands.go) when the file was read. TestEveryCommandRuns
+// keeps the two tables to the same names.
 var runs = map[string]func(r *runner, a scenario.Args) error{
 	// The world.
 	"create": func(r *runner, a scenario.Args) error {

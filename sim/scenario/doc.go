@@ -82,8 +82,10 @@
 //
 // A Placement is the scenario with fault commands put between its steps
 // (PlacedFault.At, and a heal at PlacedFault.Heal), or armed inside one
-// (PlacedFault.After: disconnect or close-watch with after-events=N): the
-// levers a scenario pulls, at points its author did not choose.
+// (PlacedFault.After: disconnect or close-watch with after-events=N;
+// PlacedFault.Page: disconnect with after-pages=N, between a paged LIST's
+// pages): the levers a scenario pulls, at points its author did not
+// choose.
 // Placement.Text writes the placed scenario as a file, which Parse reads
 // like any other, so a placed scenario is refused or run exactly as a
 // hand-written one would be. FaultKinds are the faults that can be
