@@ -192,26 +192,14 @@ func TestExploreCutsInsideAStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inner []Outcome
-	for _, g := range ex.Groups {
-		for _, o := range g.Outcomes {
-			if o.Placement.Faults[0].After > 0 {
-				inner = append(inner, o)
-			}
-		}
-	}
-	var got []string
-	for _, o := range inner {
-		got = append(got, o.Placement.Describe(sc))
-	}
-	slices.Sort(got)
+	inner, got := placedWhere(ex, func(f scenario.PlacedFault) bool { return f.After > 0 })
 	want := []string{
-		"close-watch inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events",
 		"close-watch inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event",
-		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect at the end",
-		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect before step 4 (delete ns0/a)",
-		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event, reconnect at the end",
 		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event, reconnect before step 4 (delete ns0/a)",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first watch event, reconnect at the end",
+		"close-watch inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect before step 4 (delete ns0/a)",
+		"disconnect inside step 3 (create ns0/a ns0/b ns0/c), after its first 2 watch events, reconnect at the end",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("the placements inside a step (-want +got):\n%s", d)
@@ -222,8 +210,8 @@ func TestExploreCutsInsideAStep(t *testing.T) {
 			t.Errorf("%s: the minimal file does not arm the cut:\n%s", o.Placement.Describe(sc), file)
 		}
 		replayMinimal(t, file, o.Placement.Describe(sc)+": ")
-		if o.Placement.Describe(sc) == want[5] && o.Group != "the same calls, some at a later step" {
-			t.Errorf("%s tells %q; the two creates after the cut should reach the handler a step later", want[5], o.Group)
+		if o.Placement.Describe(sc) == want[1] && o.Group != "the same calls, some at a later step" {
+			t.Errorf("%s tells %q; the two creates after the cut should reach the handler a step later", want[1], o.Group)
 		}
 	}
 }
@@ -245,19 +233,7 @@ func TestExploreCutsBetweenPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var paged []Outcome
-	for _, g := range ex.Groups {
-		for _, o := range g.Outcomes {
-			if o.Placement.Faults[0].Page > 0 {
-				paged = append(paged, o)
-			}
-		}
-	}
-	slices.SortFunc(paged, func(a, b Outcome) int { return comparePlacements(a.Placement, b.Placement) })
-	var got []string
-	for _, o := range paged {
-		got = append(got, o.Placement.Describe(sc))
-	}
+	paged, got := placedWhere(ex, func(f scenario.PlacedFault) bool { return f.Page > 0 })
 	want := []string{
 		"disconnect inside step 4 (start), after its first LIST page with more to come, reconnect before step 5 (create bulk/late)",
 		"disconnect inside step 4 (start), after its first LIST page with more to come, reconnect before step 6 (compact)",
@@ -282,6 +258,25 @@ func TestExploreCutsBetweenPages(t *testing.T) {
 			t.Errorf("%s: the continue token expired: %v, want %v", want[i], expired, wantExpired)
 		}
 	}
+}
+
+// placedWhere is the exploration's outcomes of one fault that keep
+// keeps, in the order of their placements, and each placement described.
+func placedWhere(ex *Exploration, keep func(scenario.PlacedFault) bool) ([]Outcome, []string) {
+	var out []Outcome
+	for _, g := range ex.Groups {
+		for _, o := range g.Outcomes {
+			if len(o.Placement.Faults) == 1 && keep(o.Placement.Faults[0]) {
+				out = append(out, o)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Outcome) int { return comparePlacements(a.Placement, b.Placement) })
+	var described []string
+	for _, o := range out {
+		described = append(described, o.Placement.Describe(ex.Scenario))
+	}
+	return out, described
 }
 
 // Each built-in scenario's "# Explore:" hints name a placement and the

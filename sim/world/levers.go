@@ -149,16 +149,23 @@ func (p *Conn) Reconnect() {
 	}
 }
 
-// CloseWatches ends every open watch, as a server closing the stream
-// does. The watches count as closed before this returns, so a settle
-// that follows waits for the informer's next request.
-func (p *Conn) CloseWatches() int {
-	p.mu.Lock()
+// takeOpen takes every open watch out of the connection's set, with
+// p.mu held: they count as closed from then on, and the caller ends them.
+func (p *Conn) takeOpen() []*connWatch {
 	ws := make([]*connWatch, 0, len(p.open))
 	for w := range p.open {
 		ws = append(ws, w)
 		delete(p.open, w)
 	}
+	return ws
+}
+
+// CloseWatches ends every open watch, as a server closing the stream
+// does. The watches count as closed before this returns, so a settle
+// that follows waits for the informer's next request.
+func (p *Conn) CloseWatches() int {
+	p.mu.Lock()
+	ws := p.takeOpen()
 	p.mu.Unlock()
 	for _, w := range ws {
 		w.end()
@@ -204,33 +211,24 @@ func (p *Conn) Disarm() bool {
 }
 
 // cutBetweenPages counts a LIST page just answered, with more to come,
-// against a drop armed between pages (CutAfterPages), and carries the
-// drop out if it was the last before it.
+// against a drop armed between pages (CutAfterPages), and if it was the
+// last before it, drops the connection (Disconnect) before the page is
+// returned: the request for the next page waits.
 func (p *Conn) cutBetweenPages() {
 	p.mu.Lock()
-	if p.cutPages == 0 {
-		p.mu.Unlock()
-		return
-	}
-	if p.cutPages--; p.cutPages > 0 {
-		p.mu.Unlock()
-		return
-	}
-	if p.held == nil {
-		p.held = make(chan struct{})
-	}
-	ws := make([]*connWatch, 0, len(p.open))
-	for w := range p.open {
-		ws = append(ws, w)
-		delete(p.open, w)
+	fire := false
+	if p.cutPages > 0 {
+		p.cutPages--
+		fire = p.cutPages == 0
 	}
 	page := p.listPage
 	p.mu.Unlock()
+	if !fire {
+		return
+	}
 	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer",
 		Detail: fmt.Sprintf("  -> connection lost after page %d of this LIST: watches dropped, new requests wait", page)})
-	for _, w := range ws {
-		w.end()
-	}
+	p.Disconnect()
 }
 
 // countForCut counts an object event handed over against an armed cut,
@@ -257,11 +255,7 @@ func (p *Conn) cut(self *connWatch) {
 	if drop && p.held == nil {
 		p.held = make(chan struct{})
 	}
-	ws := make([]*connWatch, 0, len(p.open))
-	for w := range p.open {
-		ws = append(ws, w)
-		delete(p.open, w)
-	}
+	ws := p.takeOpen()
 	n := p.cutEvents
 	p.mu.Unlock()
 	what := fmt.Sprintf("the server closes the watch after %d watch %s of this step", n, plural(n, "event", "events"))
