@@ -155,7 +155,8 @@ func (r *runner) armConn(c *world.Conn) {
 }
 
 // disarm takes back a cut armed for the step that has just settled,
-// where it did not fire: fewer watch events came than it waited for.
+// where it did not fire: fewer watch events (or LIST pages) came than it
+// waited for.
 func (r *runner) disarm() {
 	unfired := 0
 	for _, s := range r.sides {
@@ -163,16 +164,15 @@ func (r *runner) disarm() {
 			unfired++
 		}
 	}
-	events := plural(r.cutN, "event", "events")
+	events := fmt.Sprintf("%d watch %s", r.cutN, plural(r.cutN, "event", "events"))
+	if r.cutPages {
+		events = fmt.Sprintf("%d LIST %s with more to come", r.cutN, plural(r.cutN, "page", "pages"))
+	}
 	switch {
-	case r.cutPages && unfired == len(r.sides):
-		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %s came in this step (the armed fault is taken back)", scenario.PagesTaken(r.cutN)))
-	case r.cutPages && unfired > 0:
-		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %s in this step is not cut (the armed fault is taken back there)", scenario.PagesTaken(r.cutN)))
 	case unfired == len(r.sides):
-		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %d watch %s came in this step (the armed fault is taken back)", r.cutN, events))
+		r.note(trace.LayerSim, "", fmt.Sprintf("no cut: fewer than %s came in this step (the armed fault is taken back)", events))
 	case unfired > 0:
-		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %d watch %s in this step is not cut (the armed fault is taken back there)", r.cutN, events))
+		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %s in this step is not cut (the armed fault is taken back there)", events))
 	}
 	r.cut = 0
 }
