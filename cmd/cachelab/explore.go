@@ -100,7 +100,10 @@ invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
 	f.StringVar(&o.faults, "faults", strings.Join(scenario.DefaultFaults, ","), "the faults to place, comma-separated")
 	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
 	f.BoolVar(&o.between, "between-steps", false, "place faults only between steps, none inside a step")
-	f.IntVarP(&o.jobs, "jobs", "j", 8, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")
+	// 16: a run mostly waits, so on two CPUs the scenarios whose runs wait
+	// longest (an etcd restore, relist backoffs) explore in 36-60 s at 16
+	// and in 63-80 s at 8; CPU-bound ones take the same time at either.
+	f.IntVarP(&o.jobs, "jobs", "j", 16, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")
 	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
 	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
