@@ -55,7 +55,7 @@ func parseHint(text string, n int) (ExploreHint, error) {
 	}
 	k, ok := LookupFault(fields[0])
 	if !ok {
-		return ExploreHint{}, fmt.Errorf("the explore hint's fault %q is not one explore places (%s)", fields[0], strings.Join(faultNames(), ", "))
+		return ExploreHint{}, fmt.Errorf("the explore hint's fault %q is not one explore places (%s)", fields[0], strings.Join(faultNames(nil), ", "))
 	}
 	f := PlacedFault{Kind: k.Name}
 	for _, kv := range fields[1:] {
@@ -85,39 +85,22 @@ func parseHint(text string, n int) (ExploreHint, error) {
 	case k.Heal == "" && f.Heal != 0:
 		return ExploreHint{}, fmt.Errorf("%s needs no healing: drop heal=", k.Name)
 	case f.After > 0 && (!k.Inside || f.At > n):
-		return ExploreHint{}, fmt.Errorf("after-events= puts a cut inside step at=: only %s, and only before a step", strings.Join(insideNames(), " or "))
+		return ExploreHint{}, fmt.Errorf("after-events= puts a cut inside step at=: only %s, and only before a step", strings.Join(faultNames(func(k FaultKind) bool { return k.Inside }), " or "))
 	case f.Page > 0 && (!k.Pages || f.At > n):
-		return ExploreHint{}, fmt.Errorf("after-pages= puts a cut between a LIST's pages inside step at=: only %s, and only before a step", strings.Join(pagesNames(), " or "))
+		return ExploreHint{}, fmt.Errorf("after-pages= puts a cut between a LIST's pages inside step at=: only %s, and only before a step", strings.Join(faultNames(func(k FaultKind) bool { return k.Pages }), " or "))
 	case f.After > 0 && f.Page > 0:
 		return ExploreHint{}, fmt.Errorf("the explore hint says after-events= and after-pages=: one cut per placement, as in %s", hintForm)
 	}
 	return ExploreHint{Fault: f, Story: story}, nil
 }
 
-func faultNames() []string {
+// faultNames are the names of the fault kinds keep keeps (nil: all):
+// those that can fall inside a step (k.Inside), between a LIST's pages
+// (k.Pages).
+func faultNames(keep func(FaultKind) bool) []string {
 	var out []string
 	for _, k := range FaultKinds {
-		out = append(out, k.Name)
-	}
-	return out
-}
-
-// insideNames are the kinds that can fall inside a step (cuts).
-func insideNames() []string {
-	var out []string
-	for _, k := range FaultKinds {
-		if k.Inside {
-			out = append(out, k.Name)
-		}
-	}
-	return out
-}
-
-// pagesNames are the kinds that can fall between a LIST's pages.
-func pagesNames() []string {
-	var out []string
-	for _, k := range FaultKinds {
-		if k.Pages {
+		if keep == nil || keep(k) {
 			out = append(out, k.Name)
 		}
 	}
