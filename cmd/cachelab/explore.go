@@ -58,10 +58,11 @@ placement of a fault: each fault of --faults put in each gap between two
 steps (before the first, after the last), disconnect and close-watch also
 inside a step whose watch hands an informer several events (after the
 first, the middle one and the last but one: after-events=N), disconnect
-also between the pages of a paged LIST (after-pages=N), and a fault
-that needs healing healed at each later gap or at the end. Each placement is a whole run of
-both informers, cachelab's and client-go's, compared at every step as
-'cachelab run' compares them, with the invariants checked after each step.
+also between the pages of a paged LIST (after-pages=N), and a fault that
+needs healing healed at each later gap or at the end. Each placement is
+a whole run of both informers, cachelab's and client-go's, compared at
+every step as 'cachelab run' compares them, with the invariants checked
+after each step.
 
 The outcomes are grouped by what the handlers and controllers saw, against
 the run without faults: "a delete arrives as a tombstone", "an update is

@@ -12,11 +12,11 @@
 // invariants checked after each.
 //
 // The points are the gaps between steps, before the first and after the
-// last, and, for a cut (disconnect, close-watch), points inside a step
-// whose watch hands an informer two or more events, and (disconnect)
-// between the pages of a paged LIST (innerPoints). A fault
-// that needs healing (disconnect, hold-cache) is healed at each later
-// gap, or at the end.
+// last; for a cut (disconnect, close-watch), points inside a step whose
+// watch hands an informer two or more events; and for a disconnect,
+// points between the pages of a paged LIST (innerPoints). A fault that
+// needs healing (disconnect, hold-cache) is healed at each later gap, or
+// at the end.
 package explore
 
 import (
@@ -53,7 +53,7 @@ type Options struct {
 	// Run is each run's options (the world, the stack, the seed).
 	Run sim.Options
 	// BetweenSteps places the faults only in the gaps between steps,
-	// not inside a step (no after-events cuts).
+	// not inside a step (no after-events or after-pages cuts).
 	BetweenSteps bool
 	// Only, if set, limits the exploration to these placements (each
 	// compared with the run without faults as usual); the others are
