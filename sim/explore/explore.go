@@ -394,7 +394,9 @@ func innerPoints(base *sim.Result) inside {
 			case e.Layer == trace.LayerWatch && e.Kind == trace.KindEvent && (e.Op == "ADDED" || e.Op == "MODIFIED" || e.Op == "DELETED"):
 				events[e.Informer]++
 				m = max(m, events[e.Informer])
-			case e.Layer == trace.LayerRequest && e.Op == "answer" && strings.HasSuffix(e.Detail, " (more pages)"):
+			case e.Layer == trace.LayerRequest && e.Op == "answer" && strings.Contains(e.Detail, " (more pages)"):
+				// Behind the watch cache an answer goes on to say where it
+				// came from: "... (more pages) (from etcd)".
 				pages[e.Informer]++
 				p = max(p, pages[e.Informer])
 			}

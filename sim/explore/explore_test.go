@@ -260,6 +260,24 @@ func TestExploreCutsBetweenPages(t *testing.T) {
 	}
 }
 
+// A LIST answer with more pages to come is a point between pages in
+// either world: behind the watch cache the answer also says where it
+// was read from.
+func TestPagePointsInEitherWorld(t *testing.T) {
+	answer := func(detail string) trace.Event {
+		return trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Detail: detail}
+	}
+	base := &sim.Result{Steps: []trace.StepResult{
+		{Sides: map[string][]trace.Event{trace.Cachelab: {answer("  -> 500 items, rv 502 (more pages)")}}},
+		{Sides: map[string][]trace.Event{trace.Cachelab: {answer("  -> 500 items, rv 502 (more pages) (from etcd)")}}},
+		{Sides: map[string][]trace.Event{trace.Cachelab: {answer("  -> 1 items, rv 502 (from etcd)")}}},
+	}}
+	want := map[int][]int{1: {1}, 2: {1}}
+	if d := cmp.Diff(want, innerPoints(base).pages); d != "" {
+		t.Errorf("points between pages, by step (-want +got):\n%s", d)
+	}
+}
+
 // placedWhere is the exploration's outcomes of one fault that keep
 // keeps, in the order of their placements, and each placement described.
 func placedWhere(ex *Exploration, keep func(scenario.PlacedFault) bool) ([]Outcome, []string) {
