@@ -1,0 +1,106 @@
+package kubeapiserver
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// Request is one request the server answered, as its access log would
+// have it: who sent it, the method and URI, and the status (for a watch,
+// the status its response began with).
+type Request struct {
+	User   string
+	Method string
+	URI    string // path and query, as sent
+	Status int
+}
+
+func (r Request) String() string {
+	return fmt.Sprintf("%s %s %d %s", r.Method, r.URI, r.Status, http.StatusText(r.Status))
+}
+
+// Requests is every request the server has answered (or begun to answer)
+// from user, in the order their statuses were written; "" for every
+// user's.
+func (s *Server) Requests(user string) []Request {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	var out []Request
+	for _, r := range s.log.all {
+		if user == "" || r.User == user {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// requestLog is the outermost filter: it writes down each request's
+// status as the response begins.
+type requestLog struct {
+	mu  sync.Mutex
+	all []Request
+}
+
+func (l *requestLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rw := &statusWriter{ResponseWriter: w, log: l, req: Request{User: peer(req), Method: req.Method, URI: req.URL.RequestURI()}}
+		h.ServeHTTP(rw, req)
+		rw.note(http.StatusOK) // nothing written: net/http sends 200
+	})
+}
+
+// peer is the common name of the client's certificate: the user the
+// authentication filter, further in, will find.
+func peer(req *http.Request) string {
+	if req.TLS == nil || len(req.TLS.PeerCertificates) == 0 {
+		return ""
+	}
+	return req.TLS.PeerCertificates[0].Subject.CommonName
+}
+
+// statusWriter notes the status of its response the first time it is
+// written.
+type statusWriter struct {
+	http.ResponseWriter
+	log     *requestLog
+	req     Request
+	written bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.note(code)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// note writes the request down with its status, the first time.
+func (w *statusWriter) note(code int) {
+	if w.written {
+		return
+	}
+	w.written = true
+	w.req.Status = code
+	w.log.mu.Lock()
+	w.log.all = append(w.log.all, w.req)
+	w.log.mu.Unlock()
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.note(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	w.note(http.StatusOK)
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,112 @@
+package kubeapiserver
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/versioning"
+)
+
+// The resource's objects are unstructured, as cachelab's etcd holds them:
+// JSON maps, whatever fields they have. kube-apiserver serves such
+// objects for custom resources (apiextensions-apiserver's
+// customresource_handler.go), and this file does what that handler does
+// for them, for JSON: a serializer that encodes an *Unstructured as it
+// is, and everything else (a Status, ListOptions, WatchEvent) through a
+// scheme of meta/v1's types.
+
+// scheme holds meta/v1's types (Status, ListOptions, WatchEvent, ...),
+// the types every API group's responses share.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return s
+}()
+
+// codecs serve the generic API server's own paths (health, version,
+// discovery) and its filters' errors.
+var codecs = serializer.NewCodecFactory(scheme)
+
+// parameterCodec decodes a request's query into ListOptions.
+var parameterCodec = runtime.NewParameterCodec(scheme)
+
+// typer names an object's kind: an unstructured one by its apiVersion
+// and kind fields, any other by the scheme.
+type typer struct{}
+
+func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return unstructuredscheme.NewUnstructuredObjectTyper().ObjectKinds(obj)
+	}
+	return scheme.ObjectKinds(obj)
+}
+
+func (typer) Recognizes(gvk schema.GroupVersionKind) bool { return true }
+
+// creater makes an unstructured object of any kind the scheme does not hold.
+type creater struct{}
+
+func (creater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
+	if scheme.Recognizes(kind) {
+		return scheme.New(kind)
+	}
+	return unstructuredscheme.NewUnstructuredCreator().New(kind)
+}
+
+// converter converts nothing: the resource has one version, so an
+// unstructured object is served as it is stored, and is refused in any
+// other version. Field selectors keep their labels (metadata.name,
+// metadata.namespace; anything else is refused, as a custom resource's
+// are).
+type converter struct{}
+
+func (converter) Convert(in, out, context interface{}) error {
+	return scheme.Convert(in, out, context)
+}
+
+func (converter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	u, ok := in.(runtime.Unstructured)
+	if !ok {
+		return scheme.ConvertToVersion(in, gv)
+	}
+	kind := u.GetObjectKind().GroupVersionKind()
+	if to, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{kind}); !ok || to != kind {
+		return nil, fmt.Errorf("kubeapiserver: %s is served only as itself, not as %v", kind, gv)
+	}
+	return in, nil
+}
+
+func (converter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return runtime.DefaultMetaV1FieldSelectorConversion(label, value)
+}
+
+// negotiated is the resource's negotiated serializer: JSON, as a whole
+// object or as a stream of watch events.
+type negotiated struct{}
+
+func (negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
+	plain := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{})
+	pretty := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{Pretty: true})
+	return []runtime.SerializerInfo{{
+		MediaType:        runtime.ContentTypeJSON,
+		MediaTypeType:    "application",
+		MediaTypeSubType: "json",
+		EncodesAsText:    true,
+		Serializer:       plain,
+		PrettySerializer: pretty,
+		StreamSerializer: &runtime.StreamSerializerInfo{EncodesAsText: true, Serializer: plain, Framer: json.Framer},
+	}}
+}
+
+func (negotiated) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return versioning.NewCodec(enc, nil, converter{}, creater{}, typer{}, nil, gv, nil, "kubeapiserver")
+}
+
+func (negotiated) DecoderToVersion(dec runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
+	return versioning.NewCodec(nil, dec, converter{}, creater{}, typer{}, nil, nil, gv, "kubeapiserver")
+}

@@ -1,0 +1,162 @@
+package kubeapiserver
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/apiserver/pkg/server/healthz"
+	restclient "k8s.io/client-go/rest"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/utils/clock"
+
+	"github.com/cachelab/cachelab/apistorage"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Clock ends each watch at its timeoutSeconds (kube-apiserver's
+	// timer); the storage's clock if nil. A simulation gives its fake
+	// clock.
+	Clock clock.Clock
+}
+
+// Server is kube-apiserver over HTTPS on 127.0.0.1, serving one resource
+// from an apistorage.Server.
+type Server struct {
+	storage *apistorage.Server
+	clock   clock.Clock
+	pki     *pki
+	url     string
+
+	faults  faults
+	log     requestLog
+	stop    context.CancelFunc
+	stopped chan struct{} // the generic API server has shut down
+	once    sync.Once
+}
+
+// New starts kube-apiserver over st on a port the kernel hands out, and
+// returns once it answers /readyz.
+func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, error) {
+	if opts.Clock == nil {
+		opts.Clock = st.Clock()
+	}
+	p, err := newPKI(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("kubeapiserver: listening on loopback: %w", err)
+	}
+	s := &Server{storage: st, clock: opts.Clock, pki: p, url: "https://" + ln.Addr().String(), stopped: make(chan struct{})}
+	s.faults.init()
+	gs, err := s.generic(ln)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go func() {
+		defer close(s.stopped)
+		_ = gs.PrepareRun().RunWithContext(runCtx)
+	}()
+	if err := s.waitReady(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// generic builds k8s.io/apiserver's generic API server: its handler chain
+// (panic recovery, request info, timeouts, authentication by client
+// certificate, authorization, max-in-flight) in front of the resource's
+// REST handlers and discovery.
+func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, error) {
+	cfg := genericapiserver.NewConfig(codecs)
+	cfg.EffectiveVersion = basecompatibility.NewEffectiveVersionFromString("1.37.2", "", "")
+	cfg.LoopbackClientConfig = &restclient.Config{Host: s.url}
+	cfg.EnableProfiling, cfg.EnableMetrics, cfg.EnableIndex = false, false, false
+	// healthz.LogHealthz starts a goroutine that never ends, once per
+	// process; ping is the check that stays.
+	checks := []healthz.HealthChecker{healthz.PingHealthz}
+	cfg.HealthzChecks, cfg.LivezChecks, cfg.ReadyzChecks = checks, checks, checks
+	serving, err := dynamiccertificates.NewStaticCertKeyContent("serving", s.pki.servingPEM, s.pki.servingKey)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := dynamiccertificates.NewStaticCAContent("client-ca", s.pki.caPEM)
+	if err != nil {
+		return nil, err
+	}
+	cfg.SecureServing = &genericapiserver.SecureServingInfo{Listener: ln, Cert: serving, ClientCA: ca}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.pki.caPEM)
+	cfg.Authentication.Authenticator = x509request.New(x509.VerifyOptions{
+		Roots:     pool,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, x509request.CommonNameUserConversion)
+	cfg.Authorization.Authorizer = authorizerfactory.NewPrivilegedGroups(Group)
+	cfg.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(s.faults.wrap(h), c))
+	}
+	gs, err := cfg.Complete(nil).New("cachelab-kube-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, fmt.Errorf("kubeapiserver: %w", err)
+	}
+	if err := s.install(gs); err != nil {
+		return nil, err
+	}
+	return gs, nil
+}
+
+// waitReady polls /readyz until the server answers 200.
+func (s *Server) waitReady(ctx context.Context) error {
+	c, err := s.httpClient(User)
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdleConnections()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/readyz", nil)
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kubeapiserver: not ready: %w", ctx.Err())
+		case <-s.stopped:
+			return fmt.Errorf("kubeapiserver: stopped before it was ready")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// URL is where the server listens: https://127.0.0.1:<port>.
+func (s *Server) URL() string { return s.url }
+
+// Close shuts the server down: open watches end, and it stops listening.
+// The storage is the caller's to close.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		s.stop()
+		<-s.stopped
+	})
+}
+
+// retryAfter formats seconds for a Retry-After header.
+func retryAfter(seconds int) string { return strconv.Itoa(seconds) }
