@@ -180,8 +180,8 @@ func (lw *ListerWatcher) list(ctx context.Context, opts metav1.ListOptions) (run
 		return nil, err
 	}
 	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
-		src.server = lw.srv.Name()
-		src.etcd = !lw.srv.Cached()
+		src.Server = lw.srv.Name()
+		src.Etcd = !lw.srv.Cached()
 	}
 	p.Limit, p.Continue = in.Limit, in.Continue
 	ctx, key, recursive := lw.scope(ctx, p)

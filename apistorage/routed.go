@@ -18,7 +18,8 @@ import (
 // built over it keeps working across RestartCache.
 //
 // A LIST or WATCH made through it counts as in progress for Quiescent,
-// as one made through ListerWatcher does.
+// as one made through ListerWatcher does, and a LIST notes where it was
+// answered from in its context's Source (WithSource).
 func (s *Server) Storage() storage.Interface { return routed{s} }
 
 // routed forwards every call to Server.api at the time of the call.
@@ -48,6 +49,9 @@ func (r routed) Get(ctx context.Context, key string, opts storage.GetOptions, ou
 }
 
 func (r routed) GetList(ctx context.Context, key string, opts storage.ListOptions, out runtime.Object) error {
+	if src := SourceOf(ctx); src != nil {
+		src.Server, src.Etcd = r.s.Name(), !r.s.Cached()
+	}
 	r.s.inflight.Add(1)
 	defer r.s.inflight.Add(-1)
 	return r.s.api().GetList(ctx, key, opts, out)

@@ -75,8 +75,8 @@ func (s noDeadlines) GetCurrentResourceVersion(ctx context.Context) (uint64, err
 // etcd (a request the cache delegator passed on, or any request without
 // the cache).
 type Source struct {
-	etcd   bool
-	server string // the server's name (Options.Name), if it has one
+	Etcd   bool   // etcd answered, not the cache
+	Server string // the server's name (Options.Name), if it has one
 }
 
 func (s *Source) String() string {
@@ -84,11 +84,11 @@ func (s *Source) String() string {
 		return ""
 	}
 	where := "cache"
-	if s.etcd {
+	if s.Etcd {
 		where = "etcd"
 	}
-	if s.server != "" {
-		return s.server + "'s " + where
+	if s.Server != "" {
+		return s.Server + "'s " + where
 	}
 	return where
 }
@@ -102,13 +102,21 @@ func WithSource(ctx context.Context) (context.Context, *Source) {
 	return context.WithValue(ctx, sourceKey{}, s), s
 }
 
+// SourceOf is the Source a context notes a LIST's answer in (WithSource),
+// or nil: a server in front of this one (kube-apiserver over HTTP) fills
+// in its client's from its own.
+func SourceOf(ctx context.Context) *Source {
+	s, _ := ctx.Value(sourceKey{}).(*Source)
+	return s
+}
+
 // servedByEtcd is the store behind the cache delegator: whatever reaches
 // it is served by etcd, and the request's Source says so.
 type servedByEtcd struct{ storage.Interface }
 
 func (s servedByEtcd) mark(ctx context.Context) {
 	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
-		src.etcd = true
+		src.Etcd = true
 	}
 }
 

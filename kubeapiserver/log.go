@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/cachelab/cachelab/apistorage"
 )
 
 // Request is one request the server answered, as its access log would
@@ -16,6 +18,9 @@ type Request struct {
 	Method string
 	URI    string // path and query, as sent
 	Status int
+	// From is where the storage answered a LIST (the watch cache or
+	// etcd); unset for anything else.
+	From apistorage.Source
 }
 
 func (r Request) String() string {
@@ -46,8 +51,10 @@ type requestLog struct {
 
 func (l *requestLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		rw := &statusWriter{ResponseWriter: w, log: l, req: Request{User: peer(req), Method: req.Method, URI: req.URL.RequestURI()}}
-		h.ServeHTTP(rw, req)
+		ctx, from := apistorage.WithSource(req.Context())
+		rw := &statusWriter{ResponseWriter: w, log: l, from: from,
+			req: Request{User: peer(req), Method: req.Method, URI: req.URL.RequestURI()}}
+		h.ServeHTTP(rw, req.WithContext(ctx))
 		rw.note(http.StatusOK) // nothing written: net/http sends 200
 	})
 }
@@ -67,6 +74,7 @@ type statusWriter struct {
 	http.ResponseWriter
 	log     *requestLog
 	req     Request
+	from    *apistorage.Source // filled in by the storage as a LIST is answered
 	written bool
 }
 
@@ -81,7 +89,7 @@ func (w *statusWriter) note(code int) {
 		return
 	}
 	w.written = true
-	w.req.Status = code
+	w.req.Status, w.req.From = code, *w.from
 	w.log.mu.Lock()
 	w.log.all = append(w.log.all, w.req)
 	w.log.mu.Unlock()

@@ -61,8 +61,8 @@ func (s *Server) install(gs *genericapiserver.GenericAPIServer) error {
 		HubGroupVersion:  gv,
 		MetaGroupVersion: metav1.SchemeGroupVersion,
 	}
-	list := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature}, scope, false, minRequestTimeout)
-	watchOne := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature}, scope, true, minRequestTimeout)
+	list := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature, &s.watches}, scope, false, minRequestTimeout)
+	watchOne := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature, &s.watches}, scope, true, minRequestTimeout)
 	get := handlers.GetResource(store, scope)
 	resources := discovery.APIResourceListerFunc(func() []metav1.APIResource {
 		return []metav1.APIResource{{
@@ -156,6 +156,7 @@ type clockWatcher struct {
 	store     *genericregistry.Store
 	clock     clock.Clock
 	watchList func() bool // the WatchList feature is on
+	watches   *watches
 }
 
 func (w clockWatcher) Watch(ctx context.Context, opts *metainternalversion.ListOptions) (watch.Interface, error) {
@@ -186,18 +187,11 @@ func (w clockWatcher) Watch(ctx context.Context, opts *metainternalversion.ListO
 		end()
 		return nil, err
 	}
-	return endingWatch{Interface: inner, end: end}, nil
-}
-
-// endingWatch is a watch that releases its context when stopped.
-type endingWatch struct {
-	watch.Interface
-	end func()
-}
-
-func (w endingWatch) Stop() {
-	w.Interface.Stop()
-	w.end()
+	user := ""
+	if u, ok := request.UserFrom(ctx); ok {
+		user = u.GetName()
+	}
+	return w.watches.relay(user, inner, end), nil
 }
 
 // clockDeadline is a context whose deadline is on the server's clock.

@@ -40,6 +40,7 @@ type Server struct {
 
 	faults  faults
 	log     requestLog
+	watches watches
 	stop    context.CancelFunc
 	stopped chan struct{} // the generic API server has shut down
 	once    sync.Once

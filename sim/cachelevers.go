@@ -156,6 +156,9 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	}
 	r.apis = append(r.apis, api)
 	r.apis[0].SetName("apiserver-1")
+	if err := r.serveHTTPS(api); err != nil {
+		return err
+	}
 	rev, err := r.revision()
 	if err != nil {
 		return err

@@ -57,6 +57,9 @@ func Check(sc *scenario.Scenario, opts Options) error {
 	if server == "" {
 		server = sc.WrittenFor()
 	}
+	if opts.Wire && server != scenario.ServerWatchCache {
+		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %q", server)
+	}
 	if opts.Plant != "" {
 		if _, err := LookupPlant(opts.Plant); err != nil {
 			return err

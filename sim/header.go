@@ -33,6 +33,9 @@ func newHeader(sc *scenario.Scenario, st informer.Stack, server string, opts Opt
 	if len(opts.Etcd.Endpoints) > 0 {
 		h.Etcd = strings.Join(opts.Etcd.Endpoints, ",")
 	}
+	if opts.Wire {
+		h.Server = "apiserver" // the watch cache, over HTTPS
+	}
 	h.FeatureGates = gatesFor(st)
 	return h
 }

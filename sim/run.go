@@ -19,6 +19,7 @@ import (
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
+	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -70,6 +71,11 @@ type Options struct {
 	// Plant, if set, names a known bug (Plants) to put into cachelab's
 	// side: the comparison with client-go should find it.
 	Plant string
+	// Wire runs the watch-cache world over HTTPS (the CLI's --server
+	// apiserver): kube-apiserver in-process (package kubeapiserver) serves
+	// the cache, and each side's informer reaches it through its own HTTP
+	// client, cachelab's package wire and client-go's dynamic client.
+	Wire bool
 
 	// tamper, in tests only, alters cachelab's recorded lines.
 	tamper func(*trace.Event)
@@ -114,10 +120,12 @@ type runner struct {
 	sc      *scenario.Scenario
 	opts    Options
 	ctx     context.Context
-	etcd    *listwatch.Embedded  // nil with an external etcd
-	apis    []*apistorage.Server // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	using   int                  // the index in apis of the one the informers talk to
-	client  *clientv3.Client     // the world's own connection: writes, compaction
+	etcd    *listwatch.Embedded     // nil with an external etcd
+	apis    []*apistorage.Server    // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
+	https   []*kubeapiserver.Server // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
+	wires   map[wireKey]world.Wire  // with Options.Wire: each side's HTTP client of each of https
+	using   int                     // the index in apis of the one the informers talk to
+	client  *clientv3.Client        // the world's own connection: writes, compaction
 	res     listwatch.Resource
 	writer  *listwatch.Writer
 	clock   *scenarioclock.Clock
@@ -482,6 +490,9 @@ func (r *runner) connect() error {
 			return err
 		}
 		r.apis = []*apistorage.Server{api}
+		if err := r.serveHTTPS(api); err != nil {
+			return err
+		}
 	}
 	sides, err := r.newPair("")
 	if err != nil {
@@ -520,6 +531,13 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
+		if r.opts.Wire {
+			user := impl
+			if label != "" {
+				user += ":" + label
+			}
+			server = func(ns string) world.Server { return r.wire(impl, user, rec).Server(ns) }
+		}
 		if !r.cached() {
 			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
@@ -591,6 +609,12 @@ func (r *runner) close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
+	}
+	for _, w := range r.wires {
+		w.Close()
+	}
+	for _, h := range r.https {
+		h.Close()
 	}
 	for _, a := range r.apis {
 		a.Close()

@@ -270,7 +270,7 @@ func (r *runner) reached(s *side, rev int64) bool {
 	if !r.cached() {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
-	return r.cachesCaughtUp(rev) && r.cachesQuiescent() && s.conn.Delivered()
+	return r.cachesCaughtUp(rev) && r.cachesQuiescent() && s.conn.Delivered() && r.wireIdle(s)
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {

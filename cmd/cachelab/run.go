@@ -45,7 +45,7 @@ func (m *Main) runCommand() *cobra.Command {
 		impl:     choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
 		output:   choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
 		stack:    choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
-		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd}},
+		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd, serverAPIServer}},
 		progress: choice{value: "auto", allowed: []string{"auto", "always", "never"}},
 	}
 	cmd := &cobra.Command{
@@ -149,15 +149,17 @@ file:line.`,
 	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
 		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
 	f.Var(&o.server, "server", "the kube-apiserver the informers talk to, instead of the scenario's own (its \"# Server:\" line): "+
-		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd) or etcd (the watch cache off: "+
-		"every request read from etcd). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
+		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd), etcd (the watch cache off: "+
+		"every request read from etcd), or apiserver (the watch cache behind kube-apiserver over HTTPS, in process: each "+
+		"informer talks HTTP through its own implementation's client, and the trace's wire layer shows each request; "+
+		"the scenario's expected output is checked without those lines). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
 		"the watch cache, as in a cluster")
 	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
 		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
 		"(one self-contained file to open in any browser, offline), or mermaid: a sequence diagram of the run, written when it ends (cachelab's events and "+
 		"client-go's verdict per step; kept under GitHub's size limits, aggregated if need be: see sim/trace/mermaid)")
-	f.Var(&o.only, "only", "show only these layers, comma-separated (etcd, cache, sim, log, request, watch, reflector, "+
+	f.Var(&o.only, "only", "show only these layers, comma-separated (etcd, cache, sim, log, request, wire, watch, reflector, "+
 		"transform, pop, indexer, handler or handler/<name>, synced, workqueue, reconcile, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
 		"in particular: faults, requests, a relist that names it): text and mermaid; in text, the run ends with the object's "+
@@ -239,7 +241,8 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := checkPlant(o.plant); err != nil {
 		return usage(err)
 	}
-	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant,
+	server, overWire := worldOf(o.server.value)
+	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
 		QuickClose: m.exiting}
 	if err := sim.Check(sc, opts); err != nil {
@@ -269,7 +272,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	case check && o.stack.value != "":
 		check = false
 		m.errorf("%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
-	case check && o.server.value != "" && o.server.value != sc.WrittenFor():
+	case check && server != "" && server != sc.WrittenFor():
 		check = false
 		m.errorf("%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
 	case check && o.members != 0 && o.members != sc.Members():
@@ -360,6 +363,11 @@ func (m *Main) steps(ctx context.Context, ses session, sc *scenario.Scenario, o 
 			if keep {
 				outputs = append(outputs, got)
 			}
+			if o.server.value == serverAPIServer {
+				// Over the wire the story is the one in process, plus the
+				// requests on the socket: those are left out of the check.
+				got = trace.StepOutputWithout(sr, trace.LayerWire)
+			}
 			if check && got != st.Expected {
 				return i + 1, outputs, m.unexpected(p, sc, st, i+1, got)
 			}
@@ -441,4 +449,17 @@ func (m *Main) pause(ctx context.Context, stdin *bufio.Reader, next, total int) 
 		fmt.Fprintln(m.Stderr) // end the prompt's line: the error follows
 		return false
 	}
+}
+
+// serverAPIServer is --server's name for the watch-cache world over the
+// wire (sim.Options.Wire).
+const serverAPIServer = "apiserver"
+
+// worldOf is the run's world and whether it is over the wire, for a
+// --server value ("" keeps the scenario's).
+func worldOf(server string) (string, bool) {
+	if server == serverAPIServer {
+		return scenario.ServerWatchCache, true
+	}
+	return server, false
 }

@@ -58,6 +58,7 @@ const (
 	KindWrite     Kind = "write"     // etcd: one object created, updated or deleted (Op, Key, UID, RV, PrevRV)
 	KindWorld     Kind = "world"     // etcd or sim: anything else the world or a lever did
 	KindRequest   Kind = "request"   // request: a LIST or WATCH request, or its answer
+	KindWire      Kind = "wire"      // wire: one try of an HTTP request and its status (Op: the method)
 	KindEvent     Kind = "event"     // watch: an event on a watch (Watch, Op, Key, RV, Initial)
 	KindWatchEnd  Kind = "watch-end" // watch: a watch closed by the server
 	KindReflector Kind = "reflector" // reflector: a replace, a resync, a backoff, a watch's end

@@ -20,7 +20,7 @@ func TestParseLayers(t *testing.T) {
 		}
 	}
 	if _, err := ParseLayers("nope"); err == nil || err.Error() != `trace: unknown layer "nope": want one or more of etcd, cache, sim, log, `+
-		`request, watch, reflector, transform, pop, indexer, handler, synced, workqueue, reconcile, show, queue, note, or handler/<name>` {
+		`request, wire, watch, reflector, transform, pop, indexer, handler, synced, workqueue, reconcile, show, queue, note, or handler/<name>` {
 		t.Errorf("the error does not list the layers: %v", err)
 	}
 }

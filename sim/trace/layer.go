@@ -12,6 +12,7 @@ const (
 	LayerSim       = "sim"       // the simulator's own levers: the connection, the clock, pausing
 	LayerLog       = "log"       // both: what the informer logged about a handler (resync period changes)
 	LayerRequest   = "request"   // both: LIST and WATCH requests and their answers
+	LayerWire      = "wire"      // both: over HTTP (--server apiserver), each try of a request and the status it got
 	LayerWatch     = "watch"     // both: watch events as the reflector takes them
 	LayerReflector = "reflector" // cachelab: replace, resync, backoff, watch endings
 	LayerTransform = "transform" // both: objects entering the queue, as the transform sees them
@@ -26,8 +27,8 @@ const (
 	LayerNote      = "note"      // invariant notes and explanations
 )
 
-var layerOrder = []string{LayerEtcd, LayerCache, LayerSim, LayerLog, LayerRequest, LayerWatch, LayerReflector, LayerTransform,
-	LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerQueue, LayerNote}
+var layerOrder = []string{LayerEtcd, LayerCache, LayerSim, LayerLog, LayerRequest, LayerWire, LayerWatch, LayerReflector,
+	LayerTransform, LayerPop, LayerIndexer, LayerHandler, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerQueue, LayerNote}
 
 // Rank orders layers: the order a change travels.
 func Rank(layer string) int {
@@ -45,7 +46,7 @@ func Rank(layer string) int {
 // queues itself, so pops are compared too.
 func Compared(layer string, queueWorld bool) bool {
 	switch layer {
-	case LayerLog, LayerRequest, LayerWatch, LayerTransform, LayerIndexer, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerNote:
+	case LayerLog, LayerRequest, LayerWire, LayerWatch, LayerTransform, LayerIndexer, LayerSynced, LayerWorkqueue, LayerReconcile, LayerShow, LayerNote:
 		return true
 	case LayerPop:
 		return queueWorld

@@ -29,7 +29,7 @@ type TextStyle struct {
 const layerWidth = 16
 
 var layerColor = map[string]string{
-	LayerEtcd: "35", LayerCache: "35", LayerSim: "35", LayerQueue: "33", LayerRequest: "34", LayerWatch: "36", LayerReflector: "34", LayerTransform: "33",
+	LayerEtcd: "35", LayerCache: "35", LayerSim: "35", LayerQueue: "33", LayerRequest: "34", LayerWire: "34", LayerWatch: "36", LayerReflector: "34", LayerTransform: "33",
 	LayerPop: "33", LayerIndexer: "32", LayerHandler: "1;32", LayerSynced: "32", LayerShow: "0", LayerNote: "31",
 }
 
@@ -73,6 +73,19 @@ func format(events []Event, st TextStyle, prefix string) string {
 // world's, then cachelab's.
 func StepOutput(sr StepResult) string {
 	return Format(append(append([]Event(nil), sr.World...), sr.Sides[Cachelab]...))
+}
+
+// StepOutputWithout is StepOutput without the lines of a layer: a run
+// over the wire, checked against the output the scenario expects in
+// process, leaves out LayerWire.
+func StepOutputWithout(sr StepResult, layer string) string {
+	var kept []Event
+	for _, e := range sr.Sides[Cachelab] {
+		if e.Layer != layer {
+			kept = append(kept, e)
+		}
+	}
+	return Format(append(append([]Event(nil), sr.World...), kept...))
 }
 
 // WriteHeader prints the header as comment lines.

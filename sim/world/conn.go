@@ -208,7 +208,7 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 		return nil, err
 	}
 	var src *apistorage.Source
-	if _, ok := p.base.(*apistorage.ListerWatcher); ok {
+	if cacheServed(p.base) {
 		ctx, src = apistorage.WithSource(ctx)
 	}
 	obj, err := p.serveList(ctx, opts)

@@ -63,14 +63,15 @@ func (p *Conn) Replaced() {
 
 // State is what settling needs to know about a connection.
 type State struct {
-	Open, Waiting int  // open watches; calls held while disconnected or by a corrupt value
-	Parked        bool // waiting a re-watch backoff on the fake clock (after a 429)
-	Listing       bool // a LIST or watch-list was sent and cachelab has not reported its Replace
-	AskedBookmark bool // a bookmark a progress step asked for has not arrived
-	Relaying      bool // an event is between etcd and its trace line
-	Unapplied     bool // events handed over that cachelab has not reported applied
-	Expiring      bool // a watch's timeout has passed on the scenario's clock and it has not ended yet
-	Calls         int  // LIST and WATCH calls in progress
+	Open, Waiting int   // open watches; calls held while disconnected or by a corrupt value
+	Parked        bool  // waiting a re-watch backoff on the fake clock (after a 429)
+	Listing       bool  // a LIST or watch-list was sent and cachelab has not reported its Replace
+	AskedBookmark bool  // a bookmark a progress step asked for has not arrived
+	Relaying      bool  // an event is between etcd and its trace line
+	Unapplied     bool  // events handed over that cachelab has not reported applied
+	Expiring      bool  // a watch's timeout has passed on the scenario's clock and it has not ended yet
+	Calls         int   // LIST and WATCH calls in progress
+	Taken         int64 // events taken from the server's open watches
 }
 
 func (p *Conn) State() State {
@@ -81,6 +82,7 @@ func (p *Conn) State() State {
 	now := p.clock.Now()
 	for w := range p.open {
 		c.Expiring = c.Expiring || !w.deadline.IsZero() && !now.Before(w.deadline)
+		c.Taken += w.through
 	}
 	return c
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -152,7 +151,7 @@ func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
 		if p.showBooks > 0 {
 			p.showBooks--
 		} else {
-			if _, cached := p.base.(*apistorage.ListerWatcher); cached {
+			if cacheServed(p.base) {
 				text += fmt.Sprintf(" (the watch cache's own, at %v)", p.clock.Now().Sub(p.born))
 			} else {
 				text += " (progress the simulator asked for, to settle)"

@@ -1,0 +1,103 @@
+package kubeapiserver
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// What is on the wire. A simulator that waits for a step to settle must
+// know when every event the server has sent has reached its client:
+// between the storage's watch and the client's decoder an event may be
+// in the REST handler, being encoded, or in a TCP buffer. So the server
+// counts, per user, the watches it is serving and the events their
+// handlers have taken; a client that has received as many through as
+// many open watches has nothing on its way.
+
+// WatchCount is what a user's watches have had from the server.
+type WatchCount struct {
+	Open  int   // watches being served (their handlers have not returned)
+	Taken int64 // events those watches' handlers have taken to send
+}
+
+// Watches is user's WatchCount.
+func (s *Server) Watches(user string) WatchCount {
+	s.watches.mu.Lock()
+	defer s.watches.mu.Unlock()
+	var c WatchCount
+	for w := range s.watches.open {
+		if w.user == user {
+			c.Open++
+			c.Taken += w.taken
+		}
+	}
+	return c
+}
+
+type watches struct {
+	mu   sync.Mutex
+	open map[*counted]struct{}
+}
+
+// counted is a storage watch whose events are counted as the REST
+// handler takes them.
+type counted struct {
+	ws    *watches
+	user  string
+	inner watch.Interface
+	end   func()
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+	taken int64 // guarded by ws.mu
+}
+
+func (ws *watches) relay(user string, inner watch.Interface, end func()) watch.Interface {
+	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{})}
+	ws.mu.Lock()
+	if ws.open == nil {
+		ws.open = map[*counted]struct{}{}
+	}
+	ws.open[w] = struct{}{}
+	ws.mu.Unlock()
+	go w.run()
+	return w
+}
+
+func (w *counted) ResultChan() <-chan watch.Event { return w.out }
+
+// Stop is called by the handler as it returns: the watch is no longer
+// served.
+func (w *counted) Stop() {
+	w.once.Do(func() {
+		close(w.stop)
+		w.ws.mu.Lock()
+		delete(w.ws.open, w)
+		w.ws.mu.Unlock()
+		w.inner.Stop()
+		w.end()
+	})
+}
+
+func (w *counted) run() {
+	defer close(w.out)
+	in := w.inner.ResultChan()
+	for {
+		select {
+		case e, ok := <-in:
+			if !ok {
+				return
+			}
+			select {
+			case w.out <- e:
+				w.ws.mu.Lock()
+				w.taken++
+				w.ws.mu.Unlock()
+			case <-w.stop:
+				return
+			}
+		case <-w.stop:
+			return
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/kubeapiserver"
+	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/wire"
+)
+
+// Over the wire (--server apiserver), a Conn's requests go to an HTTP
+// client, and through it to kube-apiserver in-process (package
+// kubeapiserver) in front of the watch cache:
+//
+//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ kube-apiserver ──▶ watch cache ──▶ etcd
+//	                      (cachelab: package wire;
+//	                       client-go: its dynamic client)
+//
+// Each side's client is its implementation's own, so everything between
+// the Conn and the server (the URL and query, the decoding, retries, the
+// rate limit, the stream's framing) is each implementation's; each try
+// of each request is a line of the trace's wire layer. The levers on the
+// connection (disconnect, close-watch, fail-next, cuts) stay the Conn's,
+// above the client, as in the other worlds; the levers on the server
+// act on the storage behind kube-apiserver.
+
+// WireServer is a Server whose LIST and WATCH go over HTTP; what a
+// lever does to the server (ExpiredContinue, RequestProgress, the
+// WatchList gate) goes to the storage behind it.
+type WireServer struct {
+	client interface {
+		ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+		WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	}
+	api  *apistorage.ListerWatcher
+	srv  *kubeapiserver.Server
+	user string
+}
+
+var _ Server = (*WireServer)(nil)
+
+// ListWithContext lists over HTTP. Where the storage answered from (the
+// cache or etcd) does not cross the wire: it is read from the server's
+// log of the user's last LIST, for the trace's answer line.
+func (s *WireServer) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	obj, err := s.client.ListWithContext(ctx, opts)
+	if src := apistorage.SourceOf(ctx); src != nil {
+		rs := s.srv.Requests(s.user)
+		for i := len(rs) - 1; i >= 0; i-- {
+			if !strings.Contains(rs[i].URI, "watch=true") {
+				*src = rs[i].From
+				break
+			}
+		}
+	}
+	return obj, err
+}
+
+func (s *WireServer) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return s.client.WatchWithContext(ctx, opts)
+}
+
+// IsWatchListSemanticsUnSupported is false: the dynamic client does not
+// say it, so client-go's reflector tries watch-list, and cachelab's does.
+func (s *WireServer) IsWatchListSemanticsUnSupported() bool { return false }
+
+func (s *WireServer) ExpiredContinue(opts metav1.ListOptions) error {
+	return s.api.ExpiredContinue(opts)
+}
+
+func (s *WireServer) RequestProgress(ctx context.Context) error { return s.api.RequestProgress(ctx) }
+
+func (s *WireServer) SetWatchListFeature(on bool) { s.api.SetWatchListFeature(on) }
+
+// Wire reports how the user's watches stand on the server.
+func (s *WireServer) Wire() kubeapiserver.WatchCount { return s.srv.Watches(s.user) }
+
+// cacheServed reports whether a server answers from kube-apiserver's
+// watch cache, in process or over the wire.
+func cacheServed(s Server) bool {
+	switch s.(type) {
+	case *apistorage.ListerWatcher, *WireServer:
+		return true
+	}
+	return false
+}
+
+// Wire is one side's HTTP client of a kube-apiserver: Server(ns) is its
+// view of a namespace, and Close closes its connections.
+type Wire struct {
+	Server func(namespace string) Server
+	Close  func()
+}
+
+// CachelabWire is cachelab's side over the wire: package wire's
+// ListerWatcher, authenticated as user, each try recorded in rec.
+func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user string, rec *trace.Recorder) (Wire, error) {
+	cc, err := srv.Client(user)
+	if err != nil {
+		return Wire{}, err
+	}
+	tlsc, err := cc.TLS()
+	if err != nil {
+		return Wire{}, err
+	}
+	observe := func(x wire.Exchange) { recordTry(rec, x.Method, x.URI, x.Status, x.Err) }
+	lw, err := wire.NewListerWatcher(wire.Config{Host: cc.Host, TLS: tlsc}, api.Resource(), wire.Options{Observe: observe})
+	if err != nil {
+		return Wire{}, err
+	}
+	return Wire{
+		Server: func(ns string) Server {
+			l, err := lw.WithNamespace(ns)
+			if err != nil {
+				panic(fmt.Sprintf("world: a namespace the scenario checked: %v", err))
+			}
+			return &WireServer{client: l, api: api.ListerWatcher(ns), srv: srv, user: user}
+		},
+		Close: lw.Close,
+	}, nil
+}
+
+// ClientGoWire is client-go's side over the wire: its dynamic client,
+// Resource(pods).Namespace(ns) as dynamicinformer uses it, with its
+// defaults, authenticated as user; each try is recorded in rec by a
+// round tripper below client-go's.
+func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user string, rec *trace.Recorder) (Wire, error) {
+	cc, err := srv.Client(user)
+	if err != nil {
+		return Wire{}, err
+	}
+	cfg := &rest.Config{
+		Host:            cc.Host,
+		TLSClientConfig: rest.TLSClientConfig{CAData: cc.CAData, CertData: cc.CertData, KeyData: cc.KeyData},
+		// A dialer of its own keeps client-go from sharing a cached
+		// transport between runs: this one's connections are the run's.
+		Dial: (&net.Dialer{}).DialContext,
+		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			return tryRecorder{rt: rt, rec: rec}
+		},
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return Wire{}, err
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return Wire{}, err
+	}
+	res := api.Resource()
+	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
+	return Wire{
+		Server: func(ns string) Server {
+			return &WireServer{client: dynLister{dyn.Resource(gvr).Namespace(ns)}, api: api.ListerWatcher(ns), srv: srv, user: user}
+		},
+		Close: func() { utilnet.CloseIdleConnectionsFor(hc.Transport) },
+	}, nil
+}
+
+type dynLister struct{ r dynamic.ResourceInterface }
+
+func (d dynLister) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return d.r.List(ctx, opts)
+}
+
+func (d dynLister) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return d.r.Watch(ctx, opts)
+}
+
+// tryRecorder records each request client-go's transport sends.
+type tryRecorder struct {
+	rt  http.RoundTripper
+	rec *trace.Recorder
+}
+
+func (t tryRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(req)
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	recordTry(t.rec, req.Method, req.URL.RequestURI(), status, err)
+	return resp, err
+}
+
+func (t tryRecorder) WrappedRoundTripper() http.RoundTripper { return t.rt }
+
+// recordTry writes one try as a wire line, as kubectl -v=6 shows it:
+// "GET /api/v1/pods?limit=500&resourceVersion=0 200 OK", or the error
+// that came instead of a status.
+func recordTry(rec *trace.Recorder, method, uri string, status int, err error) {
+	text := fmt.Sprintf("%s %s %d %s", method, uri, status, http.StatusText(status))
+	if err != nil {
+		text = fmt.Sprintf("%s %s failed: %s", method, uri, loopback.ReplaceAllString(errText(err), "127.0.0.1:PORT"))
+	}
+	rec.Record(trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: method, Detail: text})
+}
+
+// errText is a transport error without the URL it repeats.
+func errText(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "\": "); i >= 0 && strings.HasPrefix(s, "Get \"") {
+		return s[i+3:]
+	}
+	return s
+}
+
+// loopback is a loopback address with its port: ports differ run to run.
+var loopback = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
