@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,5 +80,44 @@ func runOverTheWire(t *testing.T, file string, sc *scenario.Scenario) {
 	}
 	if wireLines == 0 && startsAnInformer(sc) {
 		t.Errorf("no wire line in a run whose informer started")
+	}
+}
+
+// The sample in docs/over-the-wire.md is what the run prints: each of its
+// trace lines is a line of add-update-delete's step 3 over the wire.
+var sampleLine = regexp.MustCompile(`^  (request|wire|watch) +\S`)
+
+func TestOverTheWirePageSampleIsCurrent(t *testing.T) {
+	page, err := os.ReadFile("../docs/over-the-wire.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load("scenarios/add-update-delete.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	trace.WriteStep(&b, res.Steps[2], trace.TextStyle{Impl: trace.Cachelab})
+	printed := b.String()
+	n, fenced := 0, false
+	for _, l := range strings.Split(string(page), "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced || !sampleLine.MatchString(l) {
+			continue
+		}
+		n++
+		if !strings.Contains(printed, l+"\n") {
+			t.Errorf("docs/over-the-wire.md shows\n%s\nwhich step 3 does not print:\n%s", l, printed)
+		}
+	}
+	if n < 3 {
+		t.Errorf("found %d sample lines in docs/over-the-wire.md; the test expects the request, wire and watch lines", n)
 	}
 }
