@@ -45,12 +45,28 @@ func (s *Server) Requests(user string) []Request {
 // requestLog is the outermost filter: it writes down each request's
 // status as the response begins.
 type requestLog struct {
-	mu  sync.Mutex
-	all []Request
+	mu      sync.Mutex
+	all     []Request
+	pending map[string]int // per user: requests received and not yet answered
+}
+
+// Pending is how many of user's requests the server has received and
+// not yet begun to answer: each is somewhere in the server (a handler, or
+// the watch cache, waiting for it to catch up).
+func (s *Server) Pending(user string) int {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	return s.log.pending[user]
 }
 
 func (l *requestLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		l.mu.Lock()
+		if l.pending == nil {
+			l.pending = map[string]int{}
+		}
+		l.pending[peer(req)]++
+		l.mu.Unlock()
 		ctx, from := apistorage.WithSource(req.Context())
 		rw := &statusWriter{ResponseWriter: w, log: l, from: from,
 			req: Request{User: peer(req), Method: req.Method, URI: req.URL.RequestURI()}}
@@ -92,6 +108,7 @@ func (w *statusWriter) note(code int) {
 	w.req.Status, w.req.From = code, *w.from
 	w.log.mu.Lock()
 	w.log.all = append(w.log.all, w.req)
+	w.log.pending[w.req.User]--
 	w.log.mu.Unlock()
 }
 

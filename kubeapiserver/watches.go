@@ -67,7 +67,7 @@ func (ws *watches) relay(user string, inner watch.Interface, end func()) watch.I
 func (w *counted) ResultChan() <-chan watch.Event { return w.out }
 
 // Stop is called by the handler as it returns: the watch is no longer
-// served.
+// served. An event the relay was handing over is drained.
 func (w *counted) Stop() {
 	w.once.Do(func() {
 		close(w.stop)
@@ -76,9 +76,17 @@ func (w *counted) Stop() {
 		w.ws.mu.Unlock()
 		w.inner.Stop()
 		w.end()
+		go func() {
+			for range w.out {
+			}
+		}()
 	})
 }
 
+// run hands the storage's events to the handler. It hands each over with
+// a plain send, never in a select: a goroutine dump then tells a relay
+// with an event in hand (blocked in a send) from one waiting for the
+// next (parked in its select), which apistorage's Quiescent counts on.
 func (w *counted) run() {
 	defer close(w.out)
 	in := w.inner.ResultChan()
@@ -88,14 +96,10 @@ func (w *counted) run() {
 			if !ok {
 				return
 			}
-			select {
-			case w.out <- e:
-				w.ws.mu.Lock()
-				w.taken++
-				w.ws.mu.Unlock()
-			case <-w.stop:
-				return
-			}
+			w.out <- e
+			w.ws.mu.Lock()
+			w.taken++
+			w.ws.mu.Unlock()
 		case <-w.stop:
 			return
 		}

@@ -109,7 +109,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(c)) {
+		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(cg, c)) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -146,8 +146,8 @@ func (r *runner) poppedAfterTick(cg *side) bool {
 // stalled reports whether a side's requests in progress all wait in the
 // watch cache for it to catch up, which only the clock or the cache
 // catching up ends (apistorage's Stalled).
-func (r *runner) stalled(c world.State) bool {
-	return r.cached() && c.Calls > 0 && apistorage.Stalled(r.apis...)
+func (r *runner) stalled(s *side, c world.State) bool {
+	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && apistorage.Stalled(r.apis...)
 }
 
 // cachesCaughtUp reports whether every kube-apiserver's cache has taken
@@ -289,7 +289,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		if want == nil {
 			busy = busy || c.Listing || c.Unapplied
 		}
-		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(c)
+		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
 		if caughtUp {
 			if want == nil {
 				if r.idle(s) {

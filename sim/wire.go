@@ -70,3 +70,17 @@ func (r *runner) wireIdle(s *side) bool {
 	srv, c := ws.Wire(), s.conn.State()
 	return srv.Open == c.Open && srv.Taken == c.Taken
 }
+
+// wireArrived reports whether every call a side has in progress has
+// reached the server and waits there: the server has as many of the
+// side's requests unanswered as the connection has calls. A request on
+// its way there, or waiting in the client to be tried again, has not;
+// in process a call is in the server from its first instruction. Always
+// true off the wire.
+func (r *runner) wireArrived(s *side, c world.State) bool {
+	ws, ok := s.conn.Base().(*world.WireServer)
+	if !ok {
+		return true
+	}
+	return ws.Pending() == c.Calls
+}
