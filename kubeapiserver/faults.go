@@ -9,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
-
-	"github.com/cachelab/cachelab/listwatch"
 )
 
 // Fault is an answer the server gives a request instead of serving it.
@@ -46,8 +44,6 @@ type faults struct {
 	mu   sync.Mutex
 	next []armed
 }
-
-func (fs *faults) init() {}
 
 func (fs *faults) take(user, verb string) (Fault, bool) {
 	fs.mu.Lock()
@@ -88,9 +84,4 @@ func (fs *faults) wrap(h http.Handler) http.Handler {
 			fmt.Sprintf("a fault the scenario placed: %d", f.Status), f.RetryAfter, true)
 		responsewriters.ErrorNegotiated(err, codecs, schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}, w, req)
 	})
-}
-
-// errMethod is the 405 for a verb the resource does not serve.
-func errMethod(res listwatch.Resource, verb string) error {
-	return apierrors.NewMethodNotSupported(res.GroupResource(), verb)
 }

@@ -92,8 +92,8 @@ func (s *Server) install(gs *genericapiserver.GenericAPIServer) error {
 			watchOne(w, req)
 		case info.Verb == "get":
 			get(w, req)
-		default:
-			err := errMethod(res, info.Verb)
+		default: // the resource is served for reading
+			err := apierrors.NewMethodNotSupported(res.GroupResource(), info.Verb)
 			responsewriters.ErrorNegotiated(err, codecs, gv, w, req)
 		}
 	}))

@@ -61,7 +61,6 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 		return nil, fmt.Errorf("kubeapiserver: listening on loopback: %w", err)
 	}
 	s := &Server{storage: st, clock: opts.Clock, pki: p, url: "https://" + ln.Addr().String(), stopped: make(chan struct{})}
-	s.faults.init()
 	gs, err := s.generic(ln)
 	if err != nil {
 		ln.Close()
