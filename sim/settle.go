@@ -109,7 +109,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && r.reached(cg, rev) || r.stalled(cg, c)) {
+		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -285,7 +285,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// Work still on its way to the store. cachelab reports when a
 		// Replace is done and when each event is applied; client-go cannot,
 		// and waiting for cachelab's state below covers it.
-		busy := c.AskedBookmark || c.Relaying || c.Expiring
+		busy := c.AskedBookmark || c.Relaying || c.Expiring || c.Ending
 		if want == nil {
 			busy = busy || c.Listing || c.Unapplied
 		}

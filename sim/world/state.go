@@ -72,6 +72,10 @@ type State struct {
 	Expiring      bool  // a watch's timeout has passed on the scenario's clock and it has not ended yet
 	Calls         int   // LIST and WATCH calls in progress
 	Taken         int64 // events taken from the server's open watches
+	// Ending: an open watch has an ERROR event for the reflector. The
+	// reflector stops a watch that sent one, then relists or watches
+	// again: until it has stopped it, that is work on its way.
+	Ending bool
 }
 
 func (p *Conn) State() State {
@@ -83,6 +87,7 @@ func (p *Conn) State() State {
 	for w := range p.open {
 		c.Expiring = c.Expiring || !w.deadline.IsZero() && !now.Before(w.deadline)
 		c.Taken += w.through
+		c.Ending = c.Ending || w.errored
 	}
 	return c
 }

@@ -26,6 +26,7 @@ type connWatch struct {
 	// the request until its end bookmark (relay's goroutine only).
 	initial bool
 	through int64 // events taken from inner and done with (guarded by p.mu)
+	errored bool  // it has an ERROR event to hand over, or has handed one (guarded by p.mu)
 	p       *Conn
 	ctx     context.Context // the request's: when it ends, the client ended the watch
 	inner   watch.Interface
@@ -93,6 +94,11 @@ func (w *connWatch) relay() {
 			return
 		}
 		sawError = sawError || ev.Type == watch.Error
+		if ev.Type == watch.Error {
+			w.p.mu.Lock()
+			w.errored = true
+			w.p.mu.Unlock()
+		}
 		// From here until the event is recorded, it is in flight: a settle
 		// must not finish between the hand-over and the trace line.
 		w.p.relaying(w, +1)
