@@ -50,6 +50,13 @@ var pods = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
 func newPair(t *testing.T, srv *kubeapiserver.Server, namespace string) pair {
 	t.Helper()
+	return newPairWith(t, srv, namespace, 0)
+}
+
+// newPairWith is newPair with both clients' rate limit (QPS) set: 0 for
+// the default (5 a second, a burst of 10), negative for none.
+func newPairWith(t testing.TB, srv *kubeapiserver.Server, namespace string, qps float32) pair {
+	t.Helper()
 	mine, err := srv.Client(ours)
 	if err != nil {
 		t.Fatal(err)
@@ -58,18 +65,18 @@ func newPair(t *testing.T, srv *kubeapiserver.Server, namespace string) pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw, err := wire.NewListerWatcher(wire.Config{Host: mine.Host, TLS: tlsc}, listwatch.Pods, wire.Options{Namespace: namespace})
+	lw, err := wire.NewListerWatcher(wire.Config{Host: mine.Host, TLS: tlsc, QPS: qps}, listwatch.Pods, wire.Options{Namespace: namespace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(lw.Close)
-	return pair{srv: srv, ours: lw, their: clientGo(t, srv, namespace)}
+	return pair{srv: srv, ours: lw, their: clientGo(t, srv, namespace, qps)}
 }
 
 // clientGo is client-go's dynamic client for pods in namespace, with a
 // transport of its own (a dialer keeps client-go from sharing a cached
 // one) whose connections the test closes.
-func clientGo(t *testing.T, srv *kubeapiserver.Server, namespace string) lister {
+func clientGo(t testing.TB, srv *kubeapiserver.Server, namespace string, qps float32) lister {
 	t.Helper()
 	cc, err := srv.Client(theirs)
 	if err != nil {
@@ -79,6 +86,7 @@ func clientGo(t *testing.T, srv *kubeapiserver.Server, namespace string) lister 
 		Host:            cc.Host,
 		TLSClientConfig: rest.TLSClientConfig{CAData: cc.CAData, CertData: cc.CertData, KeyData: cc.KeyData},
 		Dial:            (&net.Dialer{}).DialContext,
+		QPS:             qps,
 	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {

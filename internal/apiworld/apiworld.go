@@ -7,10 +7,12 @@ package apiworld
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -79,6 +81,28 @@ func (wd *World) Create(t testing.TB, objs ...*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
 		if _, err := wd.Writer.Create(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// CreateN writes n pods, pod-000000 and on, spread over 10 namespaces
+// and 10 "app" labels, 100 to an etcd transaction: a large world quickly
+// (each transaction is one revision).
+func (wd *World) CreateN(t testing.TB, n int) {
+	t.Helper()
+	ctx := context.Background()
+	for start := 0; start < n; start += 100 {
+		var ops []clientv3.Op
+		for i := start; i < min(start+100, n); i++ {
+			u := Pod(fmt.Sprintf("ns-%d", i%10), fmt.Sprintf("pod-%06d", i), map[string]string{"app": fmt.Sprintf("app-%d", i%10)})
+			b, err := json.Marshal(u.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops = append(ops, clientv3.OpPut("/registry/pods/"+u.GetNamespace()+"/"+u.GetName(), string(b)))
+		}
+		if _, err := wd.Etcd.Client().Txn(ctx).Then(ops...).Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
