@@ -4,9 +4,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"time"
+
+	restclient "k8s.io/client-go/rest"
 )
 
 // ClientConfig is what a client needs to talk to the server as one user:
@@ -41,6 +44,18 @@ func (c ClientConfig) TLS() (*tls.Config, error) {
 		return nil, fmt.Errorf("kubeapiserver: no CA certificate in the client configuration")
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots, MinVersion: tls.VersionTLS12}, nil
+}
+
+// REST is the configuration for client-go's clients: the address, the
+// CA and the certificate, and a dialer of its own, which keeps client-go
+// from sharing a transport it cached for another run (close its idle
+// connections when done: utilnet.CloseIdleConnectionsFor).
+func (c ClientConfig) REST() *restclient.Config {
+	return &restclient.Config{
+		Host:            c.Host,
+		TLSClientConfig: restclient.TLSClientConfig{CAData: c.CAData, CertData: c.CertData, KeyData: c.KeyData},
+		Dial:            (&net.Dialer{}).DialContext,
+	}
 }
 
 // httpClient is a plain HTTPS client for user, for the server's own

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/cachelab/cachelab/apistorage"
@@ -40,6 +41,19 @@ func (s *Server) Requests(user string) []Request {
 		}
 	}
 	return out
+}
+
+// LastList is user's last LIST (a GET that is not a watch) the server
+// answered.
+func (s *Server) LastList(user string) (Request, bool) {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	for i := len(s.log.all) - 1; i >= 0; i-- {
+		if r := s.log.all[i]; r.User == user && r.Method == http.MethodGet && !strings.Contains(r.URI, "watch=true") {
+			return r, true
+		}
+	}
+	return Request{}, false
 }
 
 // requestLog is the outermost filter: it writes down each request's

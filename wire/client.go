@@ -200,13 +200,7 @@ func (c *client) sleep(ctx context.Context, d time.Duration) {
 
 // do sends one try of a GET for uri.
 func (c *client) do(ctx context.Context, uri string, try int) (*http.Response, error) {
-	u := *c.base
-	ref, err := url.Parse(uri)
-	if err != nil {
-		return nil, err
-	}
-	u.Path, u.RawQuery = joinPath(c.base.Path, ref.Path), ref.RawQuery
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url(uri), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +243,8 @@ func listRetryable(err error) bool {
 // watchRetryable are those a WATCH is tried again after.
 func watchRetryable(err error) bool { return utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) }
 
-// url is the full URL of uri, as an error quotes it.
+// url is the full URL of uri (a path and query of ListerWatcher.URI's
+// making): the server's address, and its path in front of uri's.
 func (c *client) url(uri string) string {
 	u := *c.base
 	ref, err := url.Parse(uri)

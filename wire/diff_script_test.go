@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/wire"
 )
@@ -125,7 +126,7 @@ func scripted(t *testing.T, replies ...reply) (ours, theirs lister, so, st *scri
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lw, dynLister{dyn.Resource(pods).Namespace("d")}, so, st
+	return lw, dynclient.ListWatch(dyn.Resource(pods).Namespace("d")), so, st
 }
 
 // ports hides the loopback ports in an error's text: each side has a

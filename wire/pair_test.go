@@ -3,7 +3,6 @@ package wire_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/apiworld"
+	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/wire"
@@ -73,21 +73,17 @@ func newPairWith(t testing.TB, srv *kubeapiserver.Server, namespace string, qps 
 	return pair{srv: srv, ours: lw, their: clientGo(t, srv, namespace, qps)}
 }
 
-// clientGo is client-go's dynamic client for pods in namespace, with a
-// transport of its own (a dialer keeps client-go from sharing a cached
-// one) whose connections the test closes.
+// clientGo is client-go's dynamic client for pods in namespace, as its
+// dynamic informer lists and watches through it, on a transport of its
+// own whose connections the test closes.
 func clientGo(t testing.TB, srv *kubeapiserver.Server, namespace string, qps float32) lister {
 	t.Helper()
 	cc, err := srv.Client(theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &rest.Config{
-		Host:            cc.Host,
-		TLSClientConfig: rest.TLSClientConfig{CAData: cc.CAData, CertData: cc.CertData, KeyData: cc.KeyData},
-		Dial:            (&net.Dialer{}).DialContext,
-		QPS:             qps,
-	}
+	cfg := cc.REST()
+	cfg.QPS = qps
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -97,18 +93,7 @@ func clientGo(t testing.TB, srv *kubeapiserver.Server, namespace string, qps flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := dyn.Resource(pods).Namespace(namespace)
-	return dynLister{r}
-}
-
-type dynLister struct{ r dynamic.ResourceInterface }
-
-func (d dynLister) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	return d.r.List(ctx, opts)
-}
-
-func (d dynLister) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return d.r.Watch(ctx, opts)
+	return dynclient.ListWatch(dyn.Resource(pods).Namespace(namespace))
 }
 
 // outcome is what a call came to, in a form both sides can be compared

@@ -12,9 +12,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/reflector"
 )
@@ -58,4 +60,19 @@ func (r resource) List(ctx context.Context, o metav1.ListOptions) (*unstructured
 
 func (r resource) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 	return reflector.ToListerWatcherWithContext(r.c.lw(r.gvr, r.ns)).WatchWithContext(ctx, o)
+}
+
+// ListWatch is the ListerWatcher client-go's dynamic informer makes of a
+// dynamic client for one resource and namespace
+// (dynamicinformer.NewFilteredDynamicInformer): a cache.ListWatch whose
+// calls are r's List and Watch.
+func ListWatch(r dynamic.ResourceInterface) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return r.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return r.Watch(ctx, o)
+		},
+	}
 }

@@ -3,7 +3,6 @@ package world
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/wire"
@@ -59,12 +59,8 @@ var _ Server = (*WireServer)(nil)
 func (s *WireServer) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	obj, err := s.client.ListWithContext(ctx, opts)
 	if src := apistorage.SourceOf(ctx); src != nil {
-		rs := s.srv.Requests(s.user)
-		for i := len(rs) - 1; i >= 0; i-- {
-			if !strings.Contains(rs[i].URI, "watch=true") {
-				*src = rs[i].From
-				break
-			}
+		if last, ok := s.srv.LastList(s.user); ok {
+			*src = last.From
 		}
 	}
 	return obj, err
@@ -147,16 +143,8 @@ func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user string
 	if err != nil {
 		return Wire{}, err
 	}
-	cfg := &rest.Config{
-		Host:            cc.Host,
-		TLSClientConfig: rest.TLSClientConfig{CAData: cc.CAData, CertData: cc.CertData, KeyData: cc.KeyData},
-		// A dialer of its own keeps client-go from sharing a cached
-		// transport between runs: this one's connections are the run's.
-		Dial: (&net.Dialer{}).DialContext,
-		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-			return tryRecorder{rt: rt, rec: rec}
-		},
-	}
+	cfg := cc.REST() // with a transport of the run's own
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return tryRecorder{rt: rt, rec: rec} }
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return Wire{}, err
@@ -169,20 +157,10 @@ func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user string
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
 	return Wire{
 		Server: func(ns string) Server {
-			return &WireServer{client: dynLister{dyn.Resource(gvr).Namespace(ns)}, api: api.ListerWatcher(ns), srv: srv, user: user}
+			return &WireServer{client: dynclient.ListWatch(dyn.Resource(gvr).Namespace(ns)), api: api.ListerWatcher(ns), srv: srv, user: user}
 		},
 		Close: func() { utilnet.CloseIdleConnectionsFor(hc.Transport) },
 	}, nil
-}
-
-type dynLister struct{ r dynamic.ResourceInterface }
-
-func (d dynLister) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	return d.r.List(ctx, opts)
-}
-
-func (d dynLister) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return d.r.Watch(ctx, opts)
 }
 
 // tryRecorder records each request client-go's transport sends.
