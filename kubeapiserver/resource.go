@@ -3,7 +3,9 @@ package kubeapiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,22 +14,19 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
 	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
-	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/server/mux"
 	"k8s.io/utils/clock"
 
+	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/clockctx"
 	"github.com/cachelab/cachelab/listwatch"
 )
@@ -36,110 +35,187 @@ import (
 // watch that asks for no timeout gets one between this and twice it.
 const minRequestTimeout = 1800 * time.Second
 
-// install puts the resource's endpoints on the generic server, as
+// served is a resource the server serves: the storage its objects are in,
+// and the verbs it takes besides get, list and watch (create, update,
+// delete), which the server takes with Options.Writes.
+type served struct {
+	storage *apistorage.Server
+	writes  []string
+}
+
+// verbs are the verbs the resource is served with, sorted as discovery
+// lists them (kube-apiserver's installer sorts them too).
+func (sv served) verbs() []string {
+	v := append([]string{"get", "list", "watch"}, sv.writes...)
+	slices.Sort(v)
+	return v
+}
+
+// endpoints are one resource's REST handlers, by what routeOf names them.
+type endpoints struct {
+	res      listwatch.Resource
+	verbs    []string
+	handlers map[string]http.Handler
+}
+
+// install puts the served resources' endpoints on the generic server, as
 // apiextensions-apiserver puts a custom resource's there: on the mux
 // behind the handler chain, each request routed by what the chain's
-// request-info filter made of its path. LIST and WATCH (of all
-// namespaces, of one, or of one object by name) and GET of one object go
-// to k8s.io/apiserver's REST handlers over its generic registry; the
-// discovery documents list the resource with those verbs.
-func (s *Server) install(gs *genericapiserver.GenericAPIServer) error {
-	res := s.storage.Resource()
-	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
-	store := s.registry(res)
-	scope := &handlers.RequestScope{
-		Namer:            handlers.ContextBasedNaming{Namer: meta.NewAccessor(), ClusterScoped: !res.Namespaced},
-		Serializer:       negotiated{},
-		ParameterCodec:   parameterCodec,
-		Creater:          creater{},
-		Convertor:        converter{},
-		Typer:            typer{},
-		UnsafeConvertor:  converter{},
-		TableConvertor:   store,
-		Resource:         gv.WithResource(res.Resource),
-		Kind:             res.GroupVersionKind(),
-		HubGroupVersion:  gv,
-		MetaGroupVersion: metav1.SchemeGroupVersion,
-	}
-	list := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature, &s.watches}, scope, false, minRequestTimeout)
-	watchOne := handlers.ListResource(store, clockWatcher{store, s.clock, s.storage.WatchListFeature, &s.watches}, scope, true, minRequestTimeout)
-	get := handlers.GetResource(store, scope)
-	resources := discovery.APIResourceListerFunc(func() []metav1.APIResource {
-		return []metav1.APIResource{{
-			Name: res.Resource, SingularName: strings.ToLower(res.Kind), Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: metav1.Verbs{"get", "list", "watch"},
-		}}
-	})
-	prefix := "/api"
-	if res.Group != "" {
-		prefix = "/apis/" + res.Group
-	}
-	versionPath := prefix + "/" + res.Version
-	version := discovery.NewAPIVersionHandler(codecs, gv, resources)
-	mux := gs.Handler.NonGoRestfulMux
-	if res.Group == "" {
-		mux.Handle("/api", discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{DefaultAddress: strings.TrimPrefix(s.url, "https://")}, codecs, "/api"))
-	}
-	mux.Handle(versionPath, version)
-	mux.HandlePrefix(versionPath+"/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		info, ok := request.RequestInfoFrom(req.Context())
-		switch {
-		case !ok || !info.IsResourceRequest || info.Resource != res.Resource || info.Subresource != "":
-			http.NotFound(w, req)
-		case info.Verb == "list" || (info.Verb == "watch" && info.Name == ""):
-			list(w, req)
-		case info.Verb == "watch":
-			watchOne(w, req)
-		case info.Verb == "get":
-			get(w, req)
-		default: // the resource is served for reading
-			err := apierrors.NewMethodNotSupported(res.GroupResource(), info.Verb)
-			responsewriters.ErrorNegotiated(err, codecs, gv, w, req)
+// request-info filter made of its path. Every request goes to one of
+// k8s.io/apiserver's REST handlers over its generic registry; the
+// discovery documents list each resource with the verbs it is served
+// with. cfg is the generic server's configuration, whose authorizer and
+// request body limit the handlers take, as kube-apiserver's installer
+// takes its API group's.
+func (s *Server) install(gs *genericapiserver.GenericAPIServer, cfg *genericapiserver.Config) error {
+	var versions []schema.GroupVersion // in the order their first resource is served
+	byVersion := map[schema.GroupVersion][]*endpoints{}
+	for _, sv := range s.served {
+		ep, err := s.endpoints(sv, cfg)
+		if err != nil {
+			return err
 		}
-	}))
+		gv := schema.GroupVersion{Group: ep.res.Group, Version: ep.res.Version}
+		if byVersion[gv] == nil {
+			versions = append(versions, gv)
+		}
+		byVersion[gv] = append(byVersion[gv], ep)
+	}
+	for _, gv := range versions {
+		s.installVersion(gs.Handler.NonGoRestfulMux, gv, byVersion[gv])
+	}
 	return nil
 }
 
-// registry is k8s.io/apiserver's generic registry store for the
-// resource, over the apistorage server's storage (its watch cache, or
-// etcd3): it picks a request's key range and builds its selection
-// predicate, as for every resource kube-apiserver serves.
-func (s *Server) registry(res listwatch.Resource) *genericregistry.Store {
-	prefix := s.storage.ResourcePrefix()
-	attrs := storage.DefaultClusterScopedAttr
-	keyRoot := func(ctx context.Context) string { return prefix }
-	key := func(ctx context.Context, name string) (string, error) {
-		return genericregistry.NoNamespaceKeyFunc(ctx, prefix, name)
+// installVersion serves one group version: its discovery document, and
+// its resources' requests, each to its resource's handler for it.
+func (s *Server) installVersion(paths *mux.PathRecorderMux, gv schema.GroupVersion, eps []*endpoints) {
+	prefix := "/api"
+	if gv.Group != "" {
+		prefix = "/apis/" + gv.Group
 	}
-	if res.Namespaced {
-		attrs = storage.DefaultNamespaceScopedAttr
-		keyRoot = func(ctx context.Context) string { return genericregistry.NamespaceKeyRootFunc(ctx, prefix) }
-		key = func(ctx context.Context, name string) (string, error) {
-			return genericregistry.NamespaceKeyFunc(ctx, prefix, name)
+	versionPath := prefix + "/" + gv.Version
+	resources := discovery.APIResourceListerFunc(func() []metav1.APIResource {
+		var out []metav1.APIResource
+		for _, ep := range eps {
+			out = append(out, metav1.APIResource{
+				Name: ep.res.Resource, SingularName: strings.ToLower(ep.res.Kind), Namespaced: ep.res.Namespaced,
+				Kind: ep.res.Kind, Verbs: ep.verbs,
+			})
+		}
+		return out
+	})
+	if gv.Group == "" { // the core group has one version
+		paths.Handle("/api", discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{DefaultAddress: strings.TrimPrefix(s.url, "https://")}, codecs, "/api"))
+	}
+	paths.Handle(versionPath, discovery.NewAPIVersionHandler(codecs, gv, resources))
+	paths.HandlePrefix(versionPath+"/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info, ok := request.RequestInfoFrom(req.Context())
+		i := -1
+		if ok && info.IsResourceRequest && info.Subresource == "" {
+			i = slices.IndexFunc(eps, func(ep *endpoints) bool { return ep.res.Resource == info.Resource })
+		}
+		if i < 0 {
+			http.NotFound(w, req)
+			return
+		}
+		eps[i].serve(w, req, info)
+	}))
+}
+
+// serve sends the request to the resource's handler for it, or answers
+// 405 MethodNotSupported for a verb the resource is not served with.
+func (ep *endpoints) serve(w http.ResponseWriter, req *http.Request, info *request.RequestInfo) {
+	if h, ok := ep.handlers[routeOf(ep.res, info)]; ok {
+		h.ServeHTTP(w, req)
+		return
+	}
+	err := apierrors.NewMethodNotSupported(ep.res.GroupResource(), info.Verb)
+	responsewriters.ErrorNegotiated(err, codecs, schema.GroupVersion{Group: ep.res.Group, Version: ep.res.Version}, w, req)
+}
+
+// routeOf names the handler a request goes to: its verb, except that a
+// LIST and a WATCH of a collection (of all namespaces, or of one) go to
+// "list", where ListResource tells them apart by the query, and a WATCH
+// of one object by name to "watchOne". A write of a namespaced resource
+// must name its namespace: kube-apiserver serves POST, PUT and DELETE
+// only below /namespaces/<ns>/.
+func routeOf(res listwatch.Resource, info *request.RequestInfo) string {
+	switch {
+	case info.Verb == "list" || (info.Verb == "watch" && info.Name == ""):
+		return "list"
+	case info.Verb == "watch":
+		return "watchOne"
+	case res.Namespaced && info.Namespace == "" && slices.Contains(writeVerbs, info.Verb):
+		return "" // no such route
+	}
+	return info.Verb
+}
+
+// writeVerbs are the verbs Options.Writes serves.
+var writeVerbs = []string{"create", "update", "delete"}
+
+// endpoints builds a resource's REST handlers: k8s.io/apiserver's, over
+// one generic registry store, with the request scope kube-apiserver's
+// installer would give them.
+func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints, error) {
+	res := sv.storage.Resource()
+	store := s.registry(sv.storage)
+	scope, err := s.scope(res, store, cfg)
+	if err != nil {
+		return nil, err
+	}
+	watcher := clockWatcher{store, s.clock, sv.storage.WatchListFeature, &s.watches}
+	h := map[string]http.Handler{
+		"list":     handlers.ListResource(store, watcher, scope, false, minRequestTimeout),
+		"watchOne": handlers.ListResource(store, watcher, scope, true, minRequestTimeout),
+		"get":      handlers.GetResource(store, scope),
+	}
+	for _, verb := range sv.writes {
+		switch verb {
+		case "create":
+			h[verb] = handlers.CreateResource(store, scope, s.admit)
+		case "update":
+			h[verb] = handlers.UpdateResource(store, scope, s.admit)
+		case "delete":
+			// The store is a graceful deleter: it takes DeleteOptions.
+			h[verb] = handlers.DeleteResource(store, true, scope, s.admit)
 		}
 	}
-	gvk := res.GroupVersionKind()
-	return &genericregistry.Store{
-		NewFunc: func() runtime.Object {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk)
-			return u
-		},
-		NewListFunc: func() runtime.Object {
-			l := &unstructured.UnstructuredList{}
-			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			return l
-		},
-		DefaultQualifiedResource:  res.GroupResource(),
-		SingularQualifiedResource: schema.GroupResource{Group: res.Group, Resource: strings.ToLower(res.Kind)},
-		KeyRootFunc:               keyRoot,
-		KeyFunc:                   key,
-		PredicateFunc: func(l labels.Selector, f fields.Selector) storage.SelectionPredicate {
-			return storage.SelectionPredicate{Label: l, Field: f, GetAttrs: attrs}
-		},
-		Storage:        genericregistry.DryRunnableStorage{Storage: s.storage.Storage(), Codec: unstructured.UnstructuredJSONScheme},
-		TableConvertor: rest.NewDefaultTableConvertor(res.GroupResource()),
+	return &endpoints{res: res, verbs: sv.verbs(), handlers: h}, nil
+}
+
+// scope is what the REST handlers know of the resource: how a request
+// names its objects, how they are encoded and decoded, and, for writes,
+// the field manager that keeps metadata.managedFields (every
+// kube-apiserver keeps them: one is made for every resource it serves;
+// this one, as for a custom resource without a schema, deduces the
+// fields' types from the objects).
+func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, cfg *genericapiserver.Config) (*handlers.RequestScope, error) {
+	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
+	fm, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(),
+		converter{}, scheme, creater{}, res.GroupVersionKind(), gv, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("kubeapiserver: the field manager for %s: %w", res.Resource, err)
 	}
+	return &handlers.RequestScope{
+		Namer:               handlers.ContextBasedNaming{Namer: meta.NewAccessor(), ClusterScoped: !res.Namespaced},
+		Serializer:          negotiated{},
+		ParameterCodec:      parameterCodec,
+		Creater:             creater{},
+		Convertor:           converter{},
+		Defaulter:           scheme,
+		Typer:               typer{},
+		UnsafeConvertor:     converter{},
+		Authorizer:          cfg.Authorization.Authorizer,
+		TableConvertor:      store,
+		FieldManager:        fm,
+		Resource:            gv.WithResource(res.Resource),
+		Kind:                res.GroupVersionKind(),
+		HubGroupVersion:     gv,
+		MetaGroupVersion:    metav1.SchemeGroupVersion,
+		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
+	}, nil
 }
 
 // clockWatcher is the registry's Watch with the watch's deadline moved

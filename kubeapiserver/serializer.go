@@ -60,12 +60,23 @@ func (creater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
 
 // converter converts nothing: the resource has one version, so an
 // unstructured object is served as it is stored, and is refused in any
-// other version. Field selectors keep their labels (metadata.name,
-// metadata.namespace; anything else is refused, as a custom resource's
-// are).
+// other version. A body sent to be written is decoded into an object of
+// the resource's kind, and refused if it is of another kind or version
+// (the create or update handler answers 400, as kube-apiserver answers a
+// Namespace sent to /pods). Field selectors keep their labels
+// (metadata.name, metadata.namespace; anything else is refused, as a
+// custom resource's are).
 type converter struct{}
 
 func (converter) Convert(in, out, context interface{}) error {
+	u, uok := in.(runtime.Unstructured)
+	o, ook := out.(runtime.Unstructured)
+	if uok && ook {
+		from, to := u.GetObjectKind().GroupVersionKind(), o.GetObjectKind().GroupVersionKind()
+		if !to.Empty() && from != to {
+			return fmt.Errorf("kubeapiserver: the object is a %s %s, not a %s %s", from.GroupVersion(), from.Kind, to.GroupVersion(), to.Kind)
+		}
+	}
 	return scheme.Convert(in, out, context)
 }
 
@@ -86,12 +97,17 @@ func (converter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value str
 }
 
 // negotiated is the resource's negotiated serializer: JSON, as a whole
-// object or as a stream of watch events.
+// object or as a stream of watch events. A body a client sends (a create
+// or an update) is also decoded strictly, as its fieldValidation asks: a
+// field given twice is a warning (Warn, the default) or refused (Strict).
+// An unknown field is neither: an unstructured object has no schema to
+// know one by.
 type negotiated struct{}
 
 func (negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
 	plain := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{})
 	pretty := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{Pretty: true})
+	strict := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{Strict: true})
 	return []runtime.SerializerInfo{{
 		MediaType:        runtime.ContentTypeJSON,
 		MediaTypeType:    "application",
@@ -99,6 +115,7 @@ func (negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
 		EncodesAsText:    true,
 		Serializer:       plain,
 		PrettySerializer: pretty,
+		StrictSerializer: strict,
 		StreamSerializer: &runtime.StreamSerializerInfo{EncodesAsText: true, Serializer: plain, Framer: json.Framer},
 	}}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/admission"
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -28,15 +29,35 @@ type Options struct {
 	// timer); the storage's clock if nil. A simulation gives its fake
 	// clock.
 	Clock clock.Clock
+	// Writes makes the server take writes: the resource takes create
+	// (POST to a namespace's collection), update (PUT of an object) and
+	// delete (DELETE of an object), and namespaces, if served, create
+	// and delete. Without it every resource is served for reading only,
+	// and any other verb is 405 MethodNotSupported.
+	Writes bool
+	// Namespaces, if set, is the storage of the core group's namespaces
+	// (cluster-scoped, kind Namespace), served at /api/v1/namespaces and
+	// listed in discovery. A create in a namespace that does not exist is
+	// then refused with 404, as kube-apiserver's NamespaceLifecycle
+	// admission plugin refuses it (admission.go).
+	//
+	// A DELETE of a namespace removes it at once, and leaves whatever is
+	// in it where it is: there is no namespace controller here. A real
+	// cluster marks the namespace Terminating, refuses creates in it, and
+	// deletes it once its namespace controller has deleted its contents.
+	//
+	// The storage is the caller's, to close after the server.
+	Namespaces *apistorage.Server
 }
 
-// Server is kube-apiserver over HTTPS on 127.0.0.1, serving one resource
-// from an apistorage.Server.
+// Server is kube-apiserver over HTTPS on 127.0.0.1, serving a resource
+// (and, with Options.Namespaces, namespaces) from apistorage servers.
 type Server struct {
-	storage *apistorage.Server
-	clock   clock.Clock
-	pki     *pki
-	url     string
+	served []served            // the resources, in discovery's order
+	admit  admission.Interface // nil without Options.Namespaces
+	clock  clock.Clock
+	pki    *pki
+	url    string
 
 	faults  faults
 	log     requestLog
@@ -46,11 +67,15 @@ type Server struct {
 	once    sync.Once
 }
 
-// New starts kube-apiserver over st on a port the kernel hands out, and
-// returns once it answers /readyz.
+// New starts kube-apiserver over st (and opts.Namespaces) on a port the
+// kernel hands out, and returns once it answers /readyz.
 func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, error) {
 	if opts.Clock == nil {
 		opts.Clock = st.Clock()
+	}
+	s := &Server{clock: opts.Clock, stopped: make(chan struct{})}
+	if err := s.serve(st, opts); err != nil {
+		return nil, err
 	}
 	p, err := newPKI(time.Now())
 	if err != nil {
@@ -60,7 +85,7 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if err != nil {
 		return nil, fmt.Errorf("kubeapiserver: listening on loopback: %w", err)
 	}
-	s := &Server{storage: st, clock: opts.Clock, pki: p, url: "https://" + ln.Addr().String(), stopped: make(chan struct{})}
+	s.pki, s.url = p, "https://"+ln.Addr().String()
 	gs, err := s.generic(ln)
 	if err != nil {
 		ln.Close()
@@ -115,10 +140,33 @@ func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, e
 	if err != nil {
 		return nil, fmt.Errorf("kubeapiserver: %w", err)
 	}
-	if err := s.install(gs); err != nil {
+	if err := s.install(gs, cfg); err != nil {
 		return nil, err
 	}
 	return gs, nil
+}
+
+// serve lists the resources the server serves, with the verbs opts
+// gives them, and the admission their writes go through.
+func (s *Server) serve(st *apistorage.Server, opts Options) error {
+	var writes []string
+	if opts.Writes {
+		writes = writeVerbs
+	}
+	s.served = []served{{storage: st, writes: writes}}
+	if opts.Namespaces == nil {
+		return nil
+	}
+	if res := opts.Namespaces.Resource(); res.GroupResource() != namespacesResource || res.Version != "v1" || res.Namespaced {
+		return fmt.Errorf("kubeapiserver: Options.Namespaces stores %s, version %s, namespaced %v; want the core group's v1 namespaces",
+			res.GroupResource(), res.Version, res.Namespaced)
+	}
+	if opts.Writes {
+		writes = []string{"create", "delete"}
+	}
+	s.served = append(s.served, served{storage: opts.Namespaces, writes: writes})
+	s.admit = namespaceLifecycle{namespaces: s.registry(opts.Namespaces)}
+	return nil
 }
 
 // waitReady polls /readyz until the server answers 200.

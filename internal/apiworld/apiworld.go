@@ -1,8 +1,9 @@
 // Package apiworld starts, for a test, the whole over-the-wire world: an
 // embedded etcd on loopback, kube-apiserver's storage over it (with or
 // without its watch cache, on a fake clock), and kube-apiserver serving
-// it over HTTPS on a port the kernel hands out. Everything stops when
-// the test ends.
+// it over HTTPS on a port the kernel hands out. Start's server serves
+// pods for reading; StartWritable's also takes writes and serves
+// namespaces. Everything stops when the test ends.
 package apiworld
 
 import (
@@ -15,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
@@ -26,18 +28,50 @@ import (
 // creationTimestamp.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// NamespaceResource is the core group's namespaces, cluster-scoped.
+var NamespaceResource = listwatch.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
+
 // World is one test's etcd, storage and server.
 type World struct {
 	Etcd    *listwatch.Embedded
 	Writer  *listwatch.Writer
 	Clock   *clocktesting.FakeClock
 	Storage *apistorage.Server
-	Server  *kubeapiserver.Server
+	// Namespaces is the storage of namespaces, without a watch cache;
+	// nil unless the world was started by StartWritable.
+	Namespaces *apistorage.Server
+	Server     *kubeapiserver.Server
 }
 
-// Start starts a world serving pods; cache puts the watch cache in front
-// of etcd.
+// Start starts a world serving pods, for reading; cache puts the watch
+// cache in front of etcd.
 func Start(t testing.TB, cache bool) *World {
+	t.Helper()
+	return start(t, cache, false, false)
+}
+
+// StartWritable starts a world whose server takes writes (creates,
+// updates and deletes of pods) and serves namespaces (created and
+// deleted as kube-apiserver's are, without a namespace controller: see
+// kubeapiserver.Options); cache puts the watch cache in front of etcd
+// for pods. The server creates a pod only in a namespace that exists:
+// create the namespace first, through the server (Namespace is one).
+// Create writes pods to etcd past the server, in any namespace.
+func StartWritable(t testing.TB, cache bool) *World {
+	t.Helper()
+	return start(t, cache, true, false)
+}
+
+// StartCluster starts a world as a cluster runs: StartWritable's, with
+// the watch cache, on the wall clock (World.Clock is nil). A client
+// reaches it through a kubeconfig, as it reaches a kind cluster; what it
+// does not have is a cluster's controllers (see kubeapiserver.Options).
+func StartCluster(t testing.TB) *World {
+	t.Helper()
+	return start(t, true, true, true)
+}
+
+func start(t testing.TB, cache, writable, wallClock bool) *World {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -51,18 +85,42 @@ func Start(t testing.TB, cache bool) *World {
 		NewUID: func() types.UID { n++; return types.UID(fmt.Sprintf("uid-%d", n)) },
 		Now:    func() time.Time { return Epoch },
 	})
-	clk := clocktesting.NewFakeClock(Epoch)
-	st, err := apistorage.New(ctx, e.Client(), listwatch.Pods, apistorage.Options{Cache: cache, Clock: clk})
+	var clk *clocktesting.FakeClock
+	var storageClock clock.WithTicker = clock.RealClock{}
+	if !wallClock {
+		clk = clocktesting.NewFakeClock(Epoch)
+		storageClock = clk
+	}
+	st, err := apistorage.New(ctx, e.Client(), listwatch.Pods, apistorage.Options{Cache: cache, Clock: storageClock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	srv, err := kubeapiserver.New(ctx, st, kubeapiserver.Options{})
+	wd := &World{Etcd: e, Writer: w, Clock: clk, Storage: st}
+	opts := kubeapiserver.Options{}
+	if writable {
+		wd.Namespaces, err = apistorage.New(ctx, e.Client(), NamespaceResource, apistorage.Options{Clock: storageClock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(wd.Namespaces.Close)
+		opts.Writes, opts.Namespaces = true, wd.Namespaces
+	}
+	wd.Server, err = kubeapiserver.New(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Close) // first: the server ends its watches before the storage stops
-	return &World{Etcd: e, Writer: w, Clock: clk, Storage: st, Server: srv}
+	t.Cleanup(wd.Server.Close) // first: the server ends its watches before the storages stop
+	return wd
+}
+
+// Namespace is a namespace, to create through the server.
+func Namespace(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(name)
+	return u
 }
 
 // Pod is a pod with labels.
@@ -113,11 +171,23 @@ func (wd *World) CreateN(t testing.TB, n int) {
 // millisecond for at most 10 s: after a write, or a step of the clock,
 // every event and bookmark the server will send for it is on its way to
 // the clients.
+//
+// In a world that serves namespaces, a namespace's write moves etcd's
+// revision on without an event for the pods' cache, which hears of the
+// revision only from a progress notification. The cacher asks etcd for
+// one when a consistent read waits for it, on its clock (every 100 ms of
+// a scenario's time: until the clock moves, that read waits); Settle asks
+// for one at once, as etcd would send one unasked after a while.
 func (wd *World) Settle(t testing.TB) {
 	t.Helper()
 	rev, err := wd.Etcd.Revision(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wd.Namespaces != nil && !wd.Storage.CacheCaughtUp(uint64(rev)) {
+		if err := wd.Storage.RequestProgress(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !wd.Storage.CacheCaughtUp(uint64(rev)) || !wd.Storage.Quiescent() {
