@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -39,17 +38,9 @@ type clients struct {
 // test ends.
 func clientsFor(t *testing.T, wd *apiworld.World, user string) clients {
 	t.Helper()
-	cc, err := wd.Server.Client(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := cc.REST()
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { utilnet.CloseIdleConnectionsFor(hc.Transport) })
+	cfg, hc := wd.HTTPClient(t, user)
 	var c clients
+	var err error
 	if c.disc, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
 		t.Fatal(err)
 	}

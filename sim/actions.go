@@ -31,6 +31,10 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 	if before == nil {
 		r.created.Add(1)
 	}
+	if r.onCluster() {
+		r.wroteOnCluster(before, after)
+		return
+	}
 	// Unseen by each informer that runs whose selectors filter it out.
 	for _, p := range r.livePairs() {
 		unseen := !(p[0].cfg.matches(before) || p[0].cfg.matches(after))
@@ -39,6 +43,9 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 }
 
 func (r *runner) revision() (int64, error) {
+	if r.onCluster() {
+		return r.clusterRevision()
+	}
 	resp, err := r.client.Get(r.ctx, "cachelab-revision-probe")
 	if err != nil {
 		return 0, err
@@ -190,6 +197,9 @@ func (r *runner) scopeArgs(a scenario.Args) startConfig {
 	cfg.labels, _ = a.Value("labels")
 	cfg.fields, _ = a.Value("fields")
 	cfg.namespace, _ = a.Value("namespace")
+	if cfg.namespace != "" && r.onCluster() {
+		cfg.namespace = r.clusterNS.Name() // every namespace is the run's (cluster.go)
+	}
 	return cfg
 }
 
@@ -603,7 +613,7 @@ const updateLabel = "update"
 func cmdPutRaw(r *runner, a scenario.Args) error {
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.writer.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
+	rev, err := r.rawWriter.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
 	if err != nil {
 		return err
 	}
@@ -618,7 +628,7 @@ func cmdPutRaw(r *runner, a scenario.Args) error {
 func cmdDeleteRaw(r *runner, a scenario.Args) error {
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.writer.DeleteRaw(r.ctx, ns, name)
+	rev, err := r.rawWriter.DeleteRaw(r.ctx, ns, name)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,18 @@ var embeddedLevers = map[string]string{
 // (Options.Etcd, an external one) or its etcd's size
 // (Options.EtcdMembers) cannot carry out.
 func Check(sc *scenario.Scenario, opts Options) error {
+	if opts.Cluster != nil {
+		if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 {
+			return fmt.Errorf("a run on a cluster (--kubeconfig) has no etcd or kube-apiserver of its own: " +
+				"--server, --etcd-endpoints and --etcd-members do not go with it")
+		}
+		if opts.Plant != "" {
+			if _, err := LookupPlant(opts.Plant); err != nil {
+				return err
+			}
+		}
+		return CheckCluster(sc)
+	}
 	server := opts.Server
 	if server == "" {
 		server = sc.WrittenFor()

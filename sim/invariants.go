@@ -67,7 +67,11 @@ func (r *runner) etcdAt(cfg *startConfig, rv string) (map[string]string, error) 
 	if l, ok := r.listed[key]; ok {
 		return l.objects, l.err
 	}
-	objects, err := r.listEtcdAt(cfg, rv)
+	listAt := r.listEtcdAt
+	if r.onCluster() {
+		listAt = r.listClusterAt
+	}
+	objects, err := listAt(cfg, rv)
 	if r.listed == nil {
 		r.listed = map[string]listedAt{}
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
@@ -76,6 +77,11 @@ type Options struct {
 	// the cache, and each side's informer reaches it through its own HTTP
 	// client, cachelab's package wire and client-go's dynamic client.
 	Wire bool
+	// Cluster, if set, runs the scenario on a cluster (the CLI's
+	// --kubeconfig): in a namespace the run makes there and deletes at
+	// its end, with both informers reaching the cluster's kube-apiserver
+	// over HTTPS, and the writes going through its API (cluster.go).
+	Cluster *cluster.Cluster
 
 	// tamper, in tests only, alters cachelab's recorded lines.
 	tamper func(*trace.Event)
@@ -116,20 +122,28 @@ type Result struct {
 // runner runs one scenario: one etcd, a writer, a fake clock, and the two
 // sides.
 type runner struct {
-	claimed bool // it holds the process's client-go settings (claimProcess)
-	sc      *scenario.Scenario
-	opts    Options
-	ctx     context.Context
-	etcd    *listwatch.Embedded     // nil with an external etcd
-	apis    []*apistorage.Server    // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	https   []*kubeapiserver.Server // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
-	wires   map[wireKey]world.Wire  // with Options.Wire: each side's HTTP client of each of https
-	using   int                     // the index in apis of the one the informers talk to
-	client  *clientv3.Client        // the world's own connection: writes, compaction
-	res     listwatch.Resource
-	writer  *listwatch.Writer
-	clock   *scenarioclock.Clock
-	sides   []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
+	claimed   bool // it holds the process's client-go settings (claimProcess)
+	sc        *scenario.Scenario
+	opts      Options
+	ctx       context.Context
+	etcd      *listwatch.Embedded     // nil with an external etcd
+	apis      []*apistorage.Server    // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
+	https     []*kubeapiserver.Server // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
+	wires     map[wireKey]world.Wire  // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
+	using     int                     // the index in apis of the one the informers talk to
+	client    *clientv3.Client        // the world's own connection: writes, compaction
+	res       listwatch.Resource
+	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
+	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
+	clock     *scenarioclock.Clock
+	sides     []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
+	// On a cluster (Options.Cluster): the run's namespace, the
+	// resourceVersion of its newest write, whether the namespace was
+	// deleted, and what could not be.
+	clusterNS    *cluster.Namespace
+	clusterRV    string
+	clusterEnded bool
+	leftBehind   error
 	// cut is a fault armed inside the next step (disconnect or
 	// close-watch with after-events=N, disconnect with after-pages=N):
 	// the step it was armed in, or 0.
@@ -197,13 +211,18 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // and comparing after each step. It returns at the first divergence (in
 // Result.Divergence) or at the end. An error means the run itself could
 // not go on (etcd did not start, a step could not be carried out).
-func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*Result, error) {
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (res *Result, err error) {
 	ses, err := Open(ctx, sc, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer ses.Close()
-	res := &Result{Header: ses.Header()}
+	defer func() {
+		ses.Close()
+		if left := ses.LeftBehind(); left != nil && err == nil {
+			err = fmt.Errorf("after the run: %w", left)
+		}
+	}()
+	res = &Result{Header: ses.Header()}
 	for _, st := range sc.Steps {
 		sr, err := ses.Step(st)
 		if err != nil {
@@ -303,6 +322,9 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	if r.etcd != nil && r.etcd.Members() > 1 {
 		h.Etcd = fmt.Sprintf("embedded, %d members", r.etcd.Members())
 	}
+	if r.onCluster() {
+		h.Etcd, h.Cluster = "the cluster's", clusterHeader(opts.Cluster, r.clusterNS.Name())
+	}
 	return &Session{r: r, rec: r.sides[0].rec, header: h}, nil
 }
 
@@ -352,6 +374,10 @@ func (s *Session) Finish() *trace.Divergence {
 // is gone.
 func (s *Session) Close() { s.r.close() }
 
+// LeftBehind is what Close could not remove, on a cluster: the run's
+// namespace, with the reason; nil once everything is gone.
+func (s *Session) LeftBehind() error { return s.r.leftBehind }
+
 // Abandon removes what the session wrote outside the process (the
 // embedded etcd's data directory, or the run's keys in an external etcd)
 // without waiting for the informers, for a process about to exit because
@@ -360,6 +386,7 @@ func (s *Session) Close() { s.r.close() }
 // state etcd is in.
 func (s *Session) Abandon() {
 	r := s.r
+	r.endCluster()
 	if r.etcd == nil && r.client != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
@@ -404,6 +431,9 @@ func (r *runner) stack() informer.Stack {
 // server is the world the run uses: the override, the scenario's, or
 // the default.
 func (r *runner) server() string {
+	if r.opts.Cluster != nil {
+		return ServerCluster
+	}
 	if r.opts.Server != "" {
 		return r.opts.Server
 	}
@@ -413,7 +443,12 @@ func (r *runner) server() string {
 // worldAllows says why a lever cannot be pulled in the run's world (a
 // scenario run with --server in the other one), or nil. Check refuses
 // such a step before the run starts; this is the step's own guard.
-func (r *runner) worldAllows(cmd string) error { return serverAllows(cmd, r.server()) }
+func (r *runner) worldAllows(cmd string) error {
+	if why, ok := clusterRefuses[cmd]; ok && r.onCluster() {
+		return fmt.Errorf("%s cannot run on a cluster: %s", cmd, why)
+	}
+	return serverAllows(cmd, r.server())
+}
 
 // serverAllows says why cmd cannot run in world w, or nil.
 func serverAllows(cmd, w string) error {
@@ -429,6 +464,9 @@ func serverAllows(cmd, w string) error {
 // connect starts the embedded etcd (or connects to the external one) and
 // gives each side its own connection.
 func (r *runner) connect() error {
+	if r.opts.Cluster != nil {
+		return r.connectCluster()
+	}
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
 		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir,
@@ -478,10 +516,11 @@ func (r *runner) connect() error {
 	if r.etcd != nil && r.etcd.LocalKV() != nil {
 		kv = r.etcd.LocalKV()
 	}
-	r.writer = listwatch.NewWriter(kv, r.res, listwatch.WriterOptions{
+	r.rawWriter = listwatch.NewWriter(kv, r.res, listwatch.WriterOptions{
 		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
 		Now:    r.clock.Now,
 	})
+	r.writer = r.rawWriter
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
@@ -520,7 +559,7 @@ func (r *runner) newPair(label string) ([]*side, error) {
 			rec.Tamper = r.opts.tamper
 		}
 		client := i + 1
-		if label != "" && !r.cached() {
+		if label != "" && !r.cached() && !r.onCluster() {
 			if _, err := r.dial(i + 1); err != nil {
 				return nil, err
 			}
@@ -538,11 +577,21 @@ func (r *runner) newPair(label string) ([]*side, error) {
 			}
 			server = func(ns string) world.Server { return r.wire(impl, user, rec).Server(ns) }
 		}
-		if !r.cached() {
+		if r.onCluster() {
+			user := impl
+			if label != "" {
+				user += ":" + label
+			}
+			// Every namespace is the run's (cluster.go).
+			server = func(string) world.Server { return r.clusterWire(impl, user, rec).Server(r.clusterNS.Name()) }
+		} else if !r.cached() {
 			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
 		p := world.NewConn(server, r.clock, rec)
+		if r.onCluster() {
+			p.OnCluster(r.clock)
+		}
 		if r.cut != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
@@ -610,6 +659,7 @@ func (r *runner) close() {
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
 	}
+	r.endCluster()
 	for _, w := range r.wires {
 		w.Close()
 	}
@@ -633,6 +683,7 @@ func (r *runner) close() {
 // step carries out one command, settles both sides, and compares them.
 func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	r.world, r.listed, r.stepN = nil, nil, n
+	began := time.Now()
 	sr := trace.StepResult{Index: n, Pos: r.sc.Pos(st), Cmd: st.Text, Sides: map[string][]trace.Event{}}
 	a, err := scenario.ParseArgs(st)
 	if err != nil {
@@ -658,6 +709,9 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	}
 	if r.cut != 0 && r.cut < n {
 		r.disarm()
+	}
+	if r.onCluster() {
+		sr.Took = time.Since(began) // a cluster's time, said as such (trace.StepResult)
 	}
 	if err != nil {
 		if d, ok := err.(*trace.Divergence); ok {

@@ -267,6 +267,9 @@ func (r *runner) settleCache() error {
 // clock moves: it has had all once the cache has taken in rev and has
 // nothing in flight (apistorage's Quiescent).
 func (r *runner) reached(s *side, rev int64) bool {
+	if r.onCluster() {
+		return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
+	}
 	if !r.cached() {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
@@ -308,7 +311,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// comparison that follows says where.
 				return nil
 			}
-		} else if !r.cached() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
+		} else if !r.cached() && !r.onCluster() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A

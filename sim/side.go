@@ -78,6 +78,9 @@ type side struct {
 	// request or a stop. (Each informer's own: a bookmark asked for on
 	// one informer's connection is not another's to get.)
 	unseenWrite bool
+	// clusterRV, on a cluster, is the resourceVersion of the newest write
+	// in the informer's scope: settled, the informer has reached it.
+	clusterRV string
 	// running is set once the informer runs: start ran it, or its
 	// factory's Start did. It stays set after a stop, which sets halted.
 	running, halted bool

@@ -160,6 +160,8 @@ func TestCLI(t *testing.T) {
 			"explorejson": cmdExploreJSON,
 			"mermaid":     cmdMermaid,
 			"etcd":        cmdEtcd,
+			"cluster":     cmdCluster,
+			"namespaces":  cmdNamespaces,
 			"etcdkeys":    cmdEtcdkeys,
 			"certs":       cmdCerts,
 			"freeport":    cmdFreeport,

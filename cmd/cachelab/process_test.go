@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cachelab/cachelab/internal/apiworld"
 )
 
 // Script commands that run one command in the background and act on it
@@ -38,6 +40,8 @@ type procKey struct{}
 // command's listener has heard.
 type procSlot struct {
 	p *proc
+	// cluster is the world cmdCluster started (cluster_test.go).
+	cluster *apiworld.World
 	// stopTook is how long the last command took to exit after it was
 	// told to stop.
 	stopTook time.Duration

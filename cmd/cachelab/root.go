@@ -76,6 +76,8 @@ type session interface {
 	// Abandon removes what the run wrote outside the process without
 	// waiting for its informers (a goroutine panicked).
 	Abandon()
+	// LeftBehind is what Close could not remove (a cluster's namespace).
+	LeftBehind() error
 	// KeyPrefix is where the run writes in an external etcd, "" on the
 	// embedded one.
 	KeyPrefix() string

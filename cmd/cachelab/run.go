@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
 
+	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
@@ -38,6 +39,14 @@ type runOptions struct {
 	full          bool       // --full: every line of a large step, unsummarized
 	progress      choice     // --progress (hidden): auto, always, never
 	object        objectFlag // --object: the one object to show
+	kubeconfig    string     // --kubeconfig: run on that cluster
+	kubeContext   string     // --context: the kubeconfig's context
+}
+
+// onCluster reports whether the run is on a cluster: --kubeconfig,
+// --context, or --server cluster (the kubeconfig kubectl reads).
+func (o *runOptions) onCluster() bool {
+	return o.kubeconfig != "" || o.kubeContext != "" || o.server.value == serverCluster
 }
 
 func (m *Main) runCommand() *cobra.Command {
@@ -45,7 +54,7 @@ func (m *Main) runCommand() *cobra.Command {
 		impl:     choice{value: "cachelab", allowed: []string{"cachelab", "client-go", "both"}},
 		output:   choice{value: "text", allowed: []string{"text", "json", "html", "mermaid"}},
 		stack:    choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
-		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd, serverAPIServer}},
+		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd, serverAPIServer, serverCluster}},
 		progress: choice{value: "auto", allowed: []string{"auto", "always", "never"}},
 	}
 	cmd := &cobra.Command{
@@ -152,8 +161,16 @@ file:line.`,
 		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd), etcd (the watch cache off: "+
 		"every request read from etcd), or apiserver (the watch cache behind kube-apiserver over HTTPS, in process: each "+
 		"informer talks HTTP through its own implementation's client, and the trace's wire layer shows each request; "+
-		"the scenario's expected output is checked without those lines). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
+		"the scenario's expected output is checked without those lines), or cluster (your own cluster, as --kubeconfig, "+
+		"through the kubeconfig kubectl reads: $KUBECONFIG, else ~/.kube/config). A scenario that says \"any\", or nothing and pulls no etcd-only lever, runs behind "+
 		"the watch cache, as in a cluster")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "run on the cluster this kubeconfig reaches (kind, minikube, a test cluster): in a namespace "+
+		"the run makes there and deletes at its end, never anything outside it; both informers talk to the cluster's kube-apiserver "+
+		"over HTTPS, and the writes go through its API. Levers that need the server's insides (compact, hold-cache, the etcd levers, ...) "+
+		"are refused before the first step. A cluster's trace differs from run to run (resourceVersions, the namespace's name, timing): "+
+		"client-go is compared step by step as anywhere (docs/your-cluster.md)")
+	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context to run on, instead of its current one (implies the cluster: "+
+		"--kubeconfig, or $KUBECONFIG, else ~/.kube/config)")
 	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
 		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
@@ -212,6 +229,12 @@ func (m *Main) check(o *runOptions) error {
 		return errors.New("--rewrite writes the output of the scenario's own etcd: drop --etcd-members")
 	case o.rewrite && len(o.etcd.Endpoints) > 0:
 		return errors.New("--rewrite writes the output of a fresh etcd (resourceVersions from 2): drop --etcd-endpoints")
+	case o.onCluster() && o.server.value != "" && o.server.value != serverCluster:
+		return fmt.Errorf("--kubeconfig and --context run on your cluster, and --server %s on a server in process: use one of them", o.server.value)
+	case o.onCluster() && (len(o.etcd.Endpoints) > 0 || o.members != 0):
+		return errors.New("a run on a cluster (--kubeconfig) uses the cluster's etcd, which it never touches: drop --etcd-endpoints and --etcd-members")
+	case o.onCluster() && o.rewrite:
+		return errors.New("--rewrite writes the output of the scenario's own in-process world; a cluster's resourceVersions and names are its own: drop --rewrite")
 	}
 	return checkEtcd(o.etcd)
 }
@@ -223,7 +246,7 @@ func (m *Main) check(o *runOptions) error {
 // session is closed before run returns: that stops etcd and removes the
 // run's keys from an external one; then the embedded etcd's data
 // directory is removed (datadir.go).
-func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, out *outcome) error {
+func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, out *outcome) (err error) {
 	if err := m.check(o); err != nil {
 		return usage(err)
 	}
@@ -245,11 +268,23 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
 		QuickClose: m.exiting}
+	if o.onCluster() {
+		// Refused steps first: they need no cluster to be found.
+		if err := sim.CheckCluster(sc); err != nil {
+			return refused(err, sc)
+		}
+		server, opts.Server, opts.Wire = "", "", false
+		if opts.Cluster, err = cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext}); err != nil {
+			return runError(err)
+		}
+	}
 	if err := sim.Check(sc, opts); err != nil {
 		return refused(err, sc)
 	}
-	if opts.EtcdDir, err = m.makeDataDir(o); err != nil {
-		return runError(err)
+	if opts.Cluster == nil {
+		if opts.EtcdDir, err = m.makeDataDir(o); err != nil {
+			return runError(err)
+		}
 	}
 	defer m.dropDataDir() // after the session's Close, deferred below
 	open := m.open
@@ -264,7 +299,15 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	// second signal while it closes abandons it.
 	m.setRunning(ses)
 	defer m.setRunning(nil)
-	defer ses.Close()
+	defer func() {
+		ses.Close()
+		if left := ses.LeftBehind(); left != nil {
+			m.errorf("%s: left behind: %v\n", sc.Name, left)
+			if err == nil {
+				err = runError(fmt.Errorf("after the run: %w", left))
+			}
+		}
+	}()
 	out.started = true
 	defer func() { out.clock = ses.Clock() }() // before Close
 	check := sc.HasExpectations() && !o.rewrite
@@ -278,6 +321,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	case check && o.members != 0 && o.members != sc.Members():
 		check = false
 		m.errorf("%s: expected output not checked: --etcd-members %d replaces the etcd it was written for\n", sc.Name, o.members)
+	case check && opts.Cluster != nil:
+		check = false
+		m.errorf("%s: expected output not checked: on a cluster, resourceVersions and the namespace's name are the cluster's\n", sc.Name)
 	case check && len(o.etcd.Endpoints) > 0:
 		check = false
 		m.errorf("%s: expected output not checked: it was written for a fresh etcd, and this one's resourceVersions are its own\n", sc.Name)
@@ -454,6 +500,10 @@ func (m *Main) pause(ctx context.Context, stdin *bufio.Reader, next, total int) 
 // serverAPIServer is --server's name for the watch-cache world over the
 // wire (sim.Options.Wire).
 const serverAPIServer = "apiserver"
+
+// serverCluster is --server's name for the user's own cluster, through
+// the kubeconfig kubectl reads (--kubeconfig and --context name one).
+const serverCluster = "cluster"
 
 // worldOf is the run's world and whether it is over the wire, for a
 // --server value ("" keeps the scenario's).

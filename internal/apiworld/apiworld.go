@@ -10,12 +10,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -27,6 +30,14 @@ import (
 // Epoch is where the world's fake clock starts, and every object's
 // creationTimestamp.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// TB is what starting a world needs of a test: a testing.TB, or a
+// script's stand-in for one.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Cleanup(func())
+}
 
 // NamespaceResource is the core group's namespaces, cluster-scoped.
 var NamespaceResource = listwatch.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
@@ -66,12 +77,12 @@ func StartWritable(t testing.TB, cache bool) *World {
 // the watch cache, on the wall clock (World.Clock is nil). A client
 // reaches it through a kubeconfig, as it reaches a kind cluster; what it
 // does not have is a cluster's controllers (see kubeapiserver.Options).
-func StartCluster(t testing.TB) *World {
+func StartCluster(t TB) *World {
 	t.Helper()
 	return start(t, true, true, true)
 }
 
-func start(t testing.TB, cache, writable, wallClock bool) *World {
+func start(t TB, cache, writable, wallClock bool) *World {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -206,4 +217,22 @@ func (wd *World) Step(t testing.TB, d time.Duration) {
 		wd.Clock.Step(min(d, time.Second))
 		wd.Settle(t)
 	}
+}
+
+// HTTPClient is what a client of user needs to reach the world's server:
+// client-go's configuration and an HTTP client over one transport of its
+// own, whose idle connections are closed when the test ends.
+func (wd *World) HTTPClient(t TB, user string) (*rest.Config, *http.Client) {
+	t.Helper()
+	cc, err := wd.Server.Client(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cc.REST()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { utilnet.CloseIdleConnectionsFor(hc.Transport) })
+	return cfg, hc
 }

@@ -57,6 +57,8 @@ type (
 		// Diverged is the layer that differed, Diff the difference.
 		Diverged string `json:"diverged,omitempty"`
 		Diff     string `json:"diff,omitempty"`
+		// TookMs, on a cluster, is the step's wall time (StepResult.Took).
+		TookMs float64 `json:"tookMs,omitempty"`
 	}
 	errorRecord struct {
 		Record string `json:"record"` // "error"
@@ -191,7 +193,8 @@ func (j *JSONWriter) Step(sr StepResult) error {
 			}
 		}
 	}
-	v := stepRecord{Record: "step", Step: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil}
+	v := stepRecord{Record: "step", Step: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil,
+		TookMs: float64(sr.Took.Microseconds()) / 1000}
 	if sr.Divergence != nil {
 		v.Diverged, v.Diff = sr.Divergence.Layer, sr.Divergence.Diff
 	}

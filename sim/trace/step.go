@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/cachelab/cachelab/informer"
 )
@@ -28,6 +29,9 @@ type Header struct {
 	// watch cache off) or "watchcache".
 	Server string `json:"server"`
 	Etcd   string `json:"etcd"`
+	// Cluster, on a cluster (--kubeconfig), says which, and the
+	// namespace the run made there.
+	Cluster string `json:"cluster,omitempty"`
 	// Plant names a known bug put into cachelab's side (sim.Plants), if
 	// any: then this trace is not cachelab's own.
 	Plant string `json:"plant,omitempty"`
@@ -46,6 +50,10 @@ type StepResult struct {
 	Sides map[string][]Event `json:"sides"`
 	// Divergence is the first difference between them, if any.
 	Divergence *Divergence `json:"divergence,omitempty"`
+	// Took, on a cluster, is how long the step took in wall time, from
+	// its command to both sides settled: a cluster's own time, which
+	// differs from run to run (0, and left out, elsewhere).
+	Took time.Duration `json:"-"`
 }
 
 // Divergence is where client-go and cachelab first differed.

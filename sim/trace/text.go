@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -102,6 +103,9 @@ func WriteHeader(w io.Writer, h Header) {
 	}
 	fmt.Fprintf(w, "# stack %s · seed %d · server %s · etcd %s%s\n", h.Stack, h.Seed, h.Server, h.Etcd, covers)
 	fmt.Fprintf(w, "# client-go feature gates: %s\n", strings.Join(gates, " "))
+	if h.Cluster != "" {
+		fmt.Fprintf(w, "# cluster %s\n", h.Cluster)
+	}
 	if h.Plant != "" {
 		fmt.Fprintf(w, "# planted bug in cachelab's side: %s (not cachelab's own behaviour)\n", h.Plant)
 	}
@@ -134,5 +138,9 @@ func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "  %s\n", paint(st.Color, "32", "✓ client-go agrees"))
+	agrees := "✓ client-go agrees"
+	if sr.Took > 0 {
+		agrees += fmt.Sprintf(" (the step took %s on the cluster)", sr.Took.Round(time.Millisecond))
+	}
+	fmt.Fprintf(w, "  %s\n", paint(st.Color, "32", agrees))
 }

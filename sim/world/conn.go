@@ -68,6 +68,30 @@ type Conn struct {
 	cutPages        int           // with a drop armed between a LIST's pages (CutAfterPages): pages with more to come still to answer before it; 0 when none is armed
 	calls           int           // LIST and WATCH calls in progress (callsDone is signalled when one ends)
 	callsDone       *sync.Cond    // on mu
+	// cluster, on a cluster (OnCluster), is the scenario's clock, on
+	// which the connection ends each watch at its timeout; nil elsewhere.
+	cluster clock.Clock
+}
+
+// OnCluster readies the connection for a cluster's server, whose clock
+// is the wall clock and not the scenario's (cluster.go in package sim):
+//
+//   - The connection ends each watch when its timeout passes on the
+//     scenario's clock, c, as the in-process servers end it. The
+//     cluster's own timer, minutes of wall time away, would not end it
+//     within a run, and would end it at different moments for the two
+//     informers.
+//   - It keeps the cluster's periodic bookmarks from the reflector,
+//     saying so in a sim line, and hands on the one that ends a
+//     watch-list's initial events. A cluster sends the others when its
+//     wall clock says, to each watch at its own moment: handed on, they
+//     would move one informer's resourceVersion and not the other's, at
+//     no step in particular. A bookmark is an offer the server may
+//     always leave out; nothing else is kept back.
+func (p *Conn) OnCluster(c clock.Clock) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cluster = c
 }
 
 // request records a request (op LIST, WATCH or WATCH-LIST, at rv) or its

@@ -62,6 +62,15 @@ func (w *connWatch) relay() {
 	}()
 	in := w.inner.ResultChan()
 	sawError := false
+	w.p.mu.Lock()
+	onCluster := w.p.cluster
+	w.p.mu.Unlock()
+	var timeUp <-chan time.Time
+	if onCluster != nil && !w.deadline.IsZero() {
+		t := onCluster.NewTimer(w.deadline.Sub(onCluster.Now()))
+		defer t.Stop()
+		timeUp = t.C()
+	}
 	for {
 		var ev watch.Event
 		var ok bool
@@ -69,6 +78,16 @@ func (w *connWatch) relay() {
 		case ev, ok = <-in:
 		case <-w.stop:
 			return
+		case <-timeUp:
+			w.p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id,
+				Detail: fmt.Sprintf("%s ended by the connection (its timeout passed: on a cluster, the connection ends a watch after %v of scenario time, as the simulated servers do)", w.id, maxWatchTimeout)})
+			w.inner.Stop()
+			return
+		}
+		if ok && onCluster != nil && ev.Type == watch.Bookmark && !trace.IsInitialEventsEnd(ev.Object) {
+			w.p.rec.Record(trace.Event{Layer: trace.LayerSim, Kind: trace.KindWorld, Watch: w.id,
+				Detail: w.id + " " + trace.DescribeEvent(ev) + " from the cluster, kept from the reflector (its timing is the cluster's wall clock's)"})
+			continue
 		}
 		if !ok {
 			select {

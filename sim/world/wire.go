@@ -42,13 +42,10 @@ import (
 // lever does to the server (ExpiredContinue, RequestProgress, the
 // WatchList gate) goes to the storage behind it.
 type WireServer struct {
-	client interface {
-		ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
-		WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-	}
-	api  *apistorage.ListerWatcher
-	srv  *kubeapiserver.Server
-	user string
+	client httpClient
+	api    *apistorage.ListerWatcher
+	srv    *kubeapiserver.Server
+	user   string
 }
 
 var _ Server = (*WireServer)(nil)
@@ -99,6 +96,14 @@ func cacheServed(s Server) bool {
 	return false
 }
 
+// httpClient is one side's HTTP client of a resource in a namespace:
+// package wire's ListerWatcher, or client-go's dynamic client made one
+// (dynclient.ListWatch).
+type httpClient interface {
+	ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+	WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
 // Wire is one side's HTTP client of a kube-apiserver: Server(ns) is its
 // view of a namespace, and Close closes its connections.
 type Wire struct {
@@ -143,24 +148,34 @@ func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user string
 	if err != nil {
 		return Wire{}, err
 	}
-	cfg := cc.REST() // with a transport of the run's own
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return tryRecorder{rt: rt, rec: rec} }
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return Wire{}, err
-	}
-	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
-	if err != nil {
-		return Wire{}, err
-	}
 	res := api.Resource()
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
+	dyn, closeIdle, err := clientGoDynamic(cc.REST(), rec) // with a transport of the run's own
+	if err != nil {
+		return Wire{}, err
+	}
 	return Wire{
 		Server: func(ns string) Server {
 			return &WireServer{client: dynclient.ListWatch(dyn.Resource(gvr).Namespace(ns)), api: api.ListerWatcher(ns), srv: srv, user: user}
 		},
-		Close: func() { utilnet.CloseIdleConnectionsFor(hc.Transport) },
+		Close: closeIdle,
 	}, nil
+}
+
+// clientGoDynamic is client-go's dynamic client for cfg, with its
+// defaults and each try recorded in rec by a round tripper below
+// client-go's, and what closes its idle connections.
+func clientGoDynamic(cfg *rest.Config, rec *trace.Recorder) (dynamic.Interface, func(), error) {
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return tryRecorder{rt: rt, rec: rec} }
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dyn, func() { utilnet.CloseIdleConnectionsFor(hc.Transport) }, nil
 }
 
 // tryRecorder records each request client-go's transport sends.

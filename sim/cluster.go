@@ -1,0 +1,297 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cachelab/cachelab/cluster"
+	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
+	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
+)
+
+// On a cluster (Options.Cluster, the CLI's --kubeconfig), a run has no
+// etcd and no watch cache of its own: it makes a namespace in the
+// cluster (package cluster), writes there through the API, and both
+// informers reach the cluster's kube-apiserver over HTTPS with their own
+// HTTP clients, as over the wire in process (sim/world/wire.go).
+//
+// What changes for the run:
+//   - Every namespace a scenario names is the run's namespace, and an
+//     informer of all namespaces watches that namespace only: a run
+//     never reads the cluster's other pods. A scenario that names more
+//     than one namespace, or selects by namespace in a field selector,
+//     is refused.
+//   - A step has settled when each informer has reached the newest write
+//     in its scope (its namespace and selectors): its reflector's
+//     resourceVersion is at least that write's. There is no etcd to ask
+//     for a bookmark, and none is needed: a write out of the scope is
+//     not waited for.
+//   - The invariants hold each indexer against a LIST of the namespace
+//     at the informer's resourceVersion, from the cluster.
+
+// ServerCluster is the world of a run on a cluster.
+const ServerCluster = "cluster"
+
+// clusterRefuses are the commands a run on a cluster cannot carry out,
+// each with its reason: they act on a server's insides, which a cluster
+// does not show its clients.
+var clusterRefuses = map[string]string{
+	"compact":           "it compacts etcd, and a cluster's etcd is not the run's",
+	"progress":          "it asks etcd for a progress notification, and a cluster's etcd is not reachable from a client",
+	"expire-continue":   "it makes the server answer a continue token as compacted, and a cluster's server is not the run's",
+	"server":            "it switches a server's WatchList feature, and a cluster's server is not the run's",
+	"put-raw":           "it stores bytes under a key in etcd, and a cluster's etcd is not the run's",
+	"delete-raw":        "it removes bytes from etcd, and a cluster's etcd is not the run's",
+	"hold-cache":        "it holds kube-apiserver's watch cache, and a cluster's is not the run's",
+	"release-cache":     "it releases kube-apiserver's watch cache, and a cluster's is not the run's",
+	"restart-apiserver": "it restarts kube-apiserver, and a cluster's is not the run's",
+	"add-apiserver":     "it starts a kube-apiserver of its own",
+	"use-apiserver":     "it moves the informers between kube-apiservers of the run's own",
+}
+
+func init() {
+	for cmd, what := range embeddedLevers {
+		clusterRefuses[cmd] = what + ", and a cluster's etcd is not the run's"
+	}
+}
+
+// CheckCluster says why sc cannot run on a cluster, or nil: a
+// *RefusedError for the first step that acts on a server's insides, or
+// that names a second namespace. Check calls it for a run with
+// Options.Cluster; a caller may call it before it reaches the cluster.
+func CheckCluster(sc *scenario.Scenario) error {
+	for i, st := range sc.Steps {
+		a, _ := scenario.ParseArgs(st)
+		if err := checkCluster(st, a); err != nil {
+			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1, Msg: err.Error()}
+		}
+	}
+	return checkClusterNamespaces(sc)
+}
+
+// checkCluster says why the step cannot run on a cluster, or nil.
+func checkCluster(st scenario.Step, a scenario.Args) error {
+	if why, ok := clusterRefuses[st.Cmd]; ok {
+		return fmt.Errorf("%s cannot run on a cluster (--kubeconfig): %s", st.Cmd, why)
+	}
+	if f, ok := a.Value("fields"); ok && strings.Contains(f, "metadata.namespace") {
+		return fmt.Errorf("%s: a field selector on metadata.namespace cannot run on a cluster (--kubeconfig): "+
+			"the scenario's namespaces are the run's one namespace there", st.Cmd)
+	}
+	return nil
+}
+
+// keyNamespace is the namespace of a key in a step's arguments.
+var keyNamespace = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)/[^/=]+$`)
+
+// namespacesOf is every namespace sc names, with the step that first
+// names each: in its objects' keys, and in namespace= and ns= (bulk-create's,
+// "bulk" if not given).
+func namespacesOf(sc *scenario.Scenario) (names []string, first map[string]int) {
+	first = map[string]int{}
+	add := func(ns string, i int) {
+		if _, ok := first[ns]; !ok && ns != "" {
+			first[ns] = i
+			names = append(names, ns)
+		}
+	}
+	for i, st := range sc.Steps {
+		a, _ := scenario.ParseArgs(st)
+		for _, p := range a.Pos {
+			if m := keyNamespace.FindStringSubmatch(p); m != nil {
+				add(m[1], i)
+			}
+		}
+		if v, ok := a.Value("namespace"); ok {
+			add(v, i)
+		}
+		if st.Cmd == "bulk-create" {
+			v, ok := a.Value("ns")
+			if !ok {
+				v = "bulk"
+			}
+			add(v, i)
+		}
+	}
+	return names, first
+}
+
+// checkClusterNamespaces refuses a scenario that names more than one
+// namespace: on a cluster they would all be the run's one.
+func checkClusterNamespaces(sc *scenario.Scenario) error {
+	names, first := namespacesOf(sc)
+	if len(names) < 2 {
+		return nil
+	}
+	i := first[names[1]]
+	st := sc.Steps[i]
+	return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1,
+		Msg: fmt.Sprintf("%s names namespace %s after %s: on a cluster (--kubeconfig) a run has one namespace of its own, "+
+			"so a scenario there may name only one", st.Cmd, names[1], names[0])}
+}
+
+// connectCluster makes the run's namespace on the cluster, its writer,
+// and both sides of start's informer.
+func (r *runner) connectCluster() error {
+	ns, err := r.opts.Cluster.Begin(r.ctx, "cachelab-"+namespacePart(r.sc.Name)+"-")
+	if err != nil {
+		return err
+	}
+	r.clusterNS = ns
+	r.writer = ns
+	sides, err := r.newPair("")
+	if err != nil {
+		return err
+	}
+	r.sides = sides
+	return nil
+}
+
+// namespacePart is a scenario's name as part of a namespace's name: a
+// DNS label, short enough to leave room for the rest.
+func namespacePart(name string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	if s == "" {
+		s = "run"
+	}
+	return s
+}
+
+// onCluster reports whether the run is on a cluster.
+func (r *runner) onCluster() bool { return r.clusterNS != nil }
+
+// clusterWire is the side's HTTP client of the cluster, made at the
+// first call.
+func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire {
+	k := wireKey{user: user}
+	if w, ok := r.wires[k]; ok {
+		return w
+	}
+	newWire := world.CachelabCluster
+	if impl == trace.ClientGo {
+		newWire = world.ClientGoCluster
+	}
+	w, err := newWire(r.opts.Cluster, r.clusterNS.Name(), rec)
+	if err != nil {
+		// Made from the configuration Open read and checked.
+		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))
+	}
+	if r.wires == nil {
+		r.wires = map[wireKey]world.Wire{}
+	}
+	r.wires[k] = w
+	return w
+}
+
+// wroteOnCluster keeps, for each informer whose scope the write is in,
+// the resourceVersion the write made: the step has settled for the
+// informer once its reflector has reached it.
+func (r *runner) wroteOnCluster(before, after *unstructured.Unstructured) {
+	at := after
+	if at == nil {
+		at = before // deleted: the server answers with it at the deletion's resourceVersion
+	}
+	if at == nil {
+		return
+	}
+	for _, p := range r.livePairs() {
+		if p[0].cfg.matches(before) || p[0].cfg.matches(after) {
+			p[0].clusterRV, p[1].clusterRV = at.GetResourceVersion(), at.GetResourceVersion()
+		}
+	}
+	if rv := at.GetResourceVersion(); rvAtLeast(rv, r.clusterRV) {
+		r.clusterRV = rv
+	}
+}
+
+// rvAtLeast reports whether resourceVersion rv is at least want ("" is
+// reached by any).
+func rvAtLeast(rv, want string) bool {
+	if want == "" {
+		return true
+	}
+	n, err := strconv.ParseInt(want, 10, 64)
+	return err == nil && atLeast(rv, n)
+}
+
+// clusterRevision is the resourceVersion of the run's newest write, as a
+// number (a cluster's resourceVersions are its etcd's revisions; a
+// client may compare them only for this: the run's own writes, in
+// order).
+func (r *runner) clusterRevision() (int64, error) {
+	if r.clusterRV == "" {
+		return 0, nil
+	}
+	var n int64
+	if _, err := fmt.Sscan(r.clusterRV, &n); err != nil {
+		return 0, fmt.Errorf("the cluster's resourceVersion %q is not a number", r.clusterRV)
+	}
+	return n, nil
+}
+
+// listClusterAt is listEtcdAt on a cluster: the namespace's pods in the
+// informer's scope, at rv exactly.
+func (r *runner) listClusterAt(cfg *startConfig, rv string) (map[string]string, error) {
+	items, err := r.clusterNS.ListAt(r.ctx, metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, rv)
+	if err != nil {
+		return nil, errors.New(world.DescribeErr(err))
+	}
+	out := make(map[string]string, len(items))
+	for i := range items {
+		out[trace.KeyOf(&items[i])] = trace.Describe(&items[i])
+	}
+	return out, nil
+}
+
+// endCluster deletes the run's namespace, within a minute, whatever the
+// run's context says: the run may end because it was interrupted.
+func (r *runner) endCluster() {
+	if r.clusterNS == nil || r.clusterEnded {
+		return
+	}
+	r.clusterEnded = true
+	if err := r.clusterNS.End(context.WithoutCancel(r.ctx)); err != nil {
+		r.leftBehind = err
+	}
+}
+
+// objectWriter is what a run writes with: listwatch.Writer on etcd,
+// cluster.Namespace on a cluster.
+type objectWriter interface {
+	Get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error)
+	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	Update(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	Delete(ctx context.Context, namespace, name string, pre listwatch.Preconditions) (*unstructured.Unstructured, error)
+	ConflictError(name string) error
+}
+
+var (
+	_ objectWriter = (*listwatch.Writer)(nil)
+	_ objectWriter = (*cluster.Namespace)(nil)
+)
+
+// clusterHeader is the header's word on the cluster.
+func clusterHeader(c *cluster.Cluster, ns string) string {
+	return fmt.Sprintf("%s, namespace %s (made for this run; resourceVersions, names and timing differ from run to run)", c.Describe(), ns)
+}

@@ -1,0 +1,201 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/cachelab/cachelab/cluster"
+	"github.com/cachelab/cachelab/internal/apiworld"
+	"github.com/cachelab/cachelab/sim/scenario"
+)
+
+// A cluster for the tests: kube-apiserver in process, taking writes and
+// serving namespaces as a cluster does, reached the way a user's cluster
+// is, through a kubeconfig file (written here) that package cluster
+// reads with client-go's loader. The path a run on kind takes, but for
+// what the cluster is.
+type testCluster struct {
+	world *apiworld.World
+	path  string // the kubeconfig
+	c     *cluster.Cluster
+	dyn   dynamic.Interface // the test's own look at it
+}
+
+func startTestCluster(t *testing.T) *testCluster {
+	t.Helper()
+	quietKlog() // the server logs through klog from its start
+	wd := apiworld.StartCluster(t)
+	cc, err := wd.Server.Client("admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := cc.WriteKubeconfig(path, "admin", ""); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.Open(context.Background(), cluster.Options{Kubeconfig: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(wd.HTTPClient(t, "admin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCluster{world: wd, path: path, c: c, dyn: dyn}
+}
+
+// leftovers is what runs left in the cluster: namespaces, and pods in
+// etcd under any namespace.
+func (tc *testCluster) leftovers(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	nss, err := tc.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range nss.Items {
+		out = append(out, "namespace "+ns.GetName())
+	}
+	resp, err := tc.world.Etcd.Client().Get(context.Background(), "/registry/pods/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		out = append(out, "etcd key "+string(kv.Key))
+	}
+	return out
+}
+
+// Every built-in scenario a cluster can run (CheckCluster) runs on one
+// through a kubeconfig: cachelab and client-go agree at every step, the
+// run's namespace is made and deleted, and nothing is left behind.
+func TestScenariosOnACluster(t *testing.T) {
+	tc := startTestCluster(t)
+	files, err := filepath.Glob("scenarios/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	ran := 0
+	for _, file := range files {
+		sc, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if CheckCluster(sc) != nil {
+			continue
+		}
+		ran++
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Divergence != nil {
+				t.Fatal(res.Divergence)
+			}
+			if !strings.HasPrefix(res.Header.Cluster, tc.c.Describe()+", namespace cachelab-") {
+				t.Errorf("header's cluster = %q", res.Header.Cluster)
+			}
+			if left := tc.leftovers(t); len(left) > 0 {
+				t.Errorf("left in the cluster: %v", left)
+			}
+		})
+	}
+	if ran < 20 {
+		t.Errorf("only %d built-in scenarios run on a cluster", ran)
+	}
+}
+
+// clusterHead is a test scenario's opening paragraph: three lines.
+const clusterHead = "# A test.\n# Covers: P1\n\n"
+
+// The levers that need a server's insides, and a second namespace, are
+// refused before the first step, each with its reason and its line; the
+// cluster is not touched.
+func TestClusterRefuses(t *testing.T) {
+	tc := startTestCluster(t)
+	for _, tt := range []struct{ text, want string }{
+		{"start\n----\n\ncompact\n----\n", "x.txt:7: compact cannot run on a cluster (--kubeconfig): it compacts etcd, and a cluster's etcd is not the run's"},
+		{"hold-cache\n----\n", "x.txt:4: hold-cache cannot run on a cluster (--kubeconfig): it holds kube-apiserver's watch cache, and a cluster's is not the run's"},
+		{"restart-etcd\n----\n", "x.txt:4: restart-etcd cannot run on a cluster (--kubeconfig): it stops and starts etcd, and a cluster's etcd is not the run's"},
+		{"progress\n----\n", "x.txt:4: progress cannot run on a cluster (--kubeconfig): it asks etcd for a progress notification"},
+		{"start fields=(metadata.namespace=ns0)\n----\n", "x.txt:4: start: a field selector on metadata.namespace cannot run on a cluster"},
+		{"create ns0/a\n----\n\ncreate ns1/b\n----\n", "x.txt:7: create names namespace ns1 after ns0: on a cluster (--kubeconfig) a run has one namespace of its own"},
+		{"bulk-create n=2\n----\n\nstart namespace=ns0\n----\n", "x.txt:7: start names namespace ns0 after bulk"},
+	} {
+		sc, err := scenario.Parse("x.txt", []byte(clusterHead+tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), sc, Options{Cluster: tc.c})
+		var refused *RefusedError
+		if !errors.As(err, &refused) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: got %v, want a refusal starting %q", tt.text, err, tt.want)
+		}
+	}
+	if left := tc.leftovers(t); len(left) > 0 {
+		t.Errorf("refused runs touched the cluster: %v", left)
+	}
+	// A run on a cluster has no server of its own to choose.
+	sc, _ := scenario.Parse("x.txt", []byte(clusterHead+"start\n----\n"))
+	if _, err := Run(context.Background(), sc, Options{Cluster: tc.c, Wire: true}); err == nil || !strings.Contains(err.Error(), "has no etcd or kube-apiserver of its own") {
+		t.Errorf("--server with a cluster: %v", err)
+	}
+}
+
+// A namespace that is no longer the run's (its label gone) is left as it
+// is, and the run says so.
+func TestClusterLeavesWhatIsNotItsOwn(t *testing.T) {
+	tc := startTestCluster(t)
+	sc, err := scenario.Parse("x.txt", []byte(clusterHead+"create ns0/a\n----\n\nstart\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := Open(context.Background(), sc, Options{Cluster: tc.c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sc.Steps {
+		if _, err := ses.Step(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Someone relabels it (in etcd: the test cluster serves no PUT of
+	// namespaces).
+	nsr := tc.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	ns := ses.r.clusterNS.Name()
+	kv := tc.world.Etcd.Client()
+	got, err := kv.Get(context.Background(), "/registry/namespaces/"+ns)
+	if err != nil || len(got.Kvs) != 1 {
+		t.Fatalf("the run's namespace in etcd: %v, %v", got, err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(got.Kvs[0].Value); err != nil {
+		t.Fatal(err)
+	}
+	u.SetLabels(map[string]string{"owner": "someone-else"})
+	b, _ := u.MarshalJSON()
+	if _, err := kv.Put(context.Background(), "/registry/namespaces/"+ns, string(b)); err != nil {
+		t.Fatal(err)
+	}
+	ses.Close()
+	if err := ses.LeftBehind(); err == nil || !strings.Contains(err.Error(), "no longer labelled as cachelab's: left as it is") {
+		t.Errorf("LeftBehind = %v", err)
+	}
+	if _, err := nsr.Get(context.Background(), ns, metav1.GetOptions{}); err != nil {
+		t.Errorf("the namespace relabelled by someone else: %v (want it still there)", err)
+	}
+	if err := nsr.Delete(context.Background(), ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
