@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,16 @@ import (
 //     not waited for.
 //   - The invariants hold each indexer against a LIST of the namespace
 //     at the informer's resourceVersion, from the cluster.
+//   - A cluster's other components write all the time (leases, events),
+//     each write moving etcd's revision, so two informers that list or
+//     start a watch-list a moment apart are told different
+//     resourceVersions for the same objects. Each side's lines and state
+//     show such a resourceVersion, one that is not of the run's own
+//     writes, as the run's newest write before it and a "+": "rv 4987+"
+//     is the cluster's revision at some moment after the run's write
+//     4987 and before its next. What is compared is then the same for
+//     both sides; an object's own resourceVersion (a@4905) is the run's
+//     write and stays as it is.
 
 // ServerCluster is the world of a run on a cluster.
 const ServerCluster = "cluster"
@@ -82,6 +93,11 @@ func CheckCluster(sc *scenario.Scenario) error {
 func checkCluster(st scenario.Step, a scenario.Args) error {
 	if why, ok := clusterRefuses[st.Cmd]; ok {
 		return fmt.Errorf("%s cannot run on a cluster (--kubeconfig): %s", st.Cmd, why)
+	}
+	if st.Cmd == "start-controller" && a.Flags["writes"] {
+		return fmt.Errorf("start-controller writes cannot run on a cluster (--kubeconfig): the simulator decides a controller's " +
+			"writes before it makes them, their resourceVersions included, so that both implementations' reconciles read the same; " +
+			"a cluster's other components move its revision in between")
 	}
 	if f, ok := a.Value("fields"); ok && strings.Contains(f, "metadata.namespace") {
 		return fmt.Errorf("%s: a field selector on metadata.namespace cannot run on a cluster (--kubeconfig): "+
@@ -222,7 +238,55 @@ func (r *runner) wroteOnCluster(before, after *unstructured.Unstructured) {
 	}
 	if rv := at.GetResourceVersion(); rvAtLeast(rv, r.clusterRV) {
 		r.clusterRV = rv
+		if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
+			r.ownRVs = append(r.ownRVs, n)
+		}
 	}
+}
+
+// clusterRV is how a resourceVersion the cluster gave shows in the
+// trace and compares (see the top of this file): as it is if one of the
+// run's writes made it, else as the newest of them before it, and "+".
+func (r *runner) clusterRVName(rv string) string {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return rv
+	}
+	i, found := slices.BinarySearch(r.ownRVs, n)
+	if found {
+		return rv
+	}
+	before := int64(0)
+	if i > 0 {
+		before = r.ownRVs[i-1]
+	}
+	return strconv.FormatInt(before, 10) + "+"
+}
+
+// rvInText is a resourceVersion in a line's words: an object's (a@12), a
+// request's or a list's (rv=12, rv 12), a URL's (resourceVersion=12).
+var rvInText = regexp.MustCompile(`(@|\brv[ =]|resourceVersion=)(\d+)\b`)
+
+// clusterEvents shows each resourceVersion in events as clusterRVName
+// says, in place.
+func (r *runner) clusterEvents(events []trace.Event) {
+	for i := range events {
+		e := &events[i]
+		e.RV, e.PrevRV = r.clusterRVName(e.RV), r.clusterRVName(e.PrevRV)
+		e.Detail = rvInText.ReplaceAllStringFunc(e.Detail, func(m string) string {
+			sub := rvInText.FindStringSubmatch(m)
+			return sub[1] + r.clusterRVName(sub[2])
+		})
+	}
+}
+
+// comparable is a side's state as it compares: on a cluster, its
+// resourceVersions as clusterRVName shows them.
+func (r *runner) comparable(sn snapshot) snapshot {
+	if r.onCluster() {
+		sn.LastSyncRV, sn.StoreRV = r.clusterRVName(sn.LastSyncRV), r.clusterRVName(sn.StoreRV)
+	}
+	return sn
 }
 
 // rvAtLeast reports whether resourceVersion rv is at least want ("" is

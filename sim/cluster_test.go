@@ -131,6 +131,7 @@ func TestClusterRefuses(t *testing.T) {
 		{"progress\n----\n", "x.txt:4: progress cannot run on a cluster (--kubeconfig): it asks etcd for a progress notification"},
 		{"start fields=(metadata.namespace=ns0)\n----\n", "x.txt:4: start: a field selector on metadata.namespace cannot run on a cluster"},
 		{"create ns0/a\n----\n\ncreate ns1/b\n----\n", "x.txt:7: create names namespace ns1 after ns0: on a cluster (--kubeconfig) a run has one namespace of its own"},
+		{"start-controller writes\n----\n", "x.txt:4: start-controller writes cannot run on a cluster (--kubeconfig): the simulator decides a controller's writes"},
 		{"bulk-create n=2\n----\n\nstart namespace=ns0\n----\n", "x.txt:7: start names namespace ns0 after bulk"},
 	} {
 		sc, err := scenario.Parse("x.txt", []byte(clusterHead+tt.text))

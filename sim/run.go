@@ -142,6 +142,7 @@ type runner struct {
 	// deleted, and what could not be.
 	clusterNS    *cluster.Namespace
 	clusterRV    string
+	ownRVs       []int64 // the resourceVersions of the run's writes, in order
 	clusterEnded bool
 	leftBehind   error
 	// cut is a fault armed inside the next step (disconnect or
@@ -355,7 +356,11 @@ func (s *Session) Finish() *trace.Divergence {
 	late := map[string][]trace.Event{}
 	for _, sd := range s.r.sides {
 		sd.stop()
-		for _, e := range sd.rec.Take() {
+		taken := sd.rec.Take()
+		if s.r.onCluster() {
+			s.r.clusterEvents(taken)
+		}
+		for _, e := range taken {
 			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
 				late[sd.impl] = append(late[sd.impl], e)
 			}
@@ -731,6 +736,9 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 			r.show(s, a, snaps[i])
 		}
 		events := append(s.rec.TakeArranged(), r.invariants(s, snaps[i])...)
+		if r.onCluster() {
+			r.clusterEvents(events)
+		}
 		if prev := sr.Sides[s.impl]; prev != nil {
 			// A second informer's lines after the first's. (The first's
 			// are kept as they are: a step of a large run holds
@@ -748,7 +756,11 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	cl, cg := sr.Sides[trace.Cachelab], sr.Sides[trace.ClientGo]
 	layer, d := trace.Compare(cl, cg, queueWorld)
 	if sr.Divergence == nil {
-		if d := compareSides(layer, d, r.sides, snaps, r.classic); d != nil {
+		compared := make([]snapshot, len(snaps))
+		for i, sn := range snaps {
+			compared[i] = r.comparable(sn)
+		}
+		if d := compareSides(layer, d, r.sides, compared, r.classic); d != nil {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
 			sr.Divergence = d
 		}

@@ -298,7 +298,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				if r.idle(s) {
 					return nil
 				}
-			} else if got := s.counters(); got.sameCounters(*want) && r.linesLike(s) {
+			} else if got := r.comparable(s.counters()); got.sameCounters(r.comparable(*want)) && r.linesLike(s) {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
@@ -461,6 +461,7 @@ func overshoots(got, want snapshot) bool {
 // settledLike reports whether client-go has reached cachelab's settled
 // state: what it must have produced before the two are compared.
 func (r *runner) settledLike(got, want snapshot) bool {
+	got, want = r.comparable(got), r.comparable(want)
 	got.StoreRV, want.StoreRV = comparableStoreRV(got, r.classic), comparableStoreRV(want, r.classic)
 	return got.equal(want)
 }

@@ -122,7 +122,37 @@ func start(t TB, cache, writable, wallClock bool) *World {
 		t.Fatal(err)
 	}
 	t.Cleanup(wd.Server.Close) // first: the server ends its watches before the storages stop
+	if wallClock {
+		wd.otherWriters(t)
+	}
 	return wd
+}
+
+// otherWriters writes, until the test ends, what a cluster's other
+// components keep writing: a node's lease, renewed every 5 ms (a real
+// cluster renews each node's every 10 s, and has events, endpoints and
+// more). Each renewal moves etcd's revision, as on a cluster, between
+// any two writes of a client: a client that expects a revision the next
+// write of its own will get, or that waits to reach etcd's revision
+// through a watch of its own objects, meets it here as it would there.
+func (wd *World) otherWriters(t TB) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			lease := fmt.Sprintf(`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"node-1","namespace":"kube-node-lease"},"spec":{"renewals":%d}}`, n)
+			_, _ = wd.Etcd.Client().Put(ctx, "/registry/leases/kube-node-lease/node-1", lease)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done }) // before etcd stops: cleanups run last first
 }
 
 // Namespace is a namespace, to create through the server.
