@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -328,14 +329,17 @@ func (r *runner) listClusterAt(cfg *startConfig, rv string) (map[string]string, 
 	return out, nil
 }
 
-// endCluster deletes the run's namespace, within a minute, whatever the
-// run's context says: the run may end because it was interrupted.
-func (r *runner) endCluster() {
+// endCluster deletes the run's namespace, within limit (Namespace.End
+// takes at most a minute), whatever the run's context says: the run may
+// end because it was interrupted.
+func (r *runner) endCluster(limit time.Duration) {
 	if r.clusterNS == nil || r.clusterEnded {
 		return
 	}
 	r.clusterEnded = true
-	if err := r.clusterNS.End(context.WithoutCancel(r.ctx)); err != nil {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), limit)
+	defer cancel()
+	if err := r.clusterNS.End(ctx); err != nil {
 		r.leftBehind = err
 	}
 }

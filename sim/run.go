@@ -384,14 +384,14 @@ func (s *Session) Close() { s.r.close() }
 func (s *Session) LeftBehind() error { return s.r.leftBehind }
 
 // Abandon removes what the session wrote outside the process (the
-// embedded etcd's data directory, or the run's keys in an external etcd)
-// without waiting for the informers, for a process about to exit because
-// one of its goroutines panicked: Close would wait for that goroutine.
-// Each part is bounded, so Abandon returns within about 12 s whatever
-// state etcd is in.
+// embedded etcd's data directory, the run's keys in an external etcd, or
+// the run's namespace on a cluster) without waiting for the informers,
+// for a process about to exit because one of its goroutines panicked:
+// Close would wait for that goroutine. Each part is bounded, so Abandon
+// returns within about 12 s whatever state etcd or the cluster is in.
 func (s *Session) Abandon() {
 	r := s.r
-	r.endCluster()
+	r.endCluster(10 * time.Second)
 	if r.etcd == nil && r.client != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
@@ -664,7 +664,7 @@ func (r *runner) close() {
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
 	}
-	r.endCluster()
+	r.endCluster(time.Minute)
 	for _, w := range r.wires {
 		w.Close()
 	}

@@ -293,7 +293,14 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	}
 	ses, err := open(ctx, sc, opts)
 	if err != nil || ctx.Err() != nil {
-		return openFailed(ctx, ses, err, len(o.etcd.Endpoints) > 0)
+		doing := "while starting etcd"
+		switch {
+		case opts.Cluster != nil:
+			doing = "while making the run's namespace on the cluster"
+		case len(o.etcd.Endpoints) > 0:
+			doing = "while connecting to etcd"
+		}
+		return openFailed(ctx, ses, err, doing)
 	}
 	// The session is the running one until it is closed: a panic or a
 	// second signal while it closes abandons it.
@@ -364,17 +371,14 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 
 // openFailed is the error for a session that could not be opened, or
 // was opened as a signal came (it is closed at once).
-func openFailed(ctx context.Context, ses session, err error, external bool) error {
+func openFailed(ctx context.Context, ses session, err error, doing string) error {
 	switch {
 	case ctx.Err() == nil:
 		return runError(err)
 	case err == nil:
 		ses.Close()
 	}
-	if external {
-		return stopped(ctx, "while connecting to etcd")
-	}
-	return stopped(ctx, "while starting etcd")
+	return stopped(ctx, doing)
 }
 
 // steps carries out the scenario's steps in order and prints each one. It
