@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cachelab/cachelab/wire"
 )
 
 // Options says which cluster: a kubeconfig and a context in it.
@@ -147,6 +149,19 @@ func (c *Cluster) Config() *rest.Config {
 	cfg := rest.CopyConfig(c.cfg)
 	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return cfg
+}
+
+// Wire is the configuration of package wire's client for the cluster:
+// its address, and client-go's transport for the kubeconfig, which turns
+// its credentials (a client certificate, a token, an exec plugin) into
+// requests; nothing in it decides what is asked or how an answer is read.
+func (c *Cluster) Wire() (wire.Config, error) {
+	cfg := c.Config()
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return wire.Config{}, err
+	}
+	return wire.Config{Host: cfg.Host, Transport: rt}, nil
 }
 
 // Describe says which cluster: its server, the context, and its version.

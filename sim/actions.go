@@ -46,6 +46,9 @@ func (r *runner) revision() (int64, error) {
 	if r.onCluster() {
 		return r.clusterRevision()
 	}
+	if r.onReplay() {
+		return r.replay.RV(), nil
+	}
 	resp, err := r.client.Get(r.ctx, "cachelab-revision-probe")
 	if err != nil {
 		return 0, err

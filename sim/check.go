@@ -53,6 +53,9 @@ var embeddedLevers = map[string]string{
 // (Options.Etcd, an external one) or its etcd's size
 // (Options.EtcdMembers) cannot carry out.
 func Check(sc *scenario.Scenario, opts Options) error {
+	if opts.Replay != nil {
+		return checkReplay(sc, opts)
+	}
 	if opts.Cluster != nil {
 		if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 {
 			return fmt.Errorf("a run on a cluster (--kubeconfig) has no etcd or kube-apiserver of its own: " +

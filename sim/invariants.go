@@ -71,6 +71,9 @@ func (r *runner) etcdAt(cfg *startConfig, rv string) (map[string]string, error) 
 	if r.onCluster() {
 		listAt = r.listClusterAt
 	}
+	if r.onReplay() {
+		listAt = r.listReplayAt
+	}
 	objects, err := listAt(cfg, rv)
 	if r.listed == nil {
 		r.listed = map[string]listedAt{}

@@ -22,6 +22,7 @@ import (
 	"github.com/cachelab/cachelab/internal/scenarioclock"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/recording"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -29,6 +30,9 @@ import (
 
 // Options configures a run.
 type Options struct {
+	// Replay, if set, runs the scenario against a recorded session
+	// (replay.go): the scenario is then Replay.Scenario's.
+	Replay *Replay
 	// Stack, if set, overrides the stack the scenario's start asks for.
 	Stack informer.Stack
 	// Server, if set, overrides the world the scenario asks for (its
@@ -145,6 +149,12 @@ type runner struct {
 	ownRVs       []int64 // the resourceVersions of the run's writes, in order
 	clusterEnded bool
 	leftBehind   error
+	// In a replay (Options.Replay): the recording's server, the next
+	// session line to show (noteRecorded), and the calls of cachelab's
+	// handler h1 so far.
+	replay      *recording.Server
+	replayNext  int
+	replayCalls []string
 	// cut is a fault armed inside the next step (disconnect or
 	// close-watch with after-events=N, disconnect with after-pages=N):
 	// the step it was armed in, or 0.
@@ -326,6 +336,9 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	if r.onCluster() {
 		h.Etcd, h.Cluster = "the cluster's", clusterHeader(opts.Cluster, r.clusterNS.Name())
 	}
+	if r.onReplay() {
+		h.Etcd, h.Replay = "none: the server is a recording", replayHeader(opts.Replay)
+	}
 	return &Session{r: r, rec: r.sides[0].rec, header: h}, nil
 }
 
@@ -359,6 +372,9 @@ func (s *Session) Finish() *trace.Divergence {
 		taken := sd.rec.Take()
 		if s.r.onCluster() {
 			s.r.clusterEvents(taken)
+		}
+		if s.r.onReplay() && sd == s.r.sides[0] {
+			s.r.keepReplayCalls(taken)
 		}
 		for _, e := range taken {
 			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
@@ -439,6 +455,9 @@ func (r *runner) server() string {
 	if r.opts.Cluster != nil {
 		return ServerCluster
 	}
+	if r.opts.Replay != nil {
+		return ServerReplay
+	}
 	if r.opts.Server != "" {
 		return r.opts.Server
 	}
@@ -451,6 +470,12 @@ func (r *runner) server() string {
 func (r *runner) worldAllows(cmd string) error {
 	if why, ok := clusterRefuses[cmd]; ok && r.onCluster() {
 		return fmt.Errorf("%s cannot run on a cluster: %s", cmd, why)
+	}
+	if r.onReplay() {
+		if !replayCommands[cmd] {
+			return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
+		}
+		return nil
 	}
 	return serverAllows(cmd, r.server())
 }
@@ -471,6 +496,9 @@ func serverAllows(cmd, w string) error {
 func (r *runner) connect() error {
 	if r.opts.Cluster != nil {
 		return r.connectCluster()
+	}
+	if r.opts.Replay != nil {
+		return r.connectReplay()
 	}
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
@@ -589,6 +617,8 @@ func (r *runner) newPair(label string) ([]*side, error) {
 			}
 			// Every namespace is the run's (cluster.go).
 			server = func(string) world.Server { return r.clusterWire(impl, user, rec).Server(r.clusterNS.Name()) }
+		} else if r.onReplay() {
+			server = func(string) world.Server { return r.replayServer() }
 		} else if !r.cached() {
 			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.clock})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
@@ -718,6 +748,9 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	if r.onCluster() {
 		sr.Took = time.Since(began) // a cluster's time, said as such (trace.StepResult)
 	}
+	if r.onReplay() {
+		r.noteRecorded()
+	}
 	if err != nil {
 		if d, ok := err.(*trace.Divergence); ok {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
@@ -738,6 +771,9 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 		events := append(s.rec.TakeArranged(), r.invariants(s, snaps[i])...)
 		if r.onCluster() {
 			r.clusterEvents(events)
+		}
+		if r.onReplay() && i == 0 {
+			r.keepReplayCalls(events)
 		}
 		if prev := sr.Sides[s.impl]; prev != nil {
 			// A second informer's lines after the first's. (The first's

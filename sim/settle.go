@@ -270,6 +270,12 @@ func (r *runner) reached(s *side, rev int64) bool {
 	if r.onCluster() {
 		return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
 	}
+	if r.onReplay() {
+		// A bookmark at the resourceVersion the informer has moves
+		// nothing: the server's watches having said all that is due,
+		// and the connection having passed it on, is what says it came.
+		return rvAtLeast(s.inf.lastSyncRV(), r.replayRV()) && r.replay.Quiet() && s.conn.Delivered()
+	}
 	if !r.cached() {
 		return atLeast(s.inf.lastSyncRV(), rev)
 	}
@@ -311,7 +317,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// comparison that follows says where.
 				return nil
 			}
-		} else if !r.cached() && !r.onCluster() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
+		} else if !r.cached() && !r.onCluster() && !r.onReplay() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/informer"
@@ -41,6 +42,7 @@ type runOptions struct {
 	object        objectFlag // --object: the one object to show
 	kubeconfig    string     // --kubeconfig: run on that cluster
 	kubeContext   string     // --context: the kubeconfig's context
+	replay        bool       // cachelab replay: the argument is a session file (replay.go)
 }
 
 // onCluster reports whether the run is on a cluster: --kubeconfig,
@@ -152,11 +154,7 @@ file:line.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(&o.impl, "impl", "whose trace to print. Both always run and are compared at every step: client-go's queue "+
-		"and listeners cannot be observed from outside, so the runner needs cachelab's settled state to know when "+
-		"client-go has settled")
-	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
-		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
+	traceFlags(f, o)
 	f.Var(&o.server, "server", "the kube-apiserver the informers talk to, instead of the scenario's own (its \"# Server:\" line): "+
 		"watchcache (kube-apiserver's watch cache, k8s.io/apiserver's own, in front of etcd), etcd (the watch cache off: "+
 		"every request read from etcd), or apiserver (the watch cache behind kube-apiserver over HTTPS, in process: each "+
@@ -171,6 +169,27 @@ file:line.`,
 		"client-go is compared step by step as anywhere (docs/your-cluster.md)")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context to run on, instead of its current one (implies the cluster: "+
 		"--kubeconfig, or $KUBECONFIG, else ~/.kube/config)")
+	f.StringVar(&o.plant, "plant", "", "plant a known bug in cachelab's side, to see the comparison catch it: "+plantNames())
+	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
+		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
+		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
+	etcdFlags(cmd, &o.etcd)
+	f.BoolVar(&o.compactEtcd, "allow-compacting-external-etcd", false, "let the scenario's compact steps compact the etcd of "+
+		"--etcd-endpoints. etcd's compaction is global: every application's history before that revision is gone, not only "+
+		"the run's keys, so without this flag such a scenario is refused before its first step")
+	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
+		"instead of the scenario's own (a scenario that starts with etcd-cluster asks for a cluster)")
+	return cmd
+}
+
+// traceFlags are the flags of what a run shows and how it settles, which
+// run and replay share.
+func traceFlags(f *pflag.FlagSet, o *runOptions) {
+	f.Var(&o.impl, "impl", "whose trace to print. Both always run and are compared at every step: client-go's queue "+
+		"and listeners cannot be observed from outside, so the runner needs cachelab's settled state to know when "+
+		"client-go has settled")
+	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
+		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
 	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
 		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
@@ -187,21 +206,10 @@ file:line.`,
 	f.Var(&o.progress, "progress", "draw a progress line on stderr during long steps: auto (when stderr is a terminal), always, never")
 	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
-	f.StringVar(&o.plant, "plant", "", "plant a known bug in cachelab's side, to see the comparison catch it: "+plantNames())
-	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
-		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
-		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
 	f.BoolVar(&o.step, "step", false, "pause after each step until Enter ('q' and Enter stops); stdin must be a terminal")
-	etcdFlags(cmd, &o.etcd)
-	f.BoolVar(&o.compactEtcd, "allow-compacting-external-etcd", false, "let the scenario's compact steps compact the etcd of "+
-		"--etcd-endpoints. etcd's compaction is global: every application's history before that revision is gone, not only "+
-		"the run's keys, so without this flag such a scenario is refused before its first step")
-	f.IntVar(&o.members, "etcd-members", 0, "run on an embedded etcd of this many members: 1, or a cluster of 3 or 5 on loopback, "+
-		"instead of the scenario's own (a scenario that starts with etcd-cluster asks for a cluster)")
 	f.DurationVar(&o.settleTimeout, "settle-timeout", 10*time.Second, "how long a step may go without progress while it settles "+
 		"(a new trace line or a relist backoff in progress is progress): longer for cachelab fails the run (exit 3), "+
 		"longer for client-go is a divergence")
-	return cmd
 }
 
 // check rejects flags that parse but do not make sense together.
@@ -236,6 +244,9 @@ func (m *Main) check(o *runOptions) error {
 	case o.onCluster() && o.rewrite:
 		return errors.New("--rewrite writes the output of the scenario's own in-process world; a cluster's resourceVersions and names are its own: drop --rewrite")
 	}
+	if o.replay {
+		return nil // no etcd: its flags are not a replay's
+	}
 	return checkEtcd(o.etcd)
 }
 
@@ -250,15 +261,26 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := m.check(o); err != nil {
 		return usage(err)
 	}
-	sc, err := sim.Load(name)
+	var sc *scenario.Scenario
+	var rp *sim.Replay
+	if o.replay {
+		sc, rp, err = loadReplay(name)
+	} else {
+		sc, err = sim.Load(name)
+		err = nearScenario(name, err)
+	}
 	if err != nil {
-		return usage(nearScenario(name, err))
+		return usage(err)
 	}
 	out.scenario, out.total = sc.Name, len(sc.Steps)
 	if o.rewrite && sc.Builtin {
 		return usage(fmt.Errorf("--rewrite: %s is a built-in scenario; copy %s from cachelab's source and rewrite the copy", sc.Name, sc.File))
 	}
-	if err := m.checkOutputs(sc, o); err != nil {
+	checked := sc
+	if o.replay {
+		checked = &scenario.Scenario{Name: sc.Name, File: name} // the file not to write over
+	}
+	if err := m.checkOutputs(checked, o); err != nil {
 		return usage(err)
 	}
 	if err := checkPlant(o.plant); err != nil {
@@ -267,7 +289,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	server, overWire := worldOf(o.server.value)
 	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
-		QuickClose: m.exiting}
+		QuickClose: m.exiting, Replay: rp}
 	if o.onCluster() {
 		// Refused steps first: they need no cluster to be found.
 		if err := sim.CheckCluster(sc); err != nil {
@@ -281,7 +303,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	if err := sim.Check(sc, opts); err != nil {
 		return refused(err, sc)
 	}
-	if opts.Cluster == nil {
+	if opts.Cluster == nil && opts.Replay == nil {
 		if opts.EtcdDir, err = m.makeDataDir(o); err != nil {
 			return runError(err)
 		}
@@ -297,6 +319,8 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		switch {
 		case opts.Cluster != nil:
 			doing = "while making the run's namespace on the cluster"
+		case opts.Replay != nil:
+			doing = "while starting the replay"
 		case len(o.etcd.Endpoints) > 0:
 			doing = "while connecting to etcd"
 		}
@@ -365,6 +389,8 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		summary += "\n✓ what each step printed is written into " + sc.File
 	case check:
 		summary += "\n✓ every step printed what " + sc.File + " expects"
+	case o.replay:
+		summary += "\n" + replayVerdict(ses, rp)
 	}
 	return writeError(p.summary(summary), "at the end")
 }

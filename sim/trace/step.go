@@ -32,6 +32,9 @@ type Header struct {
 	// Cluster, on a cluster (--kubeconfig), says which, and the
 	// namespace the run made there.
 	Cluster string `json:"cluster,omitempty"`
+	// Replay, in a replay (cachelab replay), says what session, recorded
+	// where and when.
+	Replay string `json:"replay,omitempty"`
 	// Plant names a known bug put into cachelab's side (sim.Plants), if
 	// any: then this trace is not cachelab's own.
 	Plant string `json:"plant,omitempty"`

@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/rest"
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/internal/dynclient"
@@ -47,13 +46,13 @@ func (s *ClusterServer) SetWatchListFeature(bool)                  {}
 // CachelabCluster is cachelab's side on a cluster: package wire's
 // ListerWatcher in namespace ns, each try recorded in rec.
 func CachelabCluster(c *cluster.Cluster, ns string, rec *trace.Recorder) (Wire, error) {
-	cfg := c.Config()
-	rt, err := rest.TransportFor(cfg)
+	cfg, err := c.Wire()
 	if err != nil {
 		return Wire{}, err
 	}
+	rt := cfg.Transport
 	observe := func(x wire.Exchange) { recordTry(rec, x.Method, x.URI, x.Status, x.Err) }
-	lw, err := wire.NewListerWatcher(wire.Config{Host: cfg.Host, Transport: rt}, listwatch.Pods,
+	lw, err := wire.NewListerWatcher(cfg, listwatch.Pods,
 		wire.Options{Namespace: ns, Observe: observe})
 	if err != nil {
 		return Wire{}, err

@@ -176,7 +176,9 @@ func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
 		if p.showBooks > 0 {
 			p.showBooks--
 		} else {
-			if cacheServed(p.base) {
+			if _, replay := p.base.(ReplayServer); replay {
+				text += " (the recorded server's, at its moment)"
+			} else if cacheServed(p.base) {
 				text += fmt.Sprintf(" (the watch cache's own, at %v)", p.clock.Now().Sub(p.born))
 			} else {
 				text += " (progress the simulator asked for, to settle)"

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cachelab/cachelab/cluster"
+	"github.com/cachelab/cachelab/recording"
+)
+
+type recordOptions struct {
+	kubeconfig, kubeContext string
+	resource                string
+	namespace               string
+	labels, fields          string
+	duration                time.Duration
+	full                    bool
+}
+
+func (m *Main) recordCommand() *cobra.Command {
+	o := &recordOptions{}
+	cmd := &cobra.Command{
+		Use:   "record --kubeconfig PATH [-n NAMESPACE] [--for 10m] > session.jsonl",
+		Short: "Record what an informer receives from your cluster, to replay it in the lab",
+		Long: `Record runs cachelab's informer of pods on your cluster (through the
+kubeconfig kubectl reads, or --kubeconfig and --context) and writes what it
+receives to stdout as JSON lines, one fact per line, as it comes: each try
+of each HTTP request and its status (as kubectl -v=8 shows them), each
+LIST's page, each WATCH and its events with their resourceVersions, the
+moment each reached the informer, and the calls its handler got; at the
+end, the informer's cache. It stops after --for, or at Ctrl-C.
+
+Objects are kept as their names, namespaces, labels and resourceVersions
+only: no spec, no status, no annotations, no managed fields. --full keeps
+them whole. Record only reads; it writes nothing to the cluster.
+
+'cachelab replay session.jsonl' plays the session back to cachelab's
+informer and client-go's, from a server that answers as the recorded one
+did, at the same moments, and compares them at every step.`,
+		Example: `  cachelab record -n default --for 10m > session.jsonl
+  cachelab record --kubeconfig ~/.kube/kind --context kind-kind -l app=web > session.jsonl
+  cachelab replay session.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return m.record(cmd.Context(), o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig to reach the cluster with (default: $KUBECONFIG, else ~/.kube/config)")
+	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context, instead of its current one")
+	f.StringVar(&o.resource, "resource", "pods", "the resource to record (pods only, for now)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "record one namespace (default: every namespace)")
+	f.StringVarP(&o.labels, "selector", "l", "", "a label selector, as kubectl's -l")
+	f.StringVar(&o.fields, "field-selector", "", "a field selector, as kubectl's --field-selector")
+	f.DurationVar(&o.duration, "for", 0, "how long to record (default: until Ctrl-C)")
+	f.BoolVar(&o.full, "full", false, "keep whole objects, not only their names, labels and resourceVersions")
+	return cmd
+}
+
+// record checks the options, reaches the cluster and records until
+// --for has passed or a signal comes; either way the session ends with
+// the informer's cache and an end line, and exits 0.
+func (m *Main) record(ctx context.Context, o *recordOptions) error {
+	switch {
+	case o.resource != "pods":
+		return usage(fmt.Errorf("--resource %s: cachelab records pods only (its informers and replays are of pods)", o.resource))
+	case o.duration < 0:
+		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m", o.duration))
+	}
+	c, err := cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext})
+	if err != nil {
+		if ctx.Err() != nil {
+			return stopped(ctx, "while reaching the cluster")
+		}
+		return runError(err)
+	}
+	cfg, err := c.Wire()
+	if err != nil {
+		return runError(err)
+	}
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.duration, fmt.Errorf("--for %v passed", o.duration))
+		defer cancel()
+	}
+	// A signal ends the recording as --for does: the cache and the end
+	// line are written, and the session is whole.
+	lines := 0
+	began := m.Now()
+	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), c.Describe())
+	err = recording.Record(ctx, cfg, recording.Options{Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
+		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, m.Stdout)
+	if err != nil {
+		return writeError(err, "while recording")
+	}
+	fmt.Fprintf(m.Stderr, "recorded %d lines in %v\n", lines, m.Now().Sub(began).Round(time.Millisecond))
+	return nil
+}
+
+func scopeWords(o *recordOptions) string {
+	s := "in every namespace"
+	if o.namespace != "" {
+		s = "in namespace " + o.namespace
+	}
+	if o.labels != "" {
+		s += " with labels " + o.labels
+	}
+	if o.fields != "" {
+		s += " with fields " + o.fields
+	}
+	return s
+}

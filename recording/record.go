@@ -1,0 +1,70 @@
+package recording
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/wire"
+)
+
+// Options says what to record.
+type Options struct {
+	// Namespace is the informer's namespace; "" for all.
+	Namespace string
+	// Labels and Fields are its selectors, as kubectl's -l and
+	// --field-selector take them.
+	Labels, Fields string
+	// Full keeps whole objects; by default a session keeps what Reduce
+	// keeps.
+	Full bool
+	// Server names the cluster in the session line (its address).
+	Server string
+	// Now is the wall clock: the lines' times count from the first call.
+	Now func() time.Time
+	// Written, if set, is told of every line once it is written (a
+	// test waits on it for the writes it made).
+	Written func(Line)
+}
+
+// Record runs cachelab's informer (the default stack) of pods on the
+// server cfg names, through a Recorder, and writes the session to out
+// until ctx ends: the session line, every request, page, watch, event and
+// handler call as it comes, then the informer's cache and an end line.
+// It returns the reason the recording ended and the first error writing
+// met.
+func Record(ctx context.Context, cfg wire.Config, o Options, out io.Writer) error {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	objects := "metadata"
+	if o.Full {
+		objects = "full"
+	}
+	w := NewWriter(out, o.Now)
+	w.written = o.Written
+	w.Write(Line{Kind: KindSession, Version: Version, Resource: "pods", Namespace: o.Namespace, Labels: o.Labels,
+		Fields: o.Fields, Server: o.Server, Began: o.Now().UTC().Format(time.RFC3339), Objects: objects})
+	var rec *Recorder
+	lw, err := wire.NewListerWatcher(cfg, listwatch.Pods, wire.Options{Namespace: o.Namespace,
+		Observe: func(x wire.Exchange) { rec.Observe(x) }})
+	if err != nil {
+		return err
+	}
+	defer lw.Close()
+	rec = NewRecorder(lw, w, o)
+	inf := informer.New(rec, informer.Options{})
+	if _, err := inf.AddEventHandler(rec.Handler()); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); inf.Run(ctx) }()
+	<-ctx.Done()
+	<-done
+	WriteCache(w, inf.GetStore().List(), o.Full)
+	w.Write(Line{Kind: KindEnd, Error: fmt.Sprint(context.Cause(ctx))})
+	return w.Err()
+}

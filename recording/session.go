@@ -1,0 +1,268 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Version is the session format's version, in every session's first
+// line; Read refuses another.
+const Version = 1
+
+// The kinds of line a session holds, in the order an informer meets
+// them.
+const (
+	// KindSession is the first line: what was recorded, from where.
+	KindSession = "session"
+	// KindRequest is one try of an HTTP request and its status (package
+	// wire's Exchange), as kubectl -v=8 shows it.
+	KindRequest = "request"
+	// KindList is a LIST the informer made and the page it got back (or
+	// the error in its place).
+	KindList = "list"
+	// KindWatch is a WATCH the informer opened (or could not open).
+	KindWatch = "watch"
+	// KindEvent is an event of an open watch, as the informer got it.
+	KindEvent = "event"
+	// KindWatchEnd is the end of a watch's stream.
+	KindWatchEnd = "watch-end"
+	// KindHandler is a call the recording informer's handler got.
+	KindHandler = "handler"
+	// KindCache is the recording informer's cache when the recording
+	// ended: one line per object.
+	KindCache = "cache"
+	// KindEnd is the last line: why the recording ended.
+	KindEnd = "end"
+)
+
+// Line is one line of a session file (JSON Lines). Which fields a line
+// has depends on its Kind; every line but the first has At.
+type Line struct {
+	Kind string `json:"kind"`
+	// At is when the line's fact reached the informer, since the
+	// recording began (Duration, "1.25s").
+	At Duration `json:"at"`
+
+	// KindSession.
+	Version   int    `json:"version,omitempty"`
+	Resource  string `json:"resource,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Labels    string `json:"labels,omitempty"`
+	Fields    string `json:"fields,omitempty"`
+	Server    string `json:"server,omitempty"`  // the cluster's address
+	Began     string `json:"began,omitempty"`   // wall time, RFC 3339: for people only
+	Objects   string `json:"objects,omitempty"` // "metadata" (names, labels, resourceVersions) or "full"
+
+	// KindRequest.
+	Method     string `json:"method,omitempty"`
+	URI        string `json:"uri,omitempty"`
+	Try        int    `json:"try,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	RetryAfter string `json:"retryAfter,omitempty"`
+
+	// KindList and KindWatch: the request's options, and for a list the
+	// page's resourceVersion and continue token.
+	Watch             int              `json:"watch,omitempty"` // the watch's number, from 1 (KindWatch, KindEvent, KindWatchEnd)
+	ResourceVersion   string           `json:"resourceVersion,omitempty"`
+	Limit             int64            `json:"limit,omitempty"`
+	Continue          string           `json:"continue,omitempty"`
+	SendInitialEvents bool             `json:"sendInitialEvents,omitempty"`
+	ListRV            string           `json:"listRV,omitempty"`       // the page's resourceVersion
+	NextContinue      string           `json:"nextContinue,omitempty"` // the page's continue token
+	Items             []map[string]any `json:"items,omitempty"`        // the page's objects
+
+	// KindEvent: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR)
+	// and object (for ERROR, the Status). KindCache: the object.
+	Type   string         `json:"type,omitempty"`
+	Object map[string]any `json:"object,omitempty"`
+
+	// KindHandler: OnAdd, OnUpdate or OnDelete, the object's key and
+	// resourceVersion (and the old one's, for OnUpdate).
+	Call  string `json:"call,omitempty"`
+	Key   string `json:"key,omitempty"`
+	RV    string `json:"rv,omitempty"`
+	OldRV string `json:"oldRV,omitempty"`
+
+	// Error is the error in place of an answer (KindList, KindWatch,
+	// KindRequest) or why the recording ended (KindEnd).
+	Error string `json:"error,omitempty"`
+}
+
+// Duration is a time.Duration written as its String ("1.25s").
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is a string such as \"1.25s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %s is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Writer writes a session's lines, one JSON object each, as they come;
+// it is safe for concurrent use (the reflector's goroutine and the
+// handlers' write to it).
+type Writer struct {
+	mu    sync.Mutex
+	enc   *json.Encoder
+	began time.Time
+	now   func() time.Time
+	err   error
+	// written, if set, is told of each line once it is written.
+	written func(Line)
+}
+
+// NewWriter returns a Writer to w whose lines' At counts from now().
+func NewWriter(w io.Writer, now func() time.Time) *Writer {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &Writer{enc: enc, began: now(), now: now}
+}
+
+// Write stamps l with the time since the recording began (unless it is
+// the session line) and writes it. The first error is kept (Err), and
+// every later Write does nothing.
+func (w *Writer) Write(l Line) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	if l.Kind != KindSession {
+		l.At = Duration(w.now().Sub(w.began))
+	}
+	w.err = w.enc.Encode(l)
+	if w.err == nil && w.written != nil {
+		w.written(l)
+	}
+}
+
+// Err is the first error writing met.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Session is a session file, read and checked.
+type Session struct {
+	File   string
+	Header Line   // the session line
+	Lines  []Line // the rest, in order
+	lineNo []int  // each line's number in the file
+}
+
+// Pos is where line i of s.Lines is in its file.
+func (s *Session) Pos(i int) string { return fmt.Sprintf("%s:%d", s.File, s.lineNo[i]) }
+
+// ErrNotSession is returned by Read for a file whose first line is not a
+// session line.
+var ErrNotSession = errors.New("recording: not a session file (its first line is not {\"kind\":\"session\",...})")
+
+// Read reads a session file (name is for errors: file:line). It checks
+// each line's kind and that times do not go back.
+func Read(r io.Reader, name string) (*Session, error) {
+	s := &Session{File: name}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 256<<20)
+	n := 0
+	var last Duration
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var l Line
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			if n == 1 {
+				return nil, fmt.Errorf("%s:%d: %w: %v", name, n, ErrNotSession, err)
+			}
+			return nil, fmt.Errorf("%s:%d: not a session line: %v", name, n, err)
+		}
+		if err := s.add(l, n, &last); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, n+1, err)
+	}
+	if s.Header.Kind == "" {
+		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+	}
+	return s, nil
+}
+
+// add checks one line and keeps it.
+func (s *Session) add(l Line, n int, last *Duration) error {
+	if s.Header.Kind == "" {
+		switch {
+		case l.Kind != KindSession:
+			return ErrNotSession
+		case l.Version != Version:
+			return fmt.Errorf("session format version %d; this cachelab reads version %d", l.Version, Version)
+		case l.Resource != "pods":
+			return fmt.Errorf("the session recorded %q; cachelab replays pods only", l.Resource)
+		}
+		s.Header = l
+		return nil
+	}
+	switch l.Kind {
+	case KindRequest, KindList, KindWatch, KindEvent, KindWatchEnd, KindHandler, KindCache, KindEnd:
+	case KindSession:
+		return fmt.Errorf("a second session line")
+	default:
+		return fmt.Errorf("unknown kind %q (want one of request, list, watch, event, watch-end, handler, cache, end)", l.Kind)
+	}
+	if l.At < *last {
+		return fmt.Errorf("at %s, before the line above it (%s): a session's lines are in the order they came", time.Duration(l.At), time.Duration(*last))
+	}
+	*last = l.At
+	if l.Kind == KindEvent || l.Kind == KindCache {
+		if err := checkObject(l); err != nil {
+			return err
+		}
+	}
+	s.Lines = append(s.Lines, l)
+	s.lineNo = append(s.lineNo, n)
+	return nil
+}
+
+// checkObject checks an event's or a cache line's object: a pod with a
+// name and a resourceVersion (an ERROR's is a Status).
+func checkObject(l Line) error {
+	if l.Object == nil {
+		return fmt.Errorf("%s has no object", l.Kind)
+	}
+	if l.Type == "ERROR" {
+		return nil
+	}
+	u := unstructured.Unstructured{Object: l.Object}
+	if u.GetResourceVersion() == "" {
+		return fmt.Errorf("%s's object has no metadata.resourceVersion", l.Kind)
+	}
+	if l.Type != "BOOKMARK" && u.GetName() == "" {
+		return fmt.Errorf("%s's object has no metadata.name", l.Kind)
+	}
+	return nil
+}

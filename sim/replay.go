@@ -1,0 +1,306 @@
+package sim
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cachelab/cachelab/recording"
+	"github.com/cachelab/cachelab/sim/scenario"
+	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
+)
+
+// In a replay (Options.Replay, the CLI's "cachelab replay"), a run has
+// no etcd and no kube-apiserver: both informers ask one scripted server
+// (recording.Server) that answers from a session an informer recorded
+// on a cluster ("cachelab record"), on the scenario's clock.
+//
+// The scenario is made from the session (Replay.Scenario): a handler, the
+// recorded informer's start (its namespace and selectors), then one
+// "advance" to each moment the server had something new to say (an
+// event, a watch error, a new list), and a "fail-next" before a moment a
+// LIST or WATCH failed at. Each step settles when each informer has
+// reached the server's resourceVersion at that moment, as on a cluster,
+// and compares the two implementations as everywhere. At each step, the
+// lines the session holds for that span of time (the requests with their
+// statuses, the handler calls the recorded informer made) are shown as
+// sim lines, and at the end (ReplayDifference) the handler calls of
+// cachelab's replayed informer are held to the recorded informer's.
+
+// ServerReplay is the world of a replay.
+const ServerReplay = "replay"
+
+// Replay is a recorded session to replay.
+type Replay struct {
+	Session *recording.Session
+	History *recording.History
+}
+
+// NewReplay arranges a session for replay; an error says what in it
+// cannot be replayed, and where.
+func NewReplay(s *recording.Session) (*Replay, error) {
+	h, err := recording.NewHistory(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Replay{Session: s, History: h}, nil
+}
+
+// HasCalls reports whether the session holds the recorded informer's
+// handler calls, for ReplayDifference to hold the replay to.
+func (rp *Replay) HasCalls() bool {
+	return slices.ContainsFunc(rp.Session.Lines, func(l recording.Line) bool { return l.Kind == recording.KindHandler })
+}
+
+// replayCommands are the commands a replay's scenario is made of.
+var replayCommands = map[string]bool{"add-handler": true, "start": true, "advance": true, "fail-next": true, "show": true, "settle": true}
+
+// Scenario is the session as a scenario to run (see the top of this
+// file).
+func (rp *Replay) Scenario() (*scenario.Scenario, error) {
+	text := rp.ScenarioText()
+	sc, err := scenario.Parse(rp.Session.File+" (as a scenario)", []byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("the replay's scenario: %w", err)
+	}
+	sc.Name = strings.TrimSuffix(filepath.Base(rp.Session.File), filepath.Ext(rp.Session.File))
+	return sc, nil
+}
+
+// ScenarioText is the scenario's text.
+func (rp *Replay) ScenarioText() string {
+	hd := rp.Session.Header
+	var b strings.Builder
+	scope := "every namespace"
+	if hd.Namespace != "" {
+		scope = "namespace " + hd.Namespace
+	}
+	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope, orUnknown(hd.Server, "a server"), prefixed(", recorded ", hd.Began))
+	fmt.Fprintf(&b, "# The server is the recording: every LIST and WATCH is answered from it, at the moments it says.\n")
+	fmt.Fprintf(&b, "# Server: any\n\nadd-handler h1\n----\n\n")
+	start := "start"
+	if hd.Namespace != "" {
+		start += " namespace=" + hd.Namespace
+	}
+	if hd.Labels != "" {
+		start += " labels=(" + hd.Labels + ")"
+	}
+	if hd.Fields != "" {
+		start += " fields=(" + hd.Fields + ")"
+	}
+	fmt.Fprintf(&b, "%s\n----\n", start)
+	failed := rp.History.Failed
+	var clock time.Duration
+	for _, at := range rp.moments() {
+		for len(failed) > 0 && failed[0].At <= at {
+			if f := failed[0]; f.Code >= 400 && f.Code <= 599 {
+				fmt.Fprintf(&b, "\nfail-next %s=%d\n----\n", f.Verb, f.Code)
+			}
+			failed = failed[1:]
+		}
+		if at > clock {
+			fmt.Fprintf(&b, "\nadvance %s\n----\n", at-clock)
+			clock = at
+		}
+	}
+	return b.String()
+}
+
+// moments are the history's moments, the failures' and the recording's
+// end, after 0.
+func (rp *Replay) moments() []time.Duration {
+	out := rp.History.Moments()
+	for _, f := range rp.History.Failed {
+		out = append(out, f.At)
+	}
+	if n := len(rp.Session.Lines); n > 0 {
+		out = append(out, time.Duration(rp.Session.Lines[n-1].At).Round(recording.Resolution))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// checkReplay says why sc cannot be a replay's scenario, or nil.
+func checkReplay(sc *scenario.Scenario, opts Options) error {
+	if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 || opts.Cluster != nil {
+		return fmt.Errorf("a replay's server is the recording: --server, --etcd-endpoints, --etcd-members and --kubeconfig do not go with it")
+	}
+	for i, st := range sc.Steps {
+		if !replayCommands[st.Cmd] {
+			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1,
+				Msg: fmt.Sprintf("%s cannot run in a replay: its server is a recording, which no step can change", st.Cmd)}
+		}
+	}
+	return nil
+}
+
+// connectReplay makes the replay's server and both sides of start's
+// informer.
+func (r *runner) connectReplay() error {
+	r.replay = recording.NewServer(r.opts.Replay.History, r.clock)
+	sides, err := r.newPair("")
+	if err != nil {
+		return err
+	}
+	r.sides = sides
+	return nil
+}
+
+// onReplay reports whether the run is a replay.
+func (r *runner) onReplay() bool { return r.replay != nil }
+
+func (r *runner) replayServer() world.Server { return world.ReplayServer{Server: r.replay} }
+
+// replayRV is the resourceVersion an informer has once it has all the
+// recording's server has said by now.
+func (r *runner) replayRV() string { return strconv.FormatInt(r.replay.RV(), 10) }
+
+// listReplayAt is listEtcdAt in a replay: the recording's objects at rv.
+func (r *runner) listReplayAt(_ *startConfig, rv string) (map[string]string, error) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("resourceVersion %q is not the recording's", rv)
+	}
+	objs, ok := r.opts.Replay.History.StateAtRV(n)
+	if !ok {
+		return nil, fmt.Errorf("the recording does not hold resourceVersion %s", rv)
+	}
+	out := make(map[string]string, len(objs))
+	for k, o := range objs {
+		out[k] = trace.Describe(&unstructured.Unstructured{Object: o})
+	}
+	return out, nil
+}
+
+// noteRecorded shows, as sim lines, what the session holds from the
+// replay's last moment to now: each try of each request, and the
+// recorded informer's handler calls.
+func (r *runner) noteRecorded() {
+	now := r.replay.Now()
+	lines := r.opts.Replay.Session.Lines
+	for r.replayNext < len(lines) {
+		l := lines[r.replayNext]
+		if time.Duration(l.At).Round(recording.Resolution) > now {
+			break
+		}
+		r.replayNext++
+		switch l.Kind {
+		case recording.KindRequest:
+			status := strconv.Itoa(l.Status)
+			if l.Status == 0 {
+				status = l.Error
+			}
+			r.note(trace.LayerSim, "", fmt.Sprintf("recorded at %v: %s %s -> %s", time.Duration(l.At).Round(recording.Resolution), l.Method, l.URI, status))
+		case recording.KindHandler:
+			r.note(trace.LayerSim, l.Key, fmt.Sprintf("recorded at %v: the recorded informer's handler: %s", time.Duration(l.At).Round(recording.Resolution), recordedCall(l)))
+		}
+	}
+}
+
+// keepReplayCalls keeps the calls of cachelab's handler h1 among a
+// step's events, for ReplayDifference.
+func (r *runner) keepReplayCalls(events []trace.Event) {
+	for _, e := range events {
+		if e.Kind != trace.KindCall || e.Handler != "h1" || e.Informer != "" || e.Key == "" {
+			continue
+		}
+		call := e.Op + " " + e.Key + "@" + e.RV
+		switch {
+		case e.Op == "OnUpdate":
+			call = "OnUpdate " + e.Key + "@" + e.PrevRV + " -> " + e.Key + "@" + e.RV
+		case strings.HasSuffix(e.Detail, initialListMark):
+			call += initialListMark
+		case e.Op == "OnDelete" && strings.Contains(e.Detail, "DeletedFinalStateUnknown"):
+			call += " (final state unknown)"
+		}
+		r.replayCalls = append(r.replayCalls, call)
+	}
+}
+
+// recordedCall is a recorded handler call as keepReplayCalls writes one.
+func recordedCall(l recording.Line) string {
+	switch l.Call {
+	case "OnAdd(initial)":
+		return "OnAdd " + l.Key + "@" + l.RV + initialListMark
+	case "OnUpdate":
+		return "OnUpdate " + l.Key + "@" + l.OldRV + " -> " + l.Key + "@" + l.RV
+	case "OnDelete(final state unknown)":
+		return "OnDelete " + l.Key + "@" + l.RV + " (final state unknown)"
+	}
+	return l.Call + " " + l.Key + "@" + l.RV
+}
+
+// ReplayDifference, after a replay, says how the handler calls of
+// cachelab's replayed informer differ from those the recorded informer
+// made, or "" if they are the same. An initial list's calls come in map
+// order, so each run of them compares as a set.
+func (s *Session) ReplayDifference() string {
+	r := s.r
+	if !r.onReplay() {
+		return ""
+	}
+	var recorded []string
+	for _, l := range r.opts.Replay.Session.Lines {
+		if l.Kind == recording.KindHandler {
+			recorded = append(recorded, recordedCall(l))
+		}
+	}
+	got, want := sortInitial(r.replayCalls), sortInitial(recorded)
+	for i := 0; i < max(len(got), len(want)); i++ {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("handler call %d: the replay's is %s, the recording's %s (%d calls replayed, %d recorded)", i+1, g, w, len(got), len(want))
+		}
+	}
+	return ""
+}
+
+func sortInitial(calls []string) []string {
+	out := slices.Clone(calls)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && strings.HasSuffix(out[j], initialListMark) {
+			j++
+		}
+		if j > i {
+			slices.Sort(out[i:j])
+			i = j
+		} else {
+			i++
+		}
+	}
+	return out
+}
+
+// replayHeader is the header's word on the replay.
+func replayHeader(rp *Replay) string {
+	hd := rp.Session.Header
+	return fmt.Sprintf("%s: recorded from %s%s (%d lines; objects: %s)", rp.Session.File, orUnknown(hd.Server, "a server it does not name"),
+		prefixed(" at ", hd.Began), len(rp.Session.Lines), orUnknown(hd.Objects, "as written"))
+}
+
+func orUnknown(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
