@@ -2,6 +2,7 @@ package recording
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,10 +232,7 @@ func (h *History) SegmentAt(t time.Duration) (int, *Segment) {
 // StateAt is segment seg's objects and resourceVersion once every change
 // up to t has been applied.
 func (seg *Segment) StateAt(t time.Duration) (map[string]map[string]any, int64) {
-	objs := make(map[string]map[string]any, len(seg.Objects))
-	for k, o := range seg.Objects {
-		objs[k] = o
-	}
+	objs := maps.Clone(seg.Objects)
 	rv := seg.RV
 	for _, c := range seg.Changes {
 		if c.At > t {
@@ -254,10 +252,7 @@ func (h *History) StateAtRV(rv int64) (map[string]map[string]any, bool) {
 		if rv < seg.RV {
 			continue
 		}
-		objs := make(map[string]map[string]any, len(seg.Objects))
-		for k, o := range seg.Objects {
-			objs[k] = o
-		}
+		objs := maps.Clone(seg.Objects)
 		for _, c := range seg.Changes {
 			if c.RV > rv {
 				break

@@ -33,9 +33,9 @@ type Options struct {
 // Record runs cachelab's informer (the default stack) of pods on the
 // server cfg names, through a Recorder, and writes the session to out
 // until ctx ends: the session line, every request, page, watch, event and
-// handler call as it comes, then the informer's cache and an end line.
-// It returns the reason the recording ended and the first error writing
-// met.
+// handler call as it comes, then the informer's cache and an end line
+// that says why it ended (ctx's cause). It returns the first error
+// writing met.
 func Record(ctx context.Context, cfg wire.Config, o Options, out io.Writer) error {
 	if o.Now == nil {
 		o.Now = time.Now

@@ -3,6 +3,7 @@ package recording
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -84,7 +85,7 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 			return nil, apierrors.NewResourceExpired("the continue token's resourceVersion is older than the recording")
 		}
 	}
-	keys := slices.Sorted(mapKeys(objs))
+	keys := slices.Sorted(maps.Keys(objs))
 	keys = keys[min(offset, len(keys)):]
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "PodList"}}
 	list.SetResourceVersion(strconv.FormatInt(rv, 10))
@@ -111,16 +112,6 @@ func parseContinue(token string) (rv int64, offset int, err error) {
 	return rv, offset, nil
 }
 
-func mapKeys(m map[string]map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // object is a recorded object as a server's answer: a copy, a Pod.
 func object(m map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(m)}
@@ -143,7 +134,7 @@ func (s *Server) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	switch {
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
 		objs, rv := seg.StateAt(now)
-		for _, k := range slices.Sorted(mapKeys(objs)) {
+		for _, k := range slices.Sorted(maps.Keys(objs)) {
 			w.first = append(w.first, watch.Event{Type: watch.Added, Object: object(objs[k])})
 		}
 		w.first = append(w.first, bookmark(rv, true))
@@ -214,11 +205,4 @@ func (s *Server) Quiet() bool {
 		}
 	}
 	return true
-}
-
-// OpenWatches is how many watches are open.
-func (s *Server) OpenWatches() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.watches)
 }
