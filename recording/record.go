@@ -64,6 +64,7 @@ func Record(ctx context.Context, cfg wire.Config, o Options, out io.Writer) erro
 	go func() { defer close(done); inf.Run(ctx) }()
 	<-ctx.Done()
 	<-done
+	rec.Wait()
 	WriteCache(w, inf.GetStore().List(), o.Full)
 	w.Write(Line{Kind: KindEnd, Error: fmt.Sprint(context.Cause(ctx))})
 	return w.Err()

@@ -36,6 +36,9 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	watches int
+	// relays are the goroutines that hand on watches' events; Wait
+	// waits for them.
+	relays sync.WaitGroup
 }
 
 var _ reflector.ListerWatcherWithContext = (*Recorder)(nil)
@@ -112,9 +115,14 @@ func (r *Recorder) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 	}
 	r.w.Write(l)
 	rw := &recordedWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
-	go rw.relay(r, n)
+	r.relays.Go(func() { rw.relay(r, n) })
 	return rw, nil
 }
+
+// Wait waits until every watch the Recorder opened has written its end.
+// Call it once the informer has stopped (it stops its watches), before the
+// session's last lines, so that no watch writes after them.
+func (r *Recorder) Wait() { r.relays.Wait() }
 
 // errorText is how an error is kept: a status error's code comes first,
 // so a replay can tell a 410 from a 429 ("410 Expired: ...").

@@ -172,6 +172,7 @@ func TestReadRefuses(t *testing.T) {
 		{head + `{"kind":"event","at":"1s","type":"ADDED","object":{"metadata":{"name":"a"}}}`, "s.jsonl:2: event's object has no metadata.resourceVersion"},
 		{head + `{"kind":"end","at":"1s","extra":1}`, `s.jsonl:2: not a session line: json: unknown field "extra"`},
 		{head + head, "s.jsonl:2: a second session line"},
+		{head + `{"kind":"end","at":"4s"}` + "\n" + `{"kind":"watch-end","at":"4s","watch":1}`, "s.jsonl:3: a watch-end line after the end line (line 2)"},
 	} {
 		_, err := Read(strings.NewReader(tt.text), "s.jsonl")
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {

@@ -234,6 +234,9 @@ func (s *Session) add(l Line, n int, last *Duration) error {
 	default:
 		return fmt.Errorf("unknown kind %q (want one of request, list, watch, event, watch-end, handler, cache, end)", l.Kind)
 	}
+	if k := len(s.Lines); k > 0 && s.Lines[k-1].Kind == KindEnd {
+		return fmt.Errorf("a %s line after the end line (line %d): the end line is a session's last", l.Kind, s.lineNo[k-1])
+	}
 	if l.At < *last {
 		return fmt.Errorf("at %s, before the line above it (%s): a session's lines are in the order they came", time.Duration(l.At), time.Duration(*last))
 	}
