@@ -5,10 +5,14 @@
 // HTTPS, as in the in-process apiserver world, and the scenario's writes
 // going through the API instead of into etcd.
 //
-//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ the cluster's kube-apiserver
+//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ Proxy ──▶ the cluster's kube-apiserver
 //	                      (cachelab: package wire;
 //	                       client-go: its dynamic client)
 //	run's writes ──▶ client-go's dynamic client ══HTTPS══▶ the same server
+//
+// The Proxy (proxy.go) is the run's, on loopback: it forwards the
+// informers' TCP connections and nothing else (TLS is end to end), and a
+// disconnect cuts them there, as a network would.
 //
 // The cluster is the user's. A run touches one thing: a namespace of its
 // own, made for it (Cluster.Begin) and deleted at its end (Namespace.End),

@@ -165,6 +165,9 @@ func (r *runner) connectCluster() error {
 	}
 	r.clusterNS = ns
 	r.writer = ns
+	if r.proxy, err = r.opts.Cluster.StartProxy(); err != nil {
+		return err
+	}
 	sides, err := r.newPair("")
 	if err != nil {
 		return err
@@ -209,7 +212,7 @@ func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire 
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoCluster
 	}
-	w, err := newWire(r.opts.Cluster, r.clusterNS.Name(), rec)
+	w, err := newWire(r.proxy, r.clusterNS.Name(), rec)
 	if err != nil {
 		// Made from the configuration Open read and checked.
 		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))

@@ -200,3 +200,62 @@ func TestClusterLeavesWhatIsNotItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A disconnect on a cluster is a cut in the run's proxy between the
+// informers' HTTP clients and the cluster: both sides' TCP connections
+// break, each watch ends as its client reads the break (the same line on
+// both sides), the next requests wait until reconnect, and then go
+// through on new connections; a delete made in between reaches the
+// indexer (by a relist: the cut watch lasted less than a second of the
+// scenario's clock), and cachelab agrees with client-go throughout.
+// (H6: a broken stream closes without an event; F4: a very short watch
+// relists.)
+func TestClusterDisconnectCutsTheConnections(t *testing.T) {
+	tc := startTestCluster(t)
+	sc, err := scenario.Parse("x.txt", []byte(clusterHead+
+		"create ns0/a ns0/b\n----\n\nstart\n----\n\ndisconnect\n----\n\ndelete ns0/a\n----\n\nreconnect\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	var world []string
+	for _, e := range res.Steps[2].World {
+		world = append(world, e.Detail)
+	}
+	if want := "connection lost: the proxy between the informers and the cluster cut 2 TCP connections"; !strings.Contains(strings.Join(world, "\n"), want) {
+		t.Errorf("disconnect's world lines:\n%s\nwant one with %q", strings.Join(world, "\n"), want)
+	}
+	for impl, evs := range res.Steps[2].Sides {
+		var ended []string
+		for _, e := range evs {
+			if strings.Contains(e.Detail, "its TCP connection was cut") {
+				ended = append(ended, e.Detail)
+			}
+		}
+		if len(ended) != 1 || !strings.HasPrefix(ended[0], "w1 ended:") {
+			t.Errorf("%s: watch ends at the cut = %q, want w1's", impl, ended)
+		}
+	}
+	for impl, evs := range res.Steps[4].Sides {
+		var through, gone bool
+		for _, e := range evs {
+			through = through || (e.Layer == "wire" && strings.HasSuffix(e.Detail, " 200 OK"))
+			gone = gone || (e.Layer == "indexer" && strings.Contains(e.Detail, "/a@"))
+		}
+		if !through || !gone {
+			for _, e := range evs {
+				t.Log(e.Layer, e.Detail)
+			}
+			t.Errorf("%s: after reconnect, a request through (%v) and a's delete in the indexer (%v), want both", impl, through, gone)
+		}
+	}
+	if left := tc.leftovers(t); len(left) > 0 {
+		t.Errorf("left in the cluster: %v", left)
+	}
+}

@@ -30,14 +30,43 @@ func disconnect(r *runner, a scenario.Args) error {
 	if ok, err := r.armCut(a, true); ok || err != nil {
 		return err
 	}
+	if r.proxy != nil && r.proxy.Direct() == "" {
+		return r.cutProxy()
+	}
 	for _, s := range r.sides {
 		s.conn.Disconnect()
 	}
-	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
+	why := ""
+	if r.proxy != nil {
+		why = " (above the HTTP clients, no TCP connection cut: " + r.proxy.Direct() + ")"
+	}
+	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait"+why)
+	return nil
+}
+
+// cutProxy is a disconnect on a cluster: the proxy between the informers'
+// clients and the cluster cuts their TCP connections, and each watch ends
+// as its client reads the break. Every connection is held first, so that
+// no informer's next request gets through before the others' watches
+// have ended.
+func (r *runner) cutProxy() error {
+	ended := make([]func(), 0, len(r.sides))
+	for _, s := range r.sides {
+		ended = append(ended, s.conn.Unplug())
+	}
+	n := r.proxy.Cut()
+	for _, wait := range ended {
+		wait()
+	}
+	r.note(trace.LayerSim, "", fmt.Sprintf("connection lost: the proxy between the informers and the cluster cut %s; "+
+		"each watch ends as its client reads the break, new requests wait", fmt.Sprintf("%d %s", n, plural(n, "TCP connection", "TCP connections"))))
 	return nil
 }
 
 func reconnect(r *runner, a scenario.Args) error {
+	if r.proxy != nil {
+		r.proxy.Restore()
+	}
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}

@@ -148,7 +148,9 @@ type runner struct {
 	clusterRV    string
 	ownRVs       []int64 // the resourceVersions of the run's writes, in order
 	clusterEnded bool
-	leftBehind   error
+	// proxy is between the informers and the cluster, on a cluster.
+	proxy      *cluster.Proxy
+	leftBehind error
 	// In a replay (Options.Replay): the recording's server, the next
 	// session line to show (noteRecorded), and the calls of cachelab's
 	// handler h1 so far.
@@ -697,6 +699,9 @@ func (r *runner) close() {
 	r.endCluster(time.Minute)
 	for _, w := range r.wires {
 		w.Close()
+	}
+	if r.proxy != nil {
+		_ = r.proxy.Close()
 	}
 	for _, h := range r.https {
 		h.Close()

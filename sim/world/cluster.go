@@ -17,9 +17,10 @@ import (
 
 // On a cluster (package cluster), each side reaches the cluster's
 // kube-apiserver as over the wire in process (wire.go), with the
-// kubeconfig's address and credentials, in the run's namespace only:
+// kubeconfig's credentials, in the run's namespace only, through the
+// run's proxy on loopback (cluster.Proxy), which a disconnect cuts:
 //
-//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ the cluster's kube-apiserver
+//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ proxy ──▶ the cluster's kube-apiserver
 //
 // Both sides' clients go through client-go's transport for the
 // kubeconfig (rest.TransportFor): it is what turns a kubeconfig's
@@ -43,9 +44,9 @@ func (s *ClusterServer) ExpiredContinue(metav1.ListOptions) error  { return errC
 func (s *ClusterServer) RequestProgress(ctx context.Context) error { return errCluster }
 func (s *ClusterServer) SetWatchListFeature(bool)                  {}
 
-// CachelabCluster is cachelab's side on a cluster: package wire's
-// ListerWatcher in namespace ns, each try recorded in rec.
-func CachelabCluster(c *cluster.Cluster, ns string, rec *trace.Recorder) (Wire, error) {
+// CachelabCluster is cachelab's side on a cluster, through the proxy c:
+// package wire's ListerWatcher in namespace ns, each try recorded in rec.
+func CachelabCluster(c *cluster.Proxy, ns string, rec *trace.Recorder) (Wire, error) {
 	cfg, err := c.Wire()
 	if err != nil {
 		return Wire{}, err
@@ -63,10 +64,10 @@ func CachelabCluster(c *cluster.Cluster, ns string, rec *trace.Recorder) (Wire, 
 	}, nil
 }
 
-// ClientGoCluster is client-go's side on a cluster: its dynamic client,
-// Resource(pods).Namespace(ns), with its defaults; each try is recorded
-// in rec.
-func ClientGoCluster(c *cluster.Cluster, ns string, rec *trace.Recorder) (Wire, error) {
+// ClientGoCluster is client-go's side on a cluster, through the proxy c:
+// its dynamic client, Resource(pods).Namespace(ns), with its defaults;
+// each try is recorded in rec.
+func ClientGoCluster(c *cluster.Proxy, ns string, rec *trace.Recorder) (Wire, error) {
 	dyn, closeIdle, err := clientGoDynamic(c.Config(), rec)
 	if err != nil {
 		return Wire{}, err

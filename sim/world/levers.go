@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -136,6 +137,50 @@ func (p *Conn) Disconnect() {
 	p.mu.Unlock()
 	p.CloseWatches()
 }
+
+// Unplug is a disconnect whose break is below the HTTP clients: a proxy
+// between them and a cluster cuts their TCP connections (cluster.Proxy).
+// Every new call waits until Reconnect, as after Disconnect; the open
+// watches are left to meet the break through their clients, each ending
+// with a line that says so. Cut the connections after Unplug, then call
+// the function it returns: it waits until each of those watches has
+// ended, so that, as after Disconnect, a settle that follows waits for
+// the informer's next request. A watch whose client has not read the
+// break within cutGrace is ended by the connection, saying so.
+func (p *Conn) Unplug() (ended func()) {
+	p.mu.Lock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+	ws := make([]*connWatch, 0, len(p.open))
+	for w := range p.open {
+		w.severed = true
+		ws = append(ws, w)
+	}
+	p.mu.Unlock()
+	return func() {
+		grace := time.NewTimer(cutGrace)
+		defer grace.Stop()
+		for _, w := range ws {
+			select {
+			case <-w.done:
+				continue
+			case <-grace.C:
+			}
+			p.mu.Lock()
+			delete(p.open, w)
+			p.mu.Unlock()
+			p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id,
+				Detail: fmt.Sprintf("%s: its client did not read the cut within %v; the connection ends it", w.id, cutGrace)})
+			w.end()
+		}
+	}
+}
+
+// cutGrace is how long Unplug's watches have, on the wall clock, to read
+// the break of their connection: a client reads it at once, and this
+// only bounds a run whose client would not.
+const cutGrace = 10 * time.Second
 
 // Reconnect releases the waiting calls. They stop counting as waiting at
 // once, so a settle that follows waits for what they bring.

@@ -27,6 +27,7 @@ type connWatch struct {
 	initial bool
 	through int64 // events taken from inner and done with (guarded by p.mu)
 	errored bool  // it has an ERROR event to hand over, or has handed one (guarded by p.mu)
+	severed bool  // its TCP connection is being cut below its client (Unplug; guarded by p.mu)
 	p       *Conn
 	ctx     context.Context // the request's: when it ends, the client ended the watch
 	inner   watch.Interface
@@ -98,6 +99,14 @@ func (w *connWatch) relay() {
 				// seen the closed stream first.
 				return
 			default:
+			}
+			w.p.mu.Lock()
+			severed := w.severed
+			w.p.mu.Unlock()
+			if severed {
+				w.p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id,
+					Detail: w.id + " ended: its TCP connection was cut, and its client read the end of the stream"})
+				return
 			}
 			if !sawError && w.ctx.Err() == nil {
 				// After an Error event the reflector stops the watch
