@@ -79,6 +79,9 @@ func (r *Recorder) ListWithContext(ctx context.Context, opts metav1.ListOptions)
 	opts.LabelSelector, opts.FieldSelector = r.labels, r.fields
 	obj, err := r.lw.ListWithContext(ctx, opts)
 	l := Line{Kind: KindList, ResourceVersion: opts.ResourceVersion, Limit: opts.Limit, Continue: opts.Continue}
+	if err != nil && stopping(ctx) {
+		return obj, err // the informer's own stop, not the server's answer
+	}
 	if err != nil {
 		l.Error = errorText(err)
 		r.w.Write(l)
@@ -108,6 +111,9 @@ func (r *Recorder) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 	l := Line{Kind: KindWatch, Watch: n, ResourceVersion: opts.ResourceVersion,
 		SendInitialEvents: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	inner, err := r.lw.WatchWithContext(ctx, opts)
+	if err != nil && stopping(ctx) {
+		return nil, err
+	}
 	if err != nil {
 		l.Error = errorText(err)
 		r.w.Write(l)
@@ -115,9 +121,16 @@ func (r *Recorder) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 	}
 	r.w.Write(l)
 	rw := &recordedWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
-	r.relays.Go(func() { rw.relay(r, n) })
+	r.relays.Go(func() { rw.relay(ctx, r, n) })
 	return rw, nil
 }
+
+// stopping reports whether ctx, an informer's request's, is done: the
+// informer is stopping, and what its client makes of that (a LIST's
+// "context canceled", a watch's ERROR "unable to decode an event from the
+// watch stream: context canceled") is the informer's own doing, which a
+// session does not keep: a replay would serve it as the server's.
+func stopping(ctx context.Context) bool { return ctx.Err() != nil }
 
 // Wait waits until every watch the Recorder opened has written its end.
 // Call it once the informer has stopped (it stops its watches), before the
@@ -149,13 +162,27 @@ func (w *recordedWatch) Stop() {
 	w.once.Do(func() { close(w.stop); w.inner.Stop() })
 }
 
-func (w *recordedWatch) relay(r *Recorder, n int) {
+func (w *recordedWatch) stopped() bool {
+	select {
+	case <-w.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// relay hands on the inner watch's events and writes each, until the
+// watch ends or is stopped. Once ctx is done (the informer is stopping),
+// or the informer has stopped the watch, what comes is its client's
+// making (a decoding error from the closed stream): it writes no more
+// events and ends.
+func (w *recordedWatch) relay(ctx context.Context, r *Recorder, n int) {
 	defer close(w.out)
 	defer r.w.Write(Line{Kind: KindWatchEnd, Watch: n})
 	for {
 		select {
 		case ev, ok := <-w.inner.ResultChan():
-			if !ok {
+			if !ok || stopping(ctx) || w.stopped() {
 				return
 			}
 			r.w.Write(Line{Kind: KindEvent, Watch: n, Type: string(ev.Type), Object: eventObject(ev, r.full)})

@@ -50,10 +50,16 @@ func recordLive(t *testing.T, tc *testCluster, ns string, write func(wait func(c
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	raw := out.String()
 	s, err := recording.Read(&out, "session.jsonl")
 	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+		t.Fatalf("%v\n%s", err, raw)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the session recorded:\n%s", raw)
+		}
+	})
 	return s
 }
 
