@@ -42,13 +42,15 @@ import (
 //   - A cluster's other components write all the time (leases, events),
 //     each write moving etcd's revision, so two informers that list or
 //     start a watch-list a moment apart are told different
-//     resourceVersions for the same objects. Each side's lines and state
-//     show such a resourceVersion, one that is not of the run's own
-//     writes, as the run's newest write before it and a "+": "rv 4987+"
-//     is the cluster's revision at some moment after the run's write
-//     4987 and before its next. What is compared is then the same for
-//     both sides; an object's own resourceVersion (a@4905) is the run's
-//     write and stays as it is.
+//     resourceVersions for the same objects: one is told the run's last
+//     write's, the other a later one of other components' writes. Each
+//     side's lines and state show a resourceVersion that is a point in
+//     the cluster's history (a LIST's, a bookmark's, the store's, a
+//     request's) as the run's newest write at or before it and a "+":
+//     "rv 4987+" is the cluster's revision at the run's write 4987 or
+//     some moment after it, before its next. What is compared is then
+//     the same for both sides. An object's resourceVersion (a@4905) is
+//     the run's write and stays as it is.
 
 // ServerCluster is the world of a run on a cluster.
 const ServerCluster = "cluster"
@@ -248,9 +250,10 @@ func (r *runner) wroteOnCluster(before, after *unstructured.Unstructured) {
 	}
 }
 
-// clusterRV is how a resourceVersion the cluster gave shows in the
-// trace and compares (see the top of this file): as it is if one of the
-// run's writes made it, else as the newest of them before it, and "+".
+// clusterRVName is how an object's resourceVersion, which the cluster
+// gave, shows in the trace and compares (see the top of this file): as
+// it is if one of the run's writes made it, else as the newest of them
+// before it, and "+".
 func (r *runner) clusterRVName(rv string) string {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil {
@@ -260,11 +263,35 @@ func (r *runner) clusterRVName(rv string) string {
 	if found {
 		return rv
 	}
-	before := int64(0)
-	if i > 0 {
-		before = r.ownRVs[i-1]
+	return r.ownBefore(i) + "+"
+}
+
+// clusterPointName is how a resourceVersion that is a point in the
+// cluster's history, not an object's, shows and compares: a LIST's, a
+// bookmark's, a request's, the store's. It is the run's newest write at
+// or before it, and "+". Two informers that list a moment apart are told
+// the run's last write itself, or a revision that other components'
+// writes made after it: to them it is the same point, and so it
+// compares.
+func (r *runner) clusterPointName(rv string) string {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return rv
 	}
-	return strconv.FormatInt(before, 10) + "+"
+	i, found := slices.BinarySearch(r.ownRVs, n)
+	if found {
+		i++
+	}
+	return r.ownBefore(i) + "+"
+}
+
+// ownBefore is the i-th of the run's writes' resourceVersions, counting
+// from 1 ("0" for none).
+func (r *runner) ownBefore(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(r.ownRVs[i-1], 10)
 }
 
 // rvInText is a resourceVersion in a line's words: an object's (a@12), a
@@ -272,23 +299,31 @@ func (r *runner) clusterRVName(rv string) string {
 var rvInText = regexp.MustCompile(`(@|\brv[ =]|resourceVersion=)(\d+)\b`)
 
 // clusterEvents shows each resourceVersion in events as clusterRVName
-// says, in place.
+// (an object's) or clusterPointName (any other) says, in place.
 func (r *runner) clusterEvents(events []trace.Event) {
 	for i := range events {
 		e := &events[i]
-		e.RV, e.PrevRV = r.clusterRVName(e.RV), r.clusterRVName(e.PrevRV)
+		if e.Key != "" {
+			e.RV = r.clusterRVName(e.RV)
+		} else {
+			e.RV = r.clusterPointName(e.RV)
+		}
+		e.PrevRV = r.clusterRVName(e.PrevRV)
 		e.Detail = rvInText.ReplaceAllStringFunc(e.Detail, func(m string) string {
 			sub := rvInText.FindStringSubmatch(m)
-			return sub[1] + r.clusterRVName(sub[2])
+			if sub[1] == "@" {
+				return sub[1] + r.clusterRVName(sub[2])
+			}
+			return sub[1] + r.clusterPointName(sub[2])
 		})
 	}
 }
 
 // comparable is a side's state as it compares: on a cluster, its
-// resourceVersions as clusterRVName shows them.
+// resourceVersions as clusterPointName shows them.
 func (r *runner) comparable(sn snapshot) snapshot {
 	if r.onCluster() {
-		sn.LastSyncRV, sn.StoreRV = r.clusterRVName(sn.LastSyncRV), r.clusterRVName(sn.StoreRV)
+		sn.LastSyncRV, sn.StoreRV = r.clusterPointName(sn.LastSyncRV), r.clusterPointName(sn.StoreRV)
 	}
 	return sn
 }
