@@ -49,11 +49,15 @@ type counted struct {
 	out   chan watch.Event
 	stop  chan struct{}
 	once  sync.Once
-	taken int64 // guarded by ws.mu
+	// closing is closed by CloseWatches: the relay closes out, and
+	// the handler ends the response.
+	closing   chan struct{}
+	closeOnce sync.Once
+	taken     int64 // guarded by ws.mu
 }
 
 func (ws *watches) relay(user string, inner watch.Interface, end func()) watch.Interface {
-	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{})}
+	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
 	ws.mu.Lock()
 	if ws.open == nil {
 		ws.open = map[*counted]struct{}{}
@@ -102,6 +106,27 @@ func (w *counted) run() {
 			w.ws.mu.Unlock()
 		case <-w.stop:
 			return
+		case <-w.closing:
+			return
 		}
 	}
+}
+
+// CloseWatches ends every watch user has open, as the server ends a watch
+// whose timeout has passed: the REST handler sees the storage's watch
+// end, and ends the response without an event (H7); the client reads
+// the end of its stream. It returns how many it ended.
+func (s *Server) CloseWatches(user string) int {
+	s.watches.mu.Lock()
+	var ws []*counted
+	for w := range s.watches.open {
+		if w.user == user {
+			ws = append(ws, w)
+		}
+	}
+	s.watches.mu.Unlock()
+	for _, w := range ws {
+		w.closeOnce.Do(func() { close(w.closing) })
+	}
+	return len(ws)
 }
