@@ -109,7 +109,8 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) {
+		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
+			cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -299,16 +300,23 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			busy = busy || c.Listing || c.Unapplied
 		}
 		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
+		// Each check reads the connection afresh, and the informer goes
+		// on meanwhile: a verdict holds only if the connection is still
+		// as c says once it is made. (Over the wire, reached found the
+		// server and the client done with a watch that c still had
+		// open, not busy: the watch had just ended with a 410, and the
+		// informer was about to relist.)
+		same := func() bool { return s.conn.State() == c }
 		if caughtUp {
 			if want == nil {
-				if r.idle(s) {
+				if r.idle(s) && same() {
 					return nil
 				}
 			} else if got := r.comparable(s.counters()); got.sameCounters(r.comparable(*want)) && r.linesLike(s) {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				if r.settledLike(s.polled(), *want) {
+				if r.settledLike(s.polled(), *want) && same() {
 					return nil
 				}
 			} else if overshoots(got, *want) {
