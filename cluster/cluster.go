@@ -155,8 +155,9 @@ func (c *Cluster) Config() *rest.Config {
 // its address, and client-go's transport for the kubeconfig, which turns
 // its credentials (a client certificate, a token, an exec plugin) into
 // requests; nothing in it decides what is asked or how an answer is read.
-func (c *Cluster) Wire() (wire.Config, error) {
-	cfg := c.Config()
+func (c *Cluster) Wire() (wire.Config, error) { return wireConfig(c.Config()) }
+
+func wireConfig(cfg *rest.Config) (wire.Config, error) {
 	rt, err := rest.TransportFor(cfg)
 	if err != nil {
 		return wire.Config{}, err

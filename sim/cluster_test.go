@@ -203,7 +203,7 @@ func TestClusterLeavesWhatIsNotItsOwn(t *testing.T) {
 
 // A disconnect on a cluster is a cut in the run's proxy between the
 // informers' HTTP clients and the cluster: both sides' TCP connections
-// break, each watch ends as its client reads the break (the same line on
+// break, each watch ends as its client reads the reset (the same line on
 // both sides), the next requests wait until reconnect, and then go
 // through on new connections; a delete made in between reaches the
 // indexer (by a relist: the cut watch lasted less than a second of the
@@ -226,15 +226,15 @@ func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 	}
 	var world []string
 	for _, e := range res.Steps[2].World {
-		world = append(world, e.Detail)
+		world = append(world, e.Layer+" "+e.Detail)
 	}
-	if want := "connection lost: the proxy between the informers and the cluster cut 2 TCP connections"; !strings.Contains(strings.Join(world, "\n"), want) {
+	if want := "wire the proxy between the informers and the cluster cut 2 TCP connections"; !strings.Contains(strings.Join(world, "\n"), want) {
 		t.Errorf("disconnect's world lines:\n%s\nwant one with %q", strings.Join(world, "\n"), want)
 	}
 	for impl, evs := range res.Steps[2].Sides {
 		var ended []string
 		for _, e := range evs {
-			if strings.Contains(e.Detail, "its TCP connection was cut") {
+			if e.Layer == "wire" && strings.Contains(e.Detail, "its TCP connection was cut") {
 				ended = append(ended, e.Detail)
 			}
 		}

@@ -30,8 +30,8 @@ func disconnect(r *runner, a scenario.Args) error {
 	if ok, err := r.armCut(a, true); ok || err != nil {
 		return err
 	}
-	if r.proxy != nil && r.proxy.Direct() == "" {
-		return r.cutProxy()
+	if cs, where := r.cutters(); len(cs) > 0 {
+		return r.cutConnections(cs, where)
 	}
 	for _, s := range r.sides {
 		s.conn.Disconnect()
@@ -44,28 +44,57 @@ func disconnect(r *runner, a scenario.Args) error {
 	return nil
 }
 
-// cutProxy is a disconnect on a cluster: the proxy between the informers'
-// clients and the cluster cuts their TCP connections, and each watch ends
-// as its client reads the break. Every connection is held first, so that
-// no informer's next request gets through before the others' watches
-// have ended.
-func (r *runner) cutProxy() error {
+// A cutter cuts the TCP connections between the informers' HTTP clients
+// and their server: a proxy on loopback, in front of the in-process
+// kube-apiserver (tcpproxy.Proxy) or the cluster (cluster.Proxy).
+type cutter interface {
+	Cut() int
+	Restore()
+}
+
+// cutters are the run's proxies, and what they stand in front of; none
+// where the informers do not talk HTTP, or on a cluster whose kubeconfig
+// keeps a path of its own.
+func (r *runner) cutters() ([]cutter, string) {
+	var cs []cutter
+	for _, px := range r.proxies {
+		cs = append(cs, px)
+	}
+	if len(cs) > 0 {
+		return cs, "kube-apiserver"
+	}
+	if r.proxy != nil && r.proxy.Direct() == "" {
+		return []cutter{r.proxy}, "the cluster"
+	}
+	return nil, ""
+}
+
+// cutConnections is a disconnect where the informers talk HTTP: the
+// proxies cut their TCP connections, and each watch ends as its client
+// reads the reset. Every connection is held first, so that no informer's
+// next request gets through before the others' watches have ended.
+func (r *runner) cutConnections(cs []cutter, where string) error {
 	ended := make([]func(), 0, len(r.sides))
 	for _, s := range r.sides {
 		ended = append(ended, s.conn.Unplug())
 	}
-	n := r.proxy.Cut()
+	n := 0
+	for _, c := range cs {
+		n += c.Cut()
+	}
 	for _, wait := range ended {
 		wait()
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("connection lost: the proxy between the informers and the cluster cut %s; "+
-		"each watch ends as its client reads the break, new requests wait", fmt.Sprintf("%d %s", n, plural(n, "TCP connection", "TCP connections"))))
+	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
+	r.note(trace.LayerWire, "", fmt.Sprintf("the proxy between the informers and %s cut %d TCP %s; each watch ends as its client reads the reset",
+		where, n, plural(n, "connection", "connections")))
 	return nil
 }
 
 func reconnect(r *runner, a scenario.Args) error {
-	if r.proxy != nil {
-		r.proxy.Restore()
+	cs, _ := r.cutters()
+	for _, c := range cs {
+		c.Restore()
 	}
 	for _, s := range r.sides {
 		s.conn.Reconnect()

@@ -26,6 +26,7 @@ import (
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
+	"github.com/cachelab/cachelab/tcpproxy"
 )
 
 // Options configures a run.
@@ -133,6 +134,7 @@ type runner struct {
 	etcd      *listwatch.Embedded     // nil with an external etcd
 	apis      []*apistorage.Server    // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
 	https     []*kubeapiserver.Server // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
+	proxies   []*tcpproxy.Proxy       // with Options.Wire: the informers' way to each of https, which disconnect cuts
 	wires     map[wireKey]world.Wire  // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
 	using     int                     // the index in apis of the one the informers talk to
 	client    *clientv3.Client        // the world's own connection: writes, compaction
@@ -702,6 +704,9 @@ func (r *runner) close() {
 	}
 	if r.proxy != nil {
 		_ = r.proxy.Close()
+	}
+	for _, px := range r.proxies {
+		_ = px.Close()
 	}
 	for _, h := range r.https {
 		h.Close()

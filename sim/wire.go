@@ -2,16 +2,20 @@ package sim
 
 import (
 	"fmt"
+	"net/url"
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
+	"github.com/cachelab/cachelab/tcpproxy"
 )
 
 // Over the wire (Options.Wire), every kube-apiserver's storage gets an
-// HTTPS front, and each side an HTTP client of each front, made the
-// first time its connection goes there (sim/world/wire.go).
+// HTTPS front, with a proxy on loopback in front of it (package
+// tcpproxy, where a disconnect cuts the connections), and each side an
+// HTTP client of each front, through its proxy, made the first time its
+// connection goes there (sim/world/wire.go).
 
 // wireKey names one side's client of one kube-apiserver.
 type wireKey struct {
@@ -30,6 +34,15 @@ func (r *runner) serveHTTPS(api *apistorage.Server) error {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
 	r.https = append(r.https, srv)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		return err
+	}
+	px, err := tcpproxy.Start(u.Host)
+	if err != nil {
+		return err
+	}
+	r.proxies = append(r.proxies, px)
 	return nil
 }
 
@@ -45,7 +58,7 @@ func (r *runner) wire(impl, user string, rec *trace.Recorder) world.Wire {
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoWire
 	}
-	w, err := newWire(r.https[r.using], r.apis[r.using], user, rec)
+	w, err := newWire(r.https[r.using], r.apis[r.using], user, "https://"+r.proxies[r.using].Addr(), rec)
 	if err != nil {
 		// Certificates and clients are made in memory from what the
 		// server made: nothing a scenario can get wrong.

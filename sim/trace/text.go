@@ -81,12 +81,12 @@ func StepOutput(sr StepResult) string {
 // process, leaves out LayerWire.
 func StepOutputWithout(sr StepResult, layer string) string {
 	var kept []Event
-	for _, e := range sr.Sides[Cachelab] {
+	for _, e := range append(append([]Event(nil), sr.World...), sr.Sides[Cachelab]...) {
 		if e.Layer != layer {
 			kept = append(kept, e)
 		}
 	}
-	return Format(append(append([]Event(nil), sr.World...), kept...))
+	return Format(kept)
 }
 
 // WriteHeader prints the header as comment lines.

@@ -282,12 +282,13 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 		return nil, err
 	}
 	timeout := serverTimeout(&opts)
-	inner, err := p.current().WatchWithContext(ctx, opts)
+	srv := p.current()
+	inner, err := srv.WatchWithContext(ctx, opts)
 	if err != nil {
 		p.watchFailed(id, err)
 		return nil, err
 	}
-	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
+	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
 		initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -135,26 +136,34 @@ func (p *Conn) Disconnect() {
 		p.held = make(chan struct{})
 	}
 	p.mu.Unlock()
-	p.CloseWatches()
+	p.closeOpen()
 }
 
 // Unplug is a disconnect whose break is below the HTTP clients: a proxy
-// between them and a cluster cuts their TCP connections (cluster.Proxy).
-// Every new call waits until Reconnect, as after Disconnect; the open
-// watches are left to meet the break through their clients, each ending
-// with a line that says so. Cut the connections after Unplug, then call
-// the function it returns: it waits until each of those watches has
-// ended, so that, as after Disconnect, a settle that follows waits for
-// the informer's next request. A watch whose client has not read the
-// break within cutGrace is ended by the connection, saying so.
+// between them and the server cuts their TCP connections (package
+// tcpproxy). Every new call waits until Reconnect, as after Disconnect;
+// the open watches are left to meet the break through their clients,
+// each ending with a wire line that says so. Cut the connections after
+// Unplug, then call the function it returns: it waits until each of
+// those watches has ended, so that, as after Disconnect, a settle that
+// follows waits for the informer's next request.
 func (p *Conn) Unplug() (ended func()) {
+	return p.expectEnds("ended: its TCP connection was cut, and its client took the reset as the end of the stream", true)
+}
+
+// expectEnds marks the open watches as about to end below the clients,
+// each to be told with note, and holds every new call until Reconnect
+// if hold. The function it returns waits until each has ended; a watch
+// whose client has not read its end within cutGrace is ended by the
+// connection, saying so.
+func (p *Conn) expectEnds(note string, hold bool) (ended func()) {
 	p.mu.Lock()
-	if p.held == nil {
+	if hold && p.held == nil {
 		p.held = make(chan struct{})
 	}
 	ws := make([]*connWatch, 0, len(p.open))
 	for w := range p.open {
-		w.severed = true
+		w.endNote = note
 		ws = append(ws, w)
 	}
 	p.mu.Unlock()
@@ -170,16 +179,16 @@ func (p *Conn) Unplug() (ended func()) {
 			p.mu.Lock()
 			delete(p.open, w)
 			p.mu.Unlock()
-			p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id,
-				Detail: fmt.Sprintf("%s: its client did not read the cut within %v; the connection ends it", w.id, cutGrace)})
+			p.rec.Record(trace.Event{Layer: trace.LayerWire, Kind: trace.KindWatchEnd, Watch: w.id,
+				Detail: fmt.Sprintf("%s: its client did not read its end within %v; the connection ends it", w.id, cutGrace)})
 			w.end()
 		}
 	}
 }
 
-// cutGrace is how long Unplug's watches have, on the wall clock, to read
-// the break of their connection: a client reads it at once, and this
-// only bounds a run whose client would not.
+// cutGrace is how long, on the wall clock, a watch has to end after what
+// ends it below its client: a client reads the end of its stream at
+// once, and this only bounds a run whose client would not.
 const cutGrace = 10 * time.Second
 
 // Reconnect releases the waiting calls. They stop counting as waiting at
@@ -207,8 +216,43 @@ func (p *Conn) takeOpen() []*connWatch {
 
 // CloseWatches ends every open watch, as a server closing the stream
 // does. The watches count as closed before this returns, so a settle
-// that follows waits for the informer's next request.
+// that follows waits for the informer's next request. Over the wire in
+// process, the server closes them itself: kube-apiserver ends each
+// watch's response (kubeapiserver.Server.CloseWatches), and each ends as
+// its client reads that, with a wire line; elsewhere the connection
+// ends them (closeOpen).
 func (p *Conn) CloseWatches() int {
+	p.mu.Lock()
+	fronts := map[wireUser]bool{}
+	for w := range p.open {
+		ws, ok := w.server.(*WireServer)
+		if !ok {
+			fronts = nil
+			break
+		}
+		fronts[wireUser{ws.srv, ws.user}] = true
+	}
+	n := len(p.open)
+	p.mu.Unlock()
+	if len(fronts) == 0 {
+		return p.closeOpen()
+	}
+	ended := p.expectEnds("ended: the server ended its response, and its client read the end of the stream", false)
+	for f := range fronts {
+		f.srv.CloseWatches(f.user)
+	}
+	ended()
+	return n
+}
+
+// wireUser is one user of one kube-apiserver over the wire.
+type wireUser struct {
+	srv  *kubeapiserver.Server
+	user string
+}
+
+// closeOpen ends every open watch at the connection, above the client.
+func (p *Conn) closeOpen() int {
 	p.mu.Lock()
 	ws := p.takeOpen()
 	p.mu.Unlock()

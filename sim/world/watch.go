@@ -27,7 +27,11 @@ type connWatch struct {
 	initial bool
 	through int64 // events taken from inner and done with (guarded by p.mu)
 	errored bool  // it has an ERROR event to hand over, or has handed one (guarded by p.mu)
-	severed bool  // its TCP connection is being cut below its client (Unplug; guarded by p.mu)
+	// endNote says what is ending it below its client (a cut TCP
+	// connection, the server ending its response), for its end's wire
+	// line; "" when nothing is (guarded by p.mu).
+	endNote string
+	server  Server // where it was opened (a later UseServer leaves it there)
 	p       *Conn
 	ctx     context.Context // the request's: when it ends, the client ended the watch
 	inner   watch.Interface
@@ -101,11 +105,10 @@ func (w *connWatch) relay() {
 			default:
 			}
 			w.p.mu.Lock()
-			severed := w.severed
+			note := w.endNote
 			w.p.mu.Unlock()
-			if severed {
-				w.p.rec.Record(trace.Event{Layer: trace.LayerWatch, Kind: trace.KindWatchEnd, Watch: w.id,
-					Detail: w.id + " ended: its TCP connection was cut, and its client read the end of the stream"})
+			if note != "" {
+				w.p.rec.Record(trace.Event{Layer: trace.LayerWire, Kind: trace.KindWatchEnd, Watch: w.id, Detail: w.id + " " + note})
 				return
 			}
 			if !sawError && w.ctx.Err() == nil {

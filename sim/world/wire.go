@@ -26,17 +26,20 @@ import (
 // client, and through it to kube-apiserver in-process (package
 // kubeapiserver) in front of the watch cache:
 //
-//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ kube-apiserver ──▶ watch cache ──▶ etcd
+//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ proxy ──▶ kube-apiserver ──▶ watch cache ──▶ etcd
 //	                      (cachelab: package wire;
 //	                       client-go: its dynamic client)
 //
 // Each side's client is its implementation's own, so everything between
 // the Conn and the server (the URL and query, the decoding, retries, the
 // rate limit, the stream's framing) is each implementation's; each try
-// of each request is a line of the trace's wire layer. The levers on the
-// connection (disconnect, close-watch, fail-next, cuts) stay the Conn's,
-// above the client, as in the other worlds; the levers on the server
-// act on the storage behind kube-apiserver.
+// of each request is a line of the trace's wire layer. A disconnect cuts
+// the TCP connections in the proxy (package tcpproxy) and close-watch
+// has kube-apiserver end the watches' responses, so each client meets
+// them as it would a real network's and server's; fail-next and the cuts
+// inside a step stay the Conn's, above the client, as in the other
+// worlds. The levers on the server act on the storage behind
+// kube-apiserver.
 
 // WireServer is a Server whose LIST and WATCH go over HTTP; what a
 // lever does to the server (ExpiredContinue, RequestProgress, the
@@ -112,12 +115,14 @@ type Wire struct {
 }
 
 // CachelabWire is cachelab's side over the wire: package wire's
-// ListerWatcher, authenticated as user, each try recorded in rec.
-func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user string, rec *trace.Recorder) (Wire, error) {
+// ListerWatcher, authenticated as user, reaching srv at host (a proxy in
+// front of it), each try recorded in rec.
+func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host string, rec *trace.Recorder) (Wire, error) {
 	cc, err := srv.Client(user)
 	if err != nil {
 		return Wire{}, err
 	}
+	cc.Host = host
 	tlsc, err := cc.TLS()
 	if err != nil {
 		return Wire{}, err
@@ -141,13 +146,15 @@ func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user string
 
 // ClientGoWire is client-go's side over the wire: its dynamic client,
 // Resource(pods).Namespace(ns) as dynamicinformer uses it, with its
-// defaults, authenticated as user; each try is recorded in rec by a
-// round tripper below client-go's.
-func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user string, rec *trace.Recorder) (Wire, error) {
+// defaults, authenticated as user, reaching srv at host (a proxy in
+// front of it); each try is recorded in rec by a round tripper below
+// client-go's.
+func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host string, rec *trace.Recorder) (Wire, error) {
 	cc, err := srv.Client(user)
 	if err != nil {
 		return Wire{}, err
 	}
+	cc.Host = host
 	res := api.Resource()
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
 	dyn, closeIdle, err := clientGoDynamic(cc.REST(), rec) // with a transport of the run's own
