@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,5 +160,59 @@ func TestOverTheWirePageSampleIsCurrent(t *testing.T) {
 	}
 	if n < 3 {
 		t.Errorf("found %d sample lines in docs/over-the-wire.md; the test expects the request, wire and watch lines", n)
+	}
+}
+
+// Over the wire the connection levers act on the connections: close-watch
+// has kube-apiserver end each side's watch response (H7: the stream ends
+// without an event, and each client reads that), and disconnect resets
+// the TCP connections in the proxy in front of kube-apiserver (H6: each
+// client takes the reset as the end of the stream); the next requests
+// wait until reconnect and then go through, and a delete made in between
+// reaches the indexer. Both sides say so with the same wire lines, and
+// agree at every step.
+func TestOverTheWireConnectionLevers(t *testing.T) {
+	sc, err := scenario.Parse("x.txt", []byte("# A test.\n# Covers: H6 H7\n# Server: watchcache\n\n"+
+		"create ns0/a ns0/b\n----\n\nstart\n----\n\nclose-watch\n----\n\ndisconnect\n----\n\ndelete ns0/a\n----\n\nreconnect\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	wireLines := func(step int, impl string) []string {
+		var out []string
+		evs := res.Steps[step].World
+		if impl != "" {
+			evs = res.Steps[step].Sides[impl]
+		}
+		for _, e := range evs {
+			if e.Layer == trace.LayerWire && !strings.HasPrefix(e.Detail, "GET ") {
+				out = append(out, e.Detail)
+			}
+		}
+		return out
+	}
+	for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
+		if got, want := wireLines(2, impl), []string{"w1 ended: the server ended its response, and its client read the end of the stream"}; !slices.Equal(got, want) {
+			t.Errorf("%s: close-watch's wire lines %q, want %q", impl, got, want)
+		}
+		if got, want := wireLines(3, impl), []string{"w2 ended: its TCP connection was cut, and its client took the reset as the end of the stream"}; !slices.Equal(got, want) {
+			t.Errorf("%s: disconnect's wire lines %q, want %q", impl, got, want)
+		}
+		gone := false
+		for _, e := range res.Steps[5].Sides[impl] {
+			gone = gone || e.Layer == trace.LayerIndexer && strings.Contains(e.Detail, "ns0/a@")
+		}
+		if !gone {
+			t.Errorf("%s: after reconnect, a's delete is not in the indexer", impl)
+		}
+	}
+	if got, want := wireLines(3, ""), []string{"the proxy between the informers and kube-apiserver cut 2 TCP connections; each watch ends as its client reads the reset"}; !slices.Equal(got, want) {
+		t.Errorf("disconnect's world wire lines %q, want %q", got, want)
 	}
 }
