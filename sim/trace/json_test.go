@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -33,6 +34,25 @@ func TestJSONRecordsMatchTheSchema(t *testing.T) {
 		{trace.Failure{Kind: trace.FailUnexpected, Step: 1, Pos: "x.txt:4", Cmd: "start", Message: "x"}, trace.VerdictUnexpected, 1},
 		{trace.Failure{Kind: trace.FailInterrupted, Step: 1, Message: "interrupted by SIGINT"}, trace.VerdictInterrupted, 130},
 		{trace.Failure{Kind: trace.FailInternal, Message: "a bug"}, trace.VerdictError, 3},
+	}
+	// A cluster's header and its steps' wall time, and a replay's
+	// header.
+	onCluster := header()
+	onCluster.Server, onCluster.Etcd, onCluster.Cluster = "cluster", "the cluster's", "https://127.0.0.1:6443 (context kind-kind, v1.34.0), namespace cachelab-x-1a2b3"
+	replay := header()
+	replay.Server, replay.Etcd, replay.Replay = "replay", "none: the server is a recording", "s.jsonl: recorded from https://127.0.0.1:6443 (12 lines; objects: metadata)"
+	for _, hd := range []trace.Header{onCluster, replay} {
+		var b bytes.Buffer
+		w := trace.NewJSONWriter(&b, "both")
+		mustWrite(t, w.Header(hd))
+		mustWrite(t, w.Step(trace.StepResult{Index: 1, Pos: "x.txt:4", Cmd: "start", Took: 1500 * time.Microsecond,
+			Sides: map[string][]trace.Event{trace.Cachelab: events, trace.ClientGo: events}}))
+		sum := trace.Summary{Scenario: "x", Verdict: trace.VerdictAgreed, StepsTotal: 1, StepsRun: 1, WallTimeMs: 1234}
+		sum.SetClock(time.Second)
+		mustWrite(t, w.Summary(sum))
+		if err := schemacheck.Stream(b.Bytes()); err != nil {
+			t.Errorf("server %s: %v", hd.Server, err)
+		}
 	}
 	for _, tc := range fails {
 		t.Run(string(tc.f.Kind), func(t *testing.T) {

@@ -26,7 +26,8 @@ type Header struct {
 	FeatureGates map[string]bool `json:"featureGates"`
 	Seed         uint64          `json:"seed"`
 	// Server is the kube-apiserver the informers talk to: "etcd" (its
-	// watch cache off) or "watchcache".
+	// watch cache off), "watchcache", "apiserver" (over HTTPS, in
+	// process), "cluster" or "replay".
 	Server string `json:"server"`
 	Etcd   string `json:"etcd"`
 	// Cluster, on a cluster (--kubeconfig), says which, and the
