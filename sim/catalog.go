@@ -148,7 +148,7 @@ func openRewrite(file string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kind := fileKind(fi.Mode()); kind != "" {
+	if kind := FileKind(fi.Mode()); kind != "" {
 		return nil, fmt.Errorf("%s is %s: a scenario file must be a regular file", file, kind)
 	}
 	if perm := fi.Mode().Perm(); perm&0o222 == 0 {
@@ -224,7 +224,7 @@ func readScenario(f *os.File, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kind := fileKind(fi.Mode()); kind != "" {
+	if kind := FileKind(fi.Mode()); kind != "" {
 		return nil, fmt.Errorf("%s is %s: a scenario file must be a regular file", name, kind)
 	}
 	if fi.Size() > MaxScenarioSize {
@@ -240,9 +240,9 @@ func readScenario(f *os.File, name string) ([]byte, error) {
 	return src, nil
 }
 
-// fileKind names what a file that is not a regular file is ("" for a
+// FileKind names what a file that is not a regular file is ("" for a
 // regular file).
-func fileKind(mode fs.FileMode) string {
+func FileKind(mode fs.FileMode) string {
 	switch {
 	case mode.IsRegular():
 		return ""

@@ -76,8 +76,8 @@ func loadReplay(path string) (*scenario.Scenario, *sim.Replay, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: a session is a regular file ('cachelab record > %s'), not a %v", path, path, fi.Mode().Type())
+	if kind := sim.FileKind(fi.Mode()); kind != "" {
+		return nil, nil, fmt.Errorf("%s is %s: a session is a regular file ('cachelab record > %s')", path, kind, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
