@@ -23,7 +23,7 @@ const (
 	// KindSession is the first line: what was recorded, from where.
 	KindSession = "session"
 	// KindRequest is one try of an HTTP request and its status (package
-	// wire's Exchange), as kubectl -v=8 shows it.
+	// wire's Exchange), as kubectl -v=6 shows it.
 	KindRequest = "request"
 	// KindList is a LIST the informer made and the page it got back (or
 	// the error in its place).

@@ -28,14 +28,15 @@ func (m *Main) recordCommand() *cobra.Command {
 		Long: `Record runs cachelab's informer of pods on your cluster (through the
 kubeconfig kubectl reads, or --kubeconfig and --context) and writes what it
 receives to stdout as JSON lines, one fact per line, as it comes: each try
-of each HTTP request and its status (as kubectl -v=8 shows them), each
+of each HTTP request and its status (as kubectl -v=6 shows them), each
 LIST's page, each WATCH and its events with their resourceVersions, the
 moment each reached the informer, and the calls its handler got; at the
 end, the informer's cache. It stops after --for, or at Ctrl-C.
 
-Objects are kept as their names, namespaces, labels and resourceVersions
-only: no spec, no status, no annotations, no managed fields. --full keeps
-them whole. Record only reads; it writes nothing to the cluster.
+Objects are kept as their kind, names, namespaces, labels and
+resourceVersions (and a deletionTimestamp once set) only: no spec, no
+status, no managed fields, and no annotations but the one that marks the
+end of a watch-list's initial events. --full keeps them whole. Record only reads; it writes nothing to the cluster.
 
 'cachelab replay session.jsonl' plays the session back to cachelab's
 informer and client-go's, from a server that answers as the recorded one

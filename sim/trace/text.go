@@ -106,6 +106,9 @@ func WriteHeader(w io.Writer, h Header) {
 	if h.Cluster != "" {
 		fmt.Fprintf(w, "# cluster %s\n", h.Cluster)
 	}
+	if h.Replay != "" {
+		fmt.Fprintf(w, "# replay of %s\n", h.Replay)
+	}
 	if h.Plant != "" {
 		fmt.Fprintf(w, "# planted bug in cachelab's side: %s (not cachelab's own behaviour)\n", h.Plant)
 	}
