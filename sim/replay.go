@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,7 +100,10 @@ func (rp *Replay) ScenarioText() string {
 	var clock time.Duration
 	for _, at := range rp.moments() {
 		for len(failed) > 0 && failed[0].At <= at {
-			if f := failed[0]; f.Code >= 400 && f.Code <= 599 {
+			// A scenario's fail-next takes a status with a name (its
+			// trace names it); one without (a proxy's 499) is left out,
+			// as a failure with no status is.
+			if f := failed[0]; f.Code >= 400 && f.Code <= 599 && http.StatusText(f.Code) != "" {
 				fmt.Fprintf(&b, "\nfail-next %s=%d\n----\n", f.Verb, f.Code)
 			}
 			failed = failed[1:]

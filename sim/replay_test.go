@@ -222,3 +222,35 @@ func TestReplayAGap(t *testing.T) {
 		})
 	}
 }
+
+// A LIST that failed with a status fail-next cannot take (one with no
+// name, as a proxy's 499) is left out of the replay's scenario, as a
+// failure with no status is, and the session still replays; a named
+// one is a fail-next.
+func TestReplayLeavesOutUnnamedStatuses(t *testing.T) {
+	const session = `{"kind":"session","at":"0s","version":1,"resource":"pods","server":"https://example:6443"}
+{"kind":"list","at":"10ms","limit":500,"listRV":"100","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns0","resourceVersion":"90"}}]}
+{"kind":"watch","at":"11ms","watch":1,"resourceVersion":"100"}
+{"kind":"event","at":"1s","watch":1,"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired","message":"too old resource version: 100 (150)"}}
+{"kind":"watch-end","at":"1s","watch":1}
+{"kind":"list","at":"1.5s","limit":500,"error":"499 unknown: client closed request"}
+{"kind":"list","at":"2s","limit":500,"error":"503 ServiceUnavailable: try later"}
+{"kind":"list","at":"3s","limit":500,"listRV":"200","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns0","resourceVersion":"90"}}]}
+{"kind":"end","at":"4s","error":"--for 4s passed"}
+`
+	s, err := recording.Read(strings.NewReader(session), "s.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := NewReplay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rp.Scenario(); err != nil {
+		t.Fatalf("%v\n%s", err, rp.ScenarioText())
+	}
+	text := rp.ScenarioText()
+	if strings.Contains(text, "499") || !strings.Contains(text, "\nfail-next list=503\n") {
+		t.Errorf("the replay's scenario, want fail-next list=503 and no 499:\n%s", text)
+	}
+}
