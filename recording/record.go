@@ -35,7 +35,8 @@ type Options struct {
 // until ctx ends: the session line, every request, page, watch, event and
 // handler call as it comes, then the informer's cache and an end line
 // that says why it ended (ctx's cause). It returns the first error
-// writing met.
+// writing met; that error also ends the recording, at once: a session
+// that cannot be written is not recorded on.
 func Record(ctx context.Context, cfg wire.Config, o Options, out io.Writer) error {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -44,8 +45,11 @@ func Record(ctx context.Context, cfg wire.Config, o Options, out io.Writer) erro
 	if o.Full {
 		objects = "full"
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	w := NewWriter(out, o.Now)
 	w.written = o.Written
+	w.failed = func(err error) { stop(fmt.Errorf("writing the session: %w", err)) }
 	w.Write(Line{Kind: KindSession, Version: Version, Resource: "pods", Namespace: o.Namespace, Labels: o.Labels,
 		Fields: o.Fields, Server: o.Server, Began: o.Now().UTC().Format(time.RFC3339), Objects: objects})
 	var rec *Recorder

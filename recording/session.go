@@ -128,6 +128,8 @@ type Writer struct {
 	err   error
 	// written, if set, is told of each line once it is written.
 	written func(Line)
+	// failed, if set, is told of the first error writing meets.
+	failed func(error)
 }
 
 // NewWriter returns a Writer to w whose lines' At counts from now().
@@ -150,7 +152,10 @@ func (w *Writer) Write(l Line) {
 		l.At = Duration(w.now().Sub(w.began))
 	}
 	w.err = w.enc.Encode(l)
-	if w.err == nil && w.written != nil {
+	switch {
+	case w.err != nil && w.failed != nil:
+		w.failed(w.err)
+	case w.err == nil && w.written != nil:
 		w.written(l)
 	}
 }
