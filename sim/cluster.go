@@ -254,17 +254,7 @@ func (r *runner) wroteOnCluster(before, after *unstructured.Unstructured) {
 // gave, shows in the trace and compares (see the top of this file): as
 // it is if one of the run's writes made it, else as the newest of them
 // before it, and "+".
-func (r *runner) clusterRVName(rv string) string {
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil {
-		return rv
-	}
-	i, found := slices.BinarySearch(r.ownRVs, n)
-	if found {
-		return rv
-	}
-	return r.ownBefore(i) + "+"
-}
+func (r *runner) clusterRVName(rv string) string { return r.clusterName(rv, false) }
 
 // clusterPointName is how a resourceVersion that is a point in the
 // cluster's history, not an object's, shows and compares: a LIST's, a
@@ -273,14 +263,19 @@ func (r *runner) clusterRVName(rv string) string {
 // the run's last write itself, or a revision that other components'
 // writes made after it: to them it is the same point, and so it
 // compares.
-func (r *runner) clusterPointName(rv string) string {
+func (r *runner) clusterPointName(rv string) string { return r.clusterName(rv, true) }
+
+func (r *runner) clusterName(rv string, point bool) string {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil {
 		return rv
 	}
 	i, found := slices.BinarySearch(r.ownRVs, n)
-	if found {
-		i++
+	switch {
+	case found && !point:
+		return rv
+	case found:
+		i++ // the write itself is the newest at or before it
 	}
 	return r.ownBefore(i) + "+"
 }

@@ -259,3 +259,30 @@ func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 		t.Errorf("left in the cluster: %v", left)
 	}
 }
+
+// On a cluster, an object's resourceVersion is the run's write that made
+// it, or the newest before it and "+"; a point in the cluster's history
+// (a LIST's, a bookmark's) is the run's newest write at or before it,
+// and "+", so that the run's last write itself and a later revision of
+// other components' writes, which two informers listing a moment apart
+// are told, name the same point.
+func TestClusterNames(t *testing.T) {
+	r := &runner{ownRVs: []int64{10, 20}}
+	for _, tc := range []struct {
+		rv, object, point string
+	}{
+		{"5", "0+", "0+"},
+		{"10", "10", "10+"},
+		{"15", "10+", "10+"},
+		{"20", "20", "20+"},
+		{"25", "20+", "20+"},
+		{"", "", ""},
+	} {
+		if got := r.clusterRVName(tc.rv); got != tc.object {
+			t.Errorf("clusterRVName(%q) = %q, want %q", tc.rv, got, tc.object)
+		}
+		if got := r.clusterPointName(tc.rv); got != tc.point {
+			t.Errorf("clusterPointName(%q) = %q, want %q", tc.rv, got, tc.point)
+		}
+	}
+}
