@@ -10,9 +10,11 @@
 //	                       client-go: its dynamic client)
 //	run's writes ──▶ client-go's dynamic client ══HTTPS══▶ the same server
 //
-// The Proxy (proxy.go) is the run's, on loopback: it forwards the
-// informers' TCP connections and nothing else (TLS is end to end), and a
-// disconnect cuts them there, as a network would.
+// The Proxy (proxy.go) is the run's, on loopback, in two parts: a TCP
+// proxy, where a disconnect cuts the informers' connections as a network
+// would, and an HTTPS front (front.go) that passes each request on to the
+// cluster with the kubeconfig's credentials, as kubectl proxy does, where
+// a close-watch ends a side's watch responses as the server would.
 //
 // The cluster is the user's. A run touches one thing: a namespace of its
 // own, made for it (Cluster.Begin) and deleted at its end (Namespace.End),

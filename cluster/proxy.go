@@ -1,10 +1,10 @@
 package cluster
 
 import (
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -12,106 +12,82 @@ import (
 	"github.com/cachelab/cachelab/wire"
 )
 
-// A Proxy sits between a run's informers and the cluster, on loopback
-// (package tcpproxy):
+// A Proxy sits between a run's informers and the cluster, on loopback,
+// in two parts:
 //
-//	informer ──▶ HTTP client ══TLS══▶ Proxy (127.0.0.1:port) ──TCP──▶ the cluster's kube-apiserver
+//	informer ──▶ HTTP client ══HTTPS══▶ tcpproxy ──TCP──▶ front ══HTTPS══▶ the cluster's kube-apiserver
+//	                                     (Cut)            (CloseWatches;
+//	                                                       the kubeconfig's
+//	                                                       credentials)
 //
-// It forwards bytes and nothing else: TLS is between each client and the
-// cluster, end to end, with the kubeconfig's credentials. A run's
-// disconnect cuts the connections there, as a network would.
+// The first forwards the informers' TCP connections and nothing else
+// (package tcpproxy): a disconnect cuts them there, as a network would.
+// The second (front.go) is an HTTPS server of the run's that passes each
+// request on to the cluster with the kubeconfig's credentials, as
+// kubectl proxy does: a close-watch ends each side's watch responses
+// there, as the server would at a watch's timeout. Each side's client
+// trusts the front's certificate and presents a token of its own
+// (ConfigFor); only the front speaks to the cluster, through client-go's
+// transport for the kubeconfig, and with the kubeconfig's proxy settings
+// (proxy-url, HTTPS_PROXY) if it has any.
 type Proxy struct {
-	c      *Cluster
-	host   string          // the server's name, for the clients' certificate checks
-	tcp    *tcpproxy.Proxy // nil when direct
-	direct string          // why the clients go straight to the cluster; "" when through the proxy
+	c     *Cluster
+	front *front
+	tcp   *tcpproxy.Proxy
 }
 
-// StartProxy starts a proxy to the cluster's server on an ephemeral
-// loopback port. Where the clients would not reach the cluster straight
-// (the kubeconfig names a proxy, or the environment's HTTPS_PROXY covers
-// the server), the proxy is not put in between: its clients go the way
-// the kubeconfig says, Cut cuts nothing, and Direct says why.
+// StartProxy starts the run's proxy to the cluster, on ephemeral
+// loopback ports.
 func (c *Cluster) StartProxy() (*Proxy, error) {
-	u, err := url.Parse(c.cfg.Host)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("the cluster's server %q is not a URL", c.cfg.Host)
-	}
-	p := &Proxy{c: c, host: u.Hostname()}
-	if p.direct = viaProxy(c.cfg, u); p.direct != "" {
-		return p, nil
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	if p.tcp, err = tcpproxy.Start(net.JoinHostPort(u.Hostname(), port)); err != nil {
+	f, err := startFront(c.Config())
+	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	tcp, err := tcpproxy.Start(f.addr())
+	if err != nil {
+		_ = f.close()
+		return nil, err
+	}
+	return &Proxy{c: c, front: f, tcp: tcp}, nil
 }
 
-// viaProxy says why the clients of cfg would reach u through an HTTP
-// proxy of the user's, or "".
-func viaProxy(cfg *rest.Config, u *url.URL) string {
-	if cfg.Proxy != nil {
-		if pu, err := cfg.Proxy(&http.Request{URL: u}); err != nil || pu != nil {
-			return "the kubeconfig sends the cluster's requests through a proxy of its own (proxy-url)"
-		}
-		return ""
-	}
-	if pu, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil || pu != nil {
-		return "the environment (HTTPS_PROXY) sends the cluster's requests through a proxy"
-	}
-	return ""
-}
-
-// Direct is why the clients reach the cluster straight, or "" when they
-// go through the proxy.
-func (p *Proxy) Direct() string { return p.direct }
-
-// Config is the cluster's client configuration (Cluster.Config) through
-// the proxy: its address is the proxy's, and the server's certificate is
-// still checked against the server's name.
-func (p *Proxy) Config() *rest.Config {
-	cfg := p.c.Config()
-	if p.tcp == nil {
-		return cfg
-	}
-	u, _ := url.Parse(cfg.Host) // parsed in StartProxy
-	u.Host = p.tcp.Addr()
-	cfg.Host = u.String()
-	if cfg.TLSClientConfig.ServerName == "" && u.Scheme == "https" {
-		cfg.TLSClientConfig.ServerName = p.host
-	}
+// ConfigFor is side's client configuration: the proxy's address, its
+// certificate to trust, side's token, and no proxy of the user's between
+// (it is on loopback); the kubeconfig's other settings (its rate limit,
+// its user agent) as they are. It has a dialer of its own, as
+// Cluster.Config's.
+func (p *Proxy) ConfigFor(side string) *rest.Config {
+	cfg := rest.AnonymousClientConfig(p.c.Config())
+	cfg.Host = "https://" + p.tcp.Addr()
+	cfg.TLSClientConfig = rest.TLSClientConfig{CAData: p.front.ca}
+	cfg.BearerToken = p.front.token(side)
+	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
+	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return cfg
 }
 
-// Wire is package wire's client configuration through the proxy (as
+// WireFor is package wire's client configuration for side (as
 // Cluster.Wire).
-func (p *Proxy) Wire() (wire.Config, error) { return wireConfig(p.Config()) }
+func (p *Proxy) WireFor(side string) (wire.Config, error) { return wireConfig(p.ConfigFor(side)) }
 
-// Cut resets every connection through the proxy and holds those made
-// after it until Restore (tcpproxy.Proxy.Cut); it returns how many it
-// reset: none when direct.
-func (p *Proxy) Cut() int {
-	if p.tcp == nil {
-		return 0
-	}
-	return p.tcp.Cut()
-}
+// Cut resets every connection of the informers' clients and holds those
+// made after it until Restore (tcpproxy.Proxy.Cut); it returns how many
+// it reset.
+func (p *Proxy) Cut() int { return p.tcp.Cut() }
 
 // Restore lets connections through again.
-func (p *Proxy) Restore() {
-	if p.tcp != nil {
-		p.tcp.Restore()
-	}
-}
+func (p *Proxy) Restore() { p.tcp.Restore() }
+
+// CloseWatches ends side's watch responses, as the server ends a watch
+// at its timeout: each client reads the end of its stream, with no
+// event. It returns how many it ended.
+func (p *Proxy) CloseWatches(side string) int { return p.front.closeWatches(side) }
 
 // Close stops the proxy and closes every connection through it.
 func (p *Proxy) Close() error {
-	if p.tcp == nil {
-		return nil
+	err := p.tcp.Close()
+	if ferr := p.front.close(); err == nil {
+		err = ferr
 	}
-	return p.tcp.Close()
+	return err
 }

@@ -214,7 +214,7 @@ func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire 
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoCluster
 	}
-	w, err := newWire(r.proxy, r.clusterNS.Name(), rec)
+	w, err := newWire(r.proxy, user, r.clusterNS.Name(), rec)
 	if err != nil {
 		// Made from the configuration Open read and checked.
 		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))

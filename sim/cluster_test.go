@@ -201,19 +201,20 @@ func TestClusterLeavesWhatIsNotItsOwn(t *testing.T) {
 	}
 }
 
-// A disconnect on a cluster is a cut in the run's proxy between the
-// informers' HTTP clients and the cluster: both sides' TCP connections
-// break, each watch ends as its client reads the reset (the same line on
-// both sides), the next requests wait until reconnect, and then go
-// through on new connections; a delete made in between reaches the
-// indexer (by a relist: the cut watch lasted less than a second of the
-// scenario's clock), and cachelab agrees with client-go throughout.
-// (H6: a broken stream closes without an event; F4: a very short watch
-// relists.)
+// The connection levers on a cluster act in the run's proxy between the
+// informers' HTTP clients and the cluster. A close-watch ends each side's
+// watch response there, cleanly, as the server does at a watch's timeout
+// (H7): each client reads the end of its stream. A disconnect cuts the
+// TCP connections: each watch ends as its client reads the reset (H6),
+// the next requests wait until reconnect, and then go through on new
+// connections; a delete made in between reaches the indexer (by a
+// relist: the cut watch lasted less than a second of the scenario's
+// clock, F4), and cachelab agrees with client-go throughout, with the
+// same lines on both sides.
 func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 	tc := startTestCluster(t)
 	sc, err := scenario.Parse("x.txt", []byte(clusterHead+
-		"create ns0/a ns0/b\n----\n\nstart\n----\n\ndisconnect\n----\n\ndelete ns0/a\n----\n\nreconnect\n----\n"))
+		"create ns0/a ns0/b\n----\n\nstart\n----\n\nclose-watch\n----\n\ndisconnect\n----\n\ndelete ns0/a\n----\n\nreconnect\n----\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,25 +225,36 @@ func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 	if res.Divergence != nil {
 		t.Fatal(res.Divergence)
 	}
+	for impl, evs := range res.Steps[2].Sides {
+		var ended []string
+		for _, e := range evs {
+			if e.Layer == "wire" && strings.Contains(e.Detail, " ended: ") {
+				ended = append(ended, e.Detail)
+			}
+		}
+		if want := "w1 ended: the run's proxy ended its response, and its client read the end of the stream"; len(ended) != 1 || ended[0] != want {
+			t.Errorf("%s: watch ends at close-watch = %q, want %q", impl, ended, want)
+		}
+	}
 	var world []string
-	for _, e := range res.Steps[2].World {
+	for _, e := range res.Steps[3].World {
 		world = append(world, e.Layer+" "+e.Detail)
 	}
 	if want := "wire the proxy between the informers and the cluster cut 2 TCP connections"; !strings.Contains(strings.Join(world, "\n"), want) {
 		t.Errorf("disconnect's world lines:\n%s\nwant one with %q", strings.Join(world, "\n"), want)
 	}
-	for impl, evs := range res.Steps[2].Sides {
+	for impl, evs := range res.Steps[3].Sides {
 		var ended []string
 		for _, e := range evs {
 			if e.Layer == "wire" && strings.Contains(e.Detail, "its TCP connection was cut") {
 				ended = append(ended, e.Detail)
 			}
 		}
-		if len(ended) != 1 || !strings.HasPrefix(ended[0], "w1 ended:") {
-			t.Errorf("%s: watch ends at the cut = %q, want w1's", impl, ended)
+		if len(ended) != 1 || !strings.HasPrefix(ended[0], "w2 ended:") {
+			t.Errorf("%s: watch ends at the cut = %q, want w2's", impl, ended)
 		}
 	}
-	for impl, evs := range res.Steps[4].Sides {
+	for impl, evs := range res.Steps[5].Sides {
 		var through, gone bool
 		for _, e := range evs {
 			through = through || (e.Layer == "wire" && strings.HasSuffix(e.Detail, " 200 OK"))

@@ -36,11 +36,7 @@ func disconnect(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.Disconnect()
 	}
-	why := ""
-	if r.proxy != nil {
-		why = " (above the HTTP clients, no TCP connection cut: " + r.proxy.Direct() + ")"
-	}
-	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait"+why)
+	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
 	return nil
 }
 
@@ -53,8 +49,7 @@ type cutter interface {
 }
 
 // cutters are the run's proxies, and what they stand in front of; none
-// where the informers do not talk HTTP, or on a cluster whose kubeconfig
-// keeps a path of its own.
+// where the informers do not talk HTTP.
 func (r *runner) cutters() ([]cutter, string) {
 	var cs []cutter
 	for _, px := range r.proxies {
@@ -63,7 +58,7 @@ func (r *runner) cutters() ([]cutter, string) {
 	if len(cs) > 0 {
 		return cs, "kube-apiserver"
 	}
-	if r.proxy != nil && r.proxy.Direct() == "" {
+	if r.proxy != nil {
 		return []cutter{r.proxy}, "the cluster"
 	}
 	return nil, ""

@@ -16,22 +16,36 @@ import (
 )
 
 // On a cluster (package cluster), each side reaches the cluster's
-// kube-apiserver as over the wire in process (wire.go), with the
-// kubeconfig's credentials, in the run's namespace only, through the
-// run's proxy on loopback (cluster.Proxy), which a disconnect cuts:
+// kube-apiserver as over the wire in process (wire.go), in the run's
+// namespace only, through the run's proxy on loopback (cluster.Proxy):
+// a disconnect cuts the TCP connections there, and a close-watch has it
+// end the side's watch responses (ClusterServer.responses):
 //
-//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ proxy ──▶ the cluster's kube-apiserver
+//	informer ──▶ Conn ──▶ HTTP client ══HTTPS══▶ proxy ══HTTPS══▶ the cluster's kube-apiserver
 //
-// Both sides' clients go through client-go's transport for the
-// kubeconfig (rest.TransportFor): it is what turns a kubeconfig's
-// credentials (a client certificate, a token, an exec plugin) into
-// requests, and nothing in it decides what is requested or how an
-// answer is read. Everything above it is each implementation's own.
+// The proxy passes the requests on with the kubeconfig's credentials,
+// through client-go's transport for the kubeconfig; each side's client
+// presents a token of its own to the proxy. Everything above the HTTP
+// connection is each implementation's own.
 
 // ClusterServer is a Server in a cluster: LIST and WATCH over HTTP; the
 // levers that need the server's insides are refused before a run starts
 // (sim.Check), and say so here too.
-type ClusterServer struct{ httpClient }
+type ClusterServer struct {
+	httpClient
+	proxy *cluster.Proxy
+	side  string // the side's name at the proxy
+}
+
+// responses: the run's proxy ends the side's watch responses, as the
+// server ends a watch at its timeout (cluster.Proxy.CloseWatches).
+func (s *ClusterServer) responses() (any, string, func()) {
+	type side struct {
+		proxy *cluster.Proxy
+		name  string
+	}
+	return side{s.proxy, s.side}, "the run's proxy", func() { s.proxy.CloseWatches(s.side) }
+}
 
 var _ Server = (*ClusterServer)(nil)
 
@@ -44,10 +58,11 @@ func (s *ClusterServer) ExpiredContinue(metav1.ListOptions) error  { return errC
 func (s *ClusterServer) RequestProgress(ctx context.Context) error { return errCluster }
 func (s *ClusterServer) SetWatchListFeature(bool)                  {}
 
-// CachelabCluster is cachelab's side on a cluster, through the proxy c:
-// package wire's ListerWatcher in namespace ns, each try recorded in rec.
-func CachelabCluster(c *cluster.Proxy, ns string, rec *trace.Recorder) (Wire, error) {
-	cfg, err := c.Wire()
+// CachelabCluster is cachelab's side on a cluster, through the proxy c
+// as side: package wire's ListerWatcher in namespace ns, each try
+// recorded in rec.
+func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wire, error) {
+	cfg, err := c.WireFor(side)
 	if err != nil {
 		return Wire{}, err
 	}
@@ -59,22 +74,24 @@ func CachelabCluster(c *cluster.Proxy, ns string, rec *trace.Recorder) (Wire, er
 		return Wire{}, err
 	}
 	return Wire{
-		Server: func(string) Server { return &ClusterServer{lw} },
+		Server: func(string) Server { return &ClusterServer{httpClient: lw, proxy: c, side: side} },
 		Close:  func() { lw.Close(); utilnet.CloseIdleConnectionsFor(rt) },
 	}, nil
 }
 
-// ClientGoCluster is client-go's side on a cluster, through the proxy c:
-// its dynamic client, Resource(pods).Namespace(ns), with its defaults;
-// each try is recorded in rec.
-func ClientGoCluster(c *cluster.Proxy, ns string, rec *trace.Recorder) (Wire, error) {
-	dyn, closeIdle, err := clientGoDynamic(c.Config(), rec)
+// ClientGoCluster is client-go's side on a cluster, through the proxy c
+// as side: its dynamic client, Resource(pods).Namespace(ns), with its
+// defaults; each try is recorded in rec.
+func ClientGoCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wire, error) {
+	dyn, closeIdle, err := clientGoDynamic(c.ConfigFor(side), rec)
 	if err != nil {
 		return Wire{}, err
 	}
 	pods := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
 	return Wire{
-		Server: func(string) Server { return &ClusterServer{dynclient.ListWatch(pods)} },
-		Close:  closeIdle,
+		Server: func(string) Server {
+			return &ClusterServer{httpClient: dynclient.ListWatch(pods), proxy: c, side: side}
+		},
+		Close: closeIdle,
 	}, nil
 }

@@ -216,39 +216,53 @@ func (p *Conn) takeOpen() []*connWatch {
 
 // CloseWatches ends every open watch, as a server closing the stream
 // does. The watches count as closed before this returns, so a settle
-// that follows waits for the informer's next request. Over the wire in
-// process, the server closes them itself: kube-apiserver ends each
-// watch's response (kubeapiserver.Server.CloseWatches), and each ends as
-// its client reads that, with a wire line; elsewhere the connection
-// ends them (closeOpen).
+// that follows waits for the informer's next request. Where the
+// informers talk HTTP, the watches' responses are ended where they are
+// served (a responseCloser: kube-apiserver in process, the run's proxy in
+// front of a cluster), and each ends as its client reads that, with a
+// wire line; elsewhere the connection ends them (closeOpen).
 func (p *Conn) CloseWatches() int {
 	p.mu.Lock()
-	fronts := map[wireUser]bool{}
+	closers := map[any]func(){}
+	note := ""
 	for w := range p.open {
-		ws, ok := w.server.(*WireServer)
+		rc, ok := w.server.(responseCloser)
 		if !ok {
-			fronts = nil
+			closers = nil
 			break
 		}
-		fronts[wireUser{ws.srv, ws.user}] = true
+		key, by, closeAll := rc.responses()
+		closers[key], note = closeAll, by
 	}
 	n := len(p.open)
 	p.mu.Unlock()
-	if len(fronts) == 0 {
+	if len(closers) == 0 {
 		return p.closeOpen()
 	}
-	ended := p.expectEnds("ended: the server ended its response, and its client read the end of the stream", false)
-	for f := range fronts {
-		f.srv.CloseWatches(f.user)
+	ended := p.expectEnds("ended: "+note+" ended its response, and its client read the end of the stream", false)
+	for _, closeAll := range closers {
+		closeAll()
 	}
 	ended()
 	return n
 }
 
-// wireUser is one user of one kube-apiserver over the wire.
-type wireUser struct {
-	srv  *kubeapiserver.Server
-	user string
+// A responseCloser is a Server that can end the side's watch responses
+// where they are served over HTTP. responses returns what names them
+// there (so that a side's watches on one server are ended once), who
+// ends them ("the server", "the run's proxy"), and the function that
+// ends them all.
+type responseCloser interface {
+	responses() (key any, by string, closeAll func())
+}
+
+// responses: kube-apiserver ends the user's watch responses.
+func (s *WireServer) responses() (any, string, func()) {
+	type user struct {
+		srv  *kubeapiserver.Server
+		name string
+	}
+	return user{s.srv, s.user}, "the server", func() { s.srv.CloseWatches(s.user) }
 }
 
 // closeOpen ends every open watch at the connection, above the client.
