@@ -8,7 +8,7 @@
 //	sim          the runner: each command's run function, settling, the
 //	   │         comparison after each step, invariants
 //	   ├──▶ sim/scenario  a scenario as data: Parse, the command table,
-//	   │                  the replay that refuses what cannot run, placements
+//	   │                  the dry run that refuses what cannot run, placements
 //	   ├──▶ sim/world   each informer's connection and its levers
 //	   │         │      (disconnect, fail-next, close-watch, holds)
 //	   └──▶ sim/trace ◀─┘ typed events, their order rules, and their

@@ -146,7 +146,7 @@ func TestSettleMessageIsBounded(t *testing.T) {
 }
 
 // Parse refuses steps that cannot run where they stand (package
-// scenario, replay.go). The runner must still refuse them cleanly, with
+// scenario, dryrun.go). The runner must still refuse them cleanly, with
 // an error naming the step, never a panic or a hang: a Session is also
 // driven step by step by programs that build their own Steps.
 func TestStepsParseRefusesFailCleanly(t *testing.T) {

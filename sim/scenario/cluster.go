@@ -10,7 +10,7 @@ import (
 
 // An etcd cluster as a scenario says it: etcd-cluster, its first command,
 // asks for 3 or 5 members (m1, m2, ...), and the member levers stop one,
-// start it again, or move the leadership. Parse replays them (clusterStep)
+// start it again, or move the leadership. Parse's dry run follows them (clusterStep)
 // so a file never stops a member twice, loses quorum, or names a member
 // the cluster does not have; the runner (package sim, clusterlevers.go)
 // pulls them on a real embedded cluster.
@@ -61,22 +61,22 @@ func (sc *Scenario) Members() int {
 	return 1
 }
 
-// clusterReplay is Parse's model of the cluster: which members run, and
+// clusterModel is Parse's model of the cluster: which members run, and
 // which leads.
-type clusterReplay struct {
+type clusterModel struct {
 	members int
 	running []bool
 	leader  int
 }
 
 // clusterStep checks a cluster command against the steps before it.
-func (p *replay) clusterStep(st Step, a Args) error {
+func (p *dryRun) clusterStep(st Step, a Args) error {
 	if st.Cmd == "etcd-cluster" {
 		if st.Line != p.firstLine {
 			return fmt.Errorf("etcd-cluster decides the etcd the run starts on, so it must be the scenario's first command")
 		}
 		n := membersOf(a)
-		p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
+		p.cluster = &clusterModel{members: n, running: slices.Repeat([]bool{true}, n)}
 		return nil
 	}
 	cl := p.cluster
@@ -126,7 +126,7 @@ func (p *replay) clusterStep(st Step, a Args) error {
 
 // singleMember refuses, in a cluster scenario, a lever that works on one
 // member's etcd.
-func (p *replay) singleMember(cmd string) error {
+func (p *dryRun) singleMember(cmd string) error {
 	if p.cluster == nil {
 		return nil
 	}
@@ -142,13 +142,13 @@ func singleMemberWhy(cmd string) string {
 	return "it copies one member's data, which would disagree with the other members' raft logs"
 }
 
-// MembersCheck replays a scenario's etcd levers on an embedded etcd of
+// MembersCheck follows a scenario's etcd levers on an embedded etcd of
 // another size than the one it asks for (the runner's --etcd-members):
 // Parse checked them against the scenario's own. sim's Check runs it
 // before a run starts.
 type MembersCheck struct {
 	n int
-	p *replay // its cluster, when n > 1
+	p *dryRun // its cluster, when n > 1
 }
 
 // NewMembersCheck is the check for a run on n members, or nil when the
@@ -157,9 +157,9 @@ func NewMembersCheck(sc *Scenario, n int) *MembersCheck {
 	if n == 0 || n == sc.Members() {
 		return nil
 	}
-	c := &MembersCheck{n: n, p: newReplay()}
+	c := &MembersCheck{n: n, p: newDryRun()}
 	if n > 1 {
-		c.p.cluster = &clusterReplay{members: n, running: slices.Repeat([]bool{true}, n)}
+		c.p.cluster = &clusterModel{members: n, running: slices.Repeat([]bool{true}, n)}
 	}
 	return c
 }

@@ -12,7 +12,7 @@
 //	sim           the runner: levers, both sides, settling, comparison
 //	     │
 //	     ▼
-//	sim/scenario  the file: Parse, the command table, the replay that
+//	sim/scenario  the file: Parse, the command table, the dry run that
 //	              refuses steps that cannot run, placements and hints
 //
 // # A scenario file
@@ -63,7 +63,7 @@
 // while it runs costs that wait, ends the run halfway with an error that
 // is not about informers, or worse, runs something other than what the
 // file says. So Parse checks a file as a run would, and refuses it with
-// file:line (ParseError) (validate.go, replay.go): names, namespaces and
+// file:line (ParseError) (validate.go, dryrun.go): names, namespaces and
 // labels with apimachinery's validators and kube-apiserver's words,
 // selectors with labels.Parse and fields.ParseSelector, ranges (stated in
 // the message), no control characters, and each step against those
@@ -71,7 +71,7 @@
 // handler that was never added, no restore of a snapshot not yet taken;
 // a restore brings back the snapshot's objects, a wipe none; two
 // "# Server:" lines; a lever of the other world; a cluster lever without
-// etcd-cluster, or a stop that would leave no majority up). The replay is
+// etcd-cluster, or a stop that would leave no majority up). The dry run is
 // exact because a run starts from an empty etcd that nothing else writes
 // to. What depends on the run's options (--server, an external etcd,
 // --etcd-members) is not the file's to say: package sim's Check refuses

@@ -86,14 +86,14 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.
 
 // Parse reads a scenario from src; file names it in errors. It checks the
 // text, the layout, every command's arguments, and that each step can run
-// where it stands (replay.go), so a run never starts on a file it would
+// where it stands (dryrun.go), so a run never starts on a file it would
 // fail on halfway or read other than as written.
 func Parse(file string, src []byte) (*Scenario, error) {
 	sc, err := parseForm(file, src)
 	if err != nil {
 		return nil, err
 	}
-	world := newReplay()
+	world := newDryRun()
 	world.server = sc.Server
 	if sc.Server == "" {
 		world.server = sc.WrittenFor()
@@ -107,7 +107,7 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	return sc, nil
 }
 
-// parseForm is Parse without the replay: every line well-formed on its
+// parseForm is Parse without the dry run: every line well-formed on its
 // own, whether or not the steps make sense in their order.
 func parseForm(file string, src []byte) (*Scenario, error) {
 	sc := &Scenario{File: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}

@@ -63,7 +63,7 @@ func worldFor(cmd, server string) error {
 
 // apiserverStep checks a watch-cache lever against the kube-apiservers
 // the scenario has started: one, and a second after add-apiserver.
-func (p *replay) apiserverStep(cmd string, a Args) error {
+func (p *dryRun) apiserverStep(cmd string, a Args) error {
 	if cmd == "add-apiserver" {
 		if p.apiservers+1 >= MaxAPIServers {
 			return fmt.Errorf("add-apiserver: the scenario runs %d kube-apiservers already, the most it may", MaxAPIServers)

@@ -31,7 +31,7 @@ import (
 //     kube-apiserver checks them, with its own validators and words
 //     (checkValue, checkPositional);
 //   - arguments that only make sense together (checkTogether);
-//   - steps that depend on earlier ones (replay.go): an object that does
+//   - steps that depend on earlier ones (dryrun.go): an object that does
 //     not exist yet, a handler never added, a queue that was never started.
 
 // Limits. Each keeps a run finite and its output readable; none is one a
@@ -352,7 +352,7 @@ func checkSnapshotName(cmd, name string) error {
 
 // checkRaw checks put-raw's text: one word of printable ASCII (the trace
 // prints it quoted), and not an object the ListerWatcher could decode,
-// which would make the key a live object the replay does not know of.
+// which would make the key a live object the dry run does not know of.
 func checkRaw(text string) error {
 	if len(text) > maxRaw || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		return fmt.Errorf("put-raw %q: want 1 to %d printable ASCII characters without spaces", text, maxRaw)

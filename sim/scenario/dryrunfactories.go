@@ -2,13 +2,13 @@ package scenario
 
 import "fmt"
 
-// The replay of factories and controllers: a factory is made once and
+// The dry run of factories and controllers: a factory is made once and
 // used after, a controller goes on an informer that exists, and several
 // controllers each have a name.
 
 // startController checks a start-controller against the controllers
 // there already and the factory it names.
-func (p *replay) startController(line int, a Args) error {
+func (p *dryRun) startController(line int, a Args) error {
 	name, _ := a.Value("name")
 	f, onFactory := a.Value("informer")
 	switch {
@@ -47,7 +47,7 @@ func (p *replay) startController(line int, a Args) error {
 
 // factoryStep checks the factory commands: a factory is made once, and
 // used after it is made.
-func (p *replay) factoryStep(line int, cmd, name string) error {
+func (p *dryRun) factoryStep(line int, cmd, name string) error {
 	if cmd == "factory" {
 		switch at, ok := p.factories[name]; {
 		case ok:
@@ -71,7 +71,7 @@ func (p *replay) factoryStep(line int, cmd, name string) error {
 
 // factoryInformer checks that what cmd names is a factory that has made
 // its informer.
-func (p *replay) factoryInformer(cmd, f string) error {
+func (p *dryRun) factoryInformer(cmd, f string) error {
 	switch _, ok := p.factories[f]; {
 	case !ok:
 		return fmt.Errorf("%s: no factory named %q is made before this line (factory %s makes one)", cmd, f, f)
@@ -82,7 +82,7 @@ func (p *replay) factoryInformer(cmd, f string) error {
 }
 
 // firstFactory is the line of the first factory, or 0.
-func (p *replay) firstFactory() int {
+func (p *dryRun) firstFactory() int {
 	first := 0
 	for _, at := range p.factories {
 		if first == 0 || at < first {

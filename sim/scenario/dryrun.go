@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// replay follows a scenario's steps at parse time, keeping only what
+// dryRun follows a scenario's steps at parse time, keeping only what
 // decides whether a later step can run: which objects exist, which
 // handlers are registered, what was started. A run starts from an empty
 // etcd (an external one gets a fresh prefix) and nothing else writes to
 // it, so this is exact: a step it refuses is one the run would fail on
 // halfway, after seconds or minutes, with an error about the file rather
 // than about informers.
-type replay struct {
+type dryRun struct {
 	server     string // the scenario's "# Server:" line
 	apiservers int    // kube-apiservers added by add-apiserver
 
@@ -45,19 +45,19 @@ type replay struct {
 	controllers   map[string]int // controller name ("" for an unnamed one) -> its start-controller's line
 	ctlWriter     int            // the line of the controller that writes, or 0
 
-	firstLine int            // the first command's line
-	cluster   *clusterReplay // etcd-cluster ran (cluster.go)
+	firstLine int           // the first command's line
+	cluster   *clusterModel // etcd-cluster ran (cluster.go)
 }
 
-func newReplay() *replay {
-	return &replay{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
+func newDryRun() *dryRun {
+	return &dryRun{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
 		factories: map[string]int{}, factoryHasInf: map[string]bool{}, controllers: map[string]int{},
 		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
 }
 
 // step checks st, whose arguments a are valid on their own, against what
 // came before it, and records what it changes.
-func (p *replay) step(st Step, a Args) error {
+func (p *dryRun) step(st Step, a Args) error {
 	if err := worldFor(st.Cmd, p.server); err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (p *replay) step(st Step, a Args) error {
 }
 
 // create records each object of a create line; each must be new.
-func (p *replay) create(line int, keys []string) error {
+func (p *dryRun) create(line int, keys []string) error {
 	if err := p.count(len(keys)); err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
@@ -160,7 +160,7 @@ func (p *replay) create(line int, keys []string) error {
 
 // notRaw refuses an update or delete of a key that holds put-raw's
 // bytes: it reads the object first, and there is none to read.
-func (p *replay) notRaw(cmd string, keys []string) error {
+func (p *dryRun) notRaw(cmd string, keys []string) error {
 	for _, k := range keys {
 		if at, ok := p.raw[k]; ok {
 			return fmt.Errorf("%s %s: %s holds the bytes put-raw stored at line %d, which do not decode as an object; delete-raw removes them",
@@ -172,7 +172,7 @@ func (p *replay) notRaw(cmd string, keys []string) error {
 
 // putRaw records a key that holds bytes, not an object: over an object
 // (which it replaces) or a new key.
-func (p *replay) putRaw(line int, key string) error {
+func (p *dryRun) putRaw(line int, key string) error {
 	if _, ok := p.objects[key]; !ok {
 		if err := p.count(1); err != nil {
 			return fmt.Errorf("put-raw: %w", err)
@@ -183,7 +183,7 @@ func (p *replay) putRaw(line int, key string) error {
 }
 
 // deleteRaw removes a key put-raw wrote.
-func (p *replay) deleteRaw(key string) error {
+func (p *dryRun) deleteRaw(key string) error {
 	if _, ok := p.raw[key]; !ok {
 		return fmt.Errorf("delete-raw %s: no put-raw before this line stored bytes there (delete removes an object)", key)
 	}
@@ -194,7 +194,7 @@ func (p *replay) deleteRaw(key string) error {
 
 // restore brings back the objects a snapshot saw, and only them; the
 // snapshot must have been taken before.
-func (p *replay) restore(name string) error {
+func (p *dryRun) restore(name string) error {
 	objects, ok := p.snapshots[name]
 	if !ok {
 		return fmt.Errorf("etcd-restore %s: no snapshot named %q was taken before this line (etcd-snapshot %s takes one)", name, name, name)
@@ -204,7 +204,7 @@ func (p *replay) restore(name string) error {
 }
 
 // bulkCreate records ns/obj-0001... as the runner names them.
-func (p *replay) bulkCreate(line int, a Args) error {
+func (p *dryRun) bulkCreate(line int, a Args) error {
 	ns, ok := a.Value("ns")
 	if !ok {
 		ns = "bulk"
@@ -233,7 +233,7 @@ func BulkName(ns string, i, n int) string {
 }
 
 // count adds n to the objects created in all.
-func (p *replay) count(n int) error {
+func (p *dryRun) count(n int) error {
 	if p.created+n > maxObjects {
 		return fmt.Errorf("this file would create %d objects in all; a scenario creates at most %d "+
 			"(each is its own etcd write, and both informers hold every one)", p.created+n, maxObjects)
@@ -253,7 +253,7 @@ func alreadyExists(key string, at, line int) string {
 }
 
 // change checks that each object an update or delete names exists.
-func (p *replay) change(line int, cmd string, keys []string) error {
+func (p *dryRun) change(line int, cmd string, keys []string) error {
 	deleted := map[string]bool{}
 	for _, k := range keys {
 		if _, ok := p.objects[k]; !ok {
@@ -276,7 +276,7 @@ func (p *replay) change(line int, cmd string, keys []string) error {
 // handlers to add (the queue world has none), and that the file keeps to
 // one stack: the run sets the stack's feature gates once, from the first
 // start that names one, and every start runs that stack.
-func (p *replay) start(line int, cmd string, a Args) error {
+func (p *dryRun) start(line int, cmd string, a Args) error {
 	if p.running {
 		return fmt.Errorf("%s: the informers are already started; stop them first to start fresh ones", cmd)
 	}
@@ -311,7 +311,7 @@ func (p *replay) start(line int, cmd string, a Args) error {
 }
 
 // firstHandler is the registered handler added first, or "".
-func (p *replay) firstHandler() (name string, line int) {
+func (p *dryRun) firstHandler() (name string, line int) {
 	for h, at := range p.handlers {
 		if name == "" || at < line {
 			name, line = h, at
@@ -323,7 +323,7 @@ func (p *replay) firstHandler() (name string, line int) {
 // addHandler registers a handler as the runner would: a duplicate name
 // fails the run, the queue world refuses handlers, and stopped informers
 // refuse them too (the trace shows it; the handler is not registered).
-func (p *replay) addHandler(line int, name string) error {
+func (p *dryRun) addHandler(line int, name string) error {
 	if at, ok := p.handlers[name]; ok {
 		return fmt.Errorf("add-handler %s: a handler named %q is already registered (line %d)", name, name, at)
 	}
@@ -339,7 +339,7 @@ func (p *replay) addHandler(line int, name string) error {
 
 // useHandler checks that remove-handler and release name a registered
 // handler.
-func (p *replay) useHandler(cmd, name string) error {
+func (p *dryRun) useHandler(cmd, name string) error {
 	if _, ok := p.handlers[name]; !ok {
 		return fmt.Errorf("%s %s: no handler %q is registered here (add-handler adds one; once the informers are stopped, they refuse new ones)",
 			cmd, name, name)
@@ -351,7 +351,7 @@ func (p *replay) useHandler(cmd, name string) error {
 }
 
 // advance moves scenario time, which may not pass maxClock in all.
-func (p *replay) advance(what string, d time.Duration) error {
+func (p *dryRun) advance(what string, d time.Duration) error {
 	if p.clock+d > maxClock {
 		return fmt.Errorf("%s: scenario time would reach %v; it may reach at most %v "+
 			"(the trace prints it as a Go duration, which stops at 292 years)", what, p.clock+d, maxClock)
