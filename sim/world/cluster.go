@@ -39,12 +39,8 @@ type ClusterServer struct {
 
 // responses: the run's proxy ends the side's watch responses, as the
 // server ends a watch at its timeout (cluster.Proxy.CloseWatches).
-func (s *ClusterServer) responses() (any, string, func()) {
-	type side struct {
-		proxy *cluster.Proxy
-		name  string
-	}
-	return side{s.proxy, s.side}, "the run's proxy", func() { s.proxy.CloseWatches(s.side) }
+func (s *ClusterServer) responses() (responsesOf, string, func()) {
+	return responsesOf{s.proxy, s.side}, "the run's proxy", func() { s.proxy.CloseWatches(s.side) }
 }
 
 var _ Server = (*ClusterServer)(nil)

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -223,7 +222,7 @@ func (p *Conn) takeOpen() []*connWatch {
 // wire line; elsewhere the connection ends them (closeOpen).
 func (p *Conn) CloseWatches() int {
 	p.mu.Lock()
-	closers := map[any]func(){}
+	closers := map[responsesOf]func(){}
 	note := ""
 	for w := range p.open {
 		rc, ok := w.server.(responseCloser)
@@ -253,16 +252,19 @@ func (p *Conn) CloseWatches() int {
 // ends them ("the server", "the run's proxy"), and the function that
 // ends them all.
 type responseCloser interface {
-	responses() (key any, by string, closeAll func())
+	responses() (key responsesOf, by string, closeAll func())
+}
+
+// responsesOf names one side's watch responses: where they are served,
+// and the side's name there.
+type responsesOf struct {
+	at   any
+	side string
 }
 
 // responses: kube-apiserver ends the user's watch responses.
-func (s *WireServer) responses() (any, string, func()) {
-	type user struct {
-		srv  *kubeapiserver.Server
-		name string
-	}
-	return user{s.srv, s.user}, "the server", func() { s.srv.CloseWatches(s.user) }
+func (s *WireServer) responses() (responsesOf, string, func()) {
+	return responsesOf{s.srv, s.user}, "the server", func() { s.srv.CloseWatches(s.user) }
 }
 
 // closeOpen ends every open watch at the connection, above the client.
