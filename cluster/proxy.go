@@ -1,10 +1,8 @@
 package cluster
 
 import (
-	"net"
 	"net/http"
 	"net/url"
-	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -54,15 +52,14 @@ func (c *Cluster) StartProxy() (*Proxy, error) {
 // ConfigFor is side's client configuration: the proxy's address, its
 // certificate to trust, side's token, and no proxy of the user's between
 // (it is on loopback); the kubeconfig's other settings (its rate limit,
-// its user agent) as they are. It has a dialer of its own, as
-// Cluster.Config's.
+// its user agent) as they are, and a dialer of its own, as
+// Cluster.Config gives.
 func (p *Proxy) ConfigFor(side string) *rest.Config {
 	cfg := rest.AnonymousClientConfig(p.c.Config())
 	cfg.Host = "https://" + p.tcp.Addr()
 	cfg.TLSClientConfig = rest.TLSClientConfig{CAData: p.front.ca}
 	cfg.BearerToken = p.front.token(side)
 	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
-	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return cfg
 }
 
