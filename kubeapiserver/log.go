@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/pprof"
 	"strings"
 	"sync"
 
@@ -73,8 +74,11 @@ func (s *Server) Pending(user string) int {
 	return s.log.pending[user]
 }
 
-func (l *requestLog) wrap(h http.Handler) http.Handler {
+func (l *requestLog) wrap(h http.Handler, labels func(user string) pprof.LabelSet) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if labels != nil {
+			pprof.SetGoroutineLabels(pprof.WithLabels(req.Context(), labels(peer(req))))
+		}
 		l.mu.Lock()
 		if l.pending == nil {
 			l.pending = map[string]int{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -48,6 +49,11 @@ type Options struct {
 	//
 	// The storage is the caller's, to close after the server.
 	Namespaces *apistorage.Server
+	// Labels, if set, gives the pprof labels to put on the goroutine
+	// that serves a request of user, before anything else touches it:
+	// every goroutine the request starts inherits them. A simulation
+	// uses them to tell which goroutines work for which client.
+	Labels func(user string) pprof.LabelSet
 }
 
 // Server is kube-apiserver over HTTPS on 127.0.0.1, serving a resource
@@ -56,6 +62,7 @@ type Server struct {
 	served []served            // the resources, in discovery's order
 	admit  admission.Interface // nil without Options.Namespaces
 	clock  clock.Clock
+	labels func(user string) pprof.LabelSet // Options.Labels
 	pki    *pki
 	url    string
 
@@ -73,7 +80,7 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if opts.Clock == nil {
 		opts.Clock = st.Clock()
 	}
-	s := &Server{clock: opts.Clock, stopped: make(chan struct{})}
+	s := &Server{clock: opts.Clock, labels: opts.Labels, stopped: make(chan struct{})}
 	if err := s.serve(st, opts); err != nil {
 		return nil, err
 	}
@@ -134,7 +141,7 @@ func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, e
 	}, x509request.CommonNameUserConversion)
 	cfg.Authorization.Authorizer = authorizerfactory.NewPrivilegedGroups(Group)
 	cfg.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(s.faults.wrap(h), c))
+		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(s.faults.wrap(h), c), s.labels)
 	}
 	gs, err := cfg.Complete(nil).New("cachelab-kube-apiserver", genericapiserver.NewEmptyDelegate())
 	if err != nil {

@@ -280,7 +280,7 @@ func cmdAddHandler(r *runner, a scenario.Args) error {
 	for _, s := range pair {
 		h := newHandler(name, resync, a.Flags["slow"], s.rec)
 		if s.inf != nil {
-			if err := s.inf.addHandler(h); err != nil {
+			if err := s.addHandler(h); err != nil {
 				if !r.stopped {
 					return err
 				}

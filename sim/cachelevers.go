@@ -150,7 +150,7 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	}
 	r.clients = append(r.clients, c)
 	n := len(r.apis) + 1
-	api, err := apistorage.New(r.ctx, c, r.res, apistorage.Options{Cache: true, Clock: r.clock, Name: fmt.Sprintf("apiserver-%d", n)})
+	api, err := apistorage.New(r.ctx, c, r.res, apistorage.Options{Cache: true, Clock: r.worldClock(), Name: fmt.Sprintf("apiserver-%d", n)})
 	if err != nil {
 		return err
 	}

@@ -23,16 +23,29 @@ import (
 type tickClock struct {
 	*scenarioclock.Clock
 
-	late time.Duration // Options.lateTimers
+	late      time.Duration // Options.lateTimers
+	lateReads time.Duration // Options.lateReads
 
 	mu      sync.Mutex
 	live    map[*tickTimer]time.Time // deadline of each timer not yet handled or stopped
 	handled int                      // ticks handled so far (a due timer made way for the next, or stopped)
 }
 
-func newTickClock(c *scenarioclock.Clock, late time.Duration) *tickClock {
-	return &tickClock{Clock: c, late: late, live: map[*tickTimer]time.Time{}}
+func newTickClock(c *scenarioclock.Clock, late, lateReads time.Duration) *tickClock {
+	return &tickClock{Clock: c, late: late, lateReads: lateReads, live: map[*tickTimer]time.Time{}}
 }
+
+// Now is the scenario's time. With Options.lateReads it is read late, as
+// by a goroutine that a busy machine runs late just before it reads.
+func (c *tickClock) Now() time.Time {
+	if c.lateReads > 0 {
+		time.Sleep(c.lateReads)
+	}
+	return c.Clock.Now()
+}
+
+// Since is Now().Sub(t), read as Now is.
+func (c *tickClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // NewTimer makes a timer, and counts every due one as handled.
 func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
@@ -58,7 +71,7 @@ func (c *tickClock) NewTimer(d time.Duration) clock.Timer {
 func (c *tickClock) pending() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.Now()
+	now := c.Clock.Now() // the runner's read, never late
 	for _, deadline := range c.live {
 		if !deadline.After(now) {
 			return true
@@ -79,7 +92,7 @@ func (c *tickClock) ticksHandled() int {
 func (c *tickClock) armed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.Now()
+	now := c.Clock.Now() // the runner's read, never late
 	for _, deadline := range c.live {
 		if deadline.After(now) {
 			return true
@@ -130,6 +143,32 @@ func (t *tickTimer) Stop() bool {
 		t.once.Do(func() { close(t.stopped) })
 	}
 	return t.Timer.Stop()
+}
+
+// lateClock is the scenario's clock as the world's components read it
+// (the watch cache, kube-apiserver's watch deadlines, the etcd world's
+// watch timeouts), with Options.lateReads: each read made late, as by a
+// goroutine that a busy machine runs late just before it reads. The
+// clock's other methods (Exclude, Next, Step) are its own.
+type lateClock struct {
+	*scenarioclock.Clock
+	late time.Duration
+}
+
+func (c lateClock) Now() time.Time {
+	time.Sleep(c.late)
+	return c.Clock.Now()
+}
+
+func (c lateClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// worldClock is the clock the run's world reads: the scenario's, late
+// with Options.lateReads.
+func (r *runner) worldClock() clock.WithTicker {
+	if r.opts.lateReads > 0 {
+		return lateClock{r.clock, r.opts.lateReads}
+	}
+	return r.clock
 }
 
 // parkClock is the fake clock as cachelab's side sees it. Its After is

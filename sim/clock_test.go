@@ -17,7 +17,7 @@ import (
 func TestParkedOnceTheClockHasTheWait(t *testing.T) {
 	clk := scenarioclock.New(epoch)
 	waiting := -1
-	pc := parkClock{newTickClock(clk, 0), func(d time.Duration) {
+	pc := parkClock{newTickClock(clk, 0, 0), func(d time.Duration) {
 		if d != 1425*time.Millisecond {
 			t.Errorf("parked for %v, want the wait's 1.425s", d)
 		}

@@ -598,14 +598,16 @@ func (r *runner) startControllers(cfg ctlConfig, pair [2]*side) error {
 			c.script[k] = slices.Clone(o)
 		}
 		var err error
-		switch inf := s.inf.(type) {
-		case cachelabInformer:
-			c.loop, err = newCachelabCtl(r.ctx, c, inf, r.clock, r.opts.ctlPlant)
-		case clientGoInformer:
-			c.loop, err = newClientGoCtl(c, inf, r.clock, r.opts.SettleTimeout)
-		default:
-			err = fmt.Errorf("start-controller needs informers started with start (the queue world has none)")
-		}
+		s.do(func() {
+			switch inf := s.inf.(type) {
+			case cachelabInformer:
+				c.loop, err = newCachelabCtl(r.ctx, c, inf, r.clock, r.opts.ctlPlant)
+			case clientGoInformer:
+				c.loop, err = newClientGoCtl(c, inf, r.clock, r.opts.SettleTimeout)
+			default:
+				err = fmt.Errorf("start-controller needs informers started with start (the queue world has none)")
+			}
+		})
 		if err != nil {
 			return err
 		}

@@ -240,8 +240,13 @@ func cmdFactoryStart(r *runner, a scenario.Args) error {
 	default:
 		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start runs its pods informer", f.name))
 	}
-	f.cl.Start(f.ctx[0])
-	f.cg.StartWithContext(f.ctx[1])
+	if s == nil {
+		f.cl.Start(f.ctx[0])
+		f.cg.StartWithContext(f.ctx[1])
+	} else {
+		f.sides[0].do(func() { f.cl.Start(f.ctx[0]) })
+		f.sides[1].do(func() { f.cg.StartWithContext(f.ctx[1]) })
+	}
 	if s == nil {
 		return nil
 	}

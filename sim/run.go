@@ -114,6 +114,10 @@ type Options struct {
 	// timer's tick: a reflector's goroutine that a busy machine runs
 	// late.
 	lateTimers time.Duration
+	// lateReads, in tests only, makes each side's clock wait this long
+	// (real time) before it tells the time: a component's goroutine that
+	// a busy machine runs late just before it reads the scenario's clock.
+	lateReads time.Duration
 }
 
 // Result is a whole run.
@@ -142,7 +146,11 @@ type runner struct {
 	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
 	clock     *scenarioclock.Clock
-	sides     []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
+	// users maps each side's user (userOf) to its goroutines' label
+	// (parked.go), for kube-apiserver to put on the goroutines that
+	// serve it; read from the server's goroutines.
+	users sync.Map
+	sides []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
 	// On a cluster (Options.Cluster): the run's namespace, the
 	// resourceVersion of its newest write, whether the namespace was
 	// deleted, and what could not be.
@@ -561,7 +569,7 @@ func (r *runner) connect() error {
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
-		api, err := apistorage.New(r.ctx, r.clients[3], r.res, apistorage.Options{Cache: true, Clock: r.clock})
+		api, err := apistorage.New(r.ctx, r.clients[3], r.res, apistorage.Options{Cache: true, Clock: r.worldClock()})
 		if err != nil {
 			return err
 		}
@@ -607,26 +615,21 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
+		user := userOf(impl, label)
 		if r.opts.Wire {
-			user := impl
-			if label != "" {
-				user += ":" + label
-			}
 			server = func(ns string) world.Server { return r.wire(impl, user, rec).Server(ns) }
 		}
 		if r.onCluster() {
-			user := impl
-			if label != "" {
-				user += ":" + label
-			}
 			// Every namespace is the run's (cluster.go).
 			server = func(string) world.Server { return r.clusterWire(impl, user, rec).Server(r.clusterNS.Name()) }
 		} else if r.onReplay() {
 			server = func(string) world.Server { return r.replayServer() }
 		} else if !r.cached() {
-			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.clock})
+			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.worldClock()})
 			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
 		}
+		id := newSideID()
+		r.users.Store(userOf(impl, label), id)
 		p := world.NewConn(server, r.clock, rec)
 		if r.onCluster() {
 			p.OnCluster(r.clock)
@@ -634,11 +637,20 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		if r.cut != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
-		pair = append(pair, &side{impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers),
+		pair = append(pair, &side{id: id, impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
 	pair[0].peer, pair[1].peer = pair[1], pair[0]
 	return pair, nil
+}
+
+// userOf is the user a side's requests come from, on the wire and on a
+// cluster: its implementation, and its informer's label.
+func userOf(impl, label string) string {
+	if label != "" {
+		return impl + ":" + label
+	}
+	return impl
 }
 
 // pairs is the run's informers, each as its two sides (cachelab's,

@@ -20,8 +20,9 @@ import (
 
 // settle waits until both sides have fully processed the step. cachelab
 // is settled when its reflector has caught up with etcd (or waits at a
-// held connection, or on the fake clock) and its queue and handlers have
-// no work left. client-go's queue and listeners cannot be seen from
+// held connection, or on the fake clock), its queue and handlers have
+// no work left, and every goroutine of the side is parked: none is on
+// its way to a read of the scenario's clock (parked.go). client-go's queue and listeners cannot be seen from
 // outside, so once its reflector has caught up it is given until the
 // timeout to reach the same handler call counts, HasSynced values and
 // indexer as cachelab; if it does not, that is a divergence, reported with
@@ -110,7 +111,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
 		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
-			cg.conn.State() == c { // as in settleSide: still as c says
+			cg.parked() && cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -307,16 +308,19 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// open, not busy: the watch had just ended with a 410, and the
 		// informer was about to relist.)
 		same := func() bool { return s.conn.State() == c }
+		// Last, and only once all else says so (a goroutine dump
+		// costs what the process's goroutines cost): nothing of the side
+		// is still on its way to a read of the clock (parked.go).
 		if caughtUp {
 			if want == nil {
-				if r.idle(s) && same() {
+				if r.idle(s) && s.parked() && same() {
 					return nil
 				}
 			} else if got := r.comparable(s.counters()); got.sameCounters(r.comparable(*want)) && r.linesLike(s) {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				if r.settledLike(s.polled(), *want) && same() {
+				if r.settledLike(s.polled(), *want) && s.parked() && same() {
 					return nil
 				}
 			} else if overshoots(got, *want) {

@@ -55,6 +55,7 @@ func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 // their informer; everything the runner compares is recorded by code they
 // share (the connection, handlers, transform).
 type side struct {
+	id    string // its goroutines' label (parked.go), unique in the process
 	impl  string
 	rec   *trace.Recorder
 	conn  *world.Conn
@@ -147,6 +148,13 @@ func (s *side) handlerNamed(name string) *handler {
 	return nil
 }
 
+// addHandler adds h to the informer, as the side's: a handler added to a
+// running informer starts its goroutines there and then.
+func (s *side) addHandler(h *handler) (err error) {
+	s.do(func() { err = s.inf.addHandler(h) })
+	return err
+}
+
 // start builds and runs the informer with every handler added so far.
 func (s *side) start(cfg startConfig, seed uint64) error {
 	if err := s.build(cfg, seed); err != nil {
@@ -154,7 +162,7 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	}
 	ctx := s.runCtx
 	s.running = true
-	s.done.Go(func() { s.inf.run(ctx) })
+	s.done.Go(func() { s.do(func() { s.inf.run(ctx) }) })
 	return nil
 }
 
@@ -198,7 +206,7 @@ func (s *side) build(cfg startConfig, seed uint64) error {
 	}
 	for _, h := range s.handlers {
 		if !h.removed {
-			if err := s.inf.addHandler(h); err != nil {
+			if err := s.addHandler(h); err != nil {
 				return err
 			}
 		}

@@ -29,7 +29,7 @@ func (r *runner) serveHTTPS(api *apistorage.Server) error {
 	if !r.opts.Wire {
 		return nil
 	}
-	srv, err := kubeapiserver.New(r.ctx, api, kubeapiserver.Options{Clock: r.clock})
+	srv, err := kubeapiserver.New(r.ctx, api, kubeapiserver.Options{Clock: r.worldClock(), Labels: r.userLabels})
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}

@@ -7,7 +7,9 @@
 package goroutines
 
 import (
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -55,6 +57,7 @@ func State(g string) string {
 	if i := strings.Index(state, "["); i >= 0 {
 		state = state[i+1:]
 	}
+	state, _, _ = strings.Cut(state, labelsOpen)
 	state, _, _ = strings.Cut(state, ",")
 	return strings.TrimSuffix(state, "]:")
 }
@@ -87,4 +90,87 @@ func Parent(g string) string {
 		return ""
 	}
 	return strings.TrimSpace(id)
+}
+
+// labelsOpen starts the pprof labels in a header, once ShowLabels has run:
+// "goroutine 42 [select, 2 minutes labels:{"k": "v"}]:".
+const labelsOpen = " labels:{"
+
+// ShowLabels has the runtime print each goroutine's pprof labels in its
+// dump header (GODEBUG tracebacklabels=1, which the runtime reads again
+// whenever GODEBUG is set). Goroutines inherit their creator's labels,
+// so a label set where a component starts (runtime/pprof.Do) marks every
+// goroutine that component ever starts, however many hands it passes
+// through: the dump's "created by" names only the last one. It is called
+// before each dump that reads labels, so that a GODEBUG set since (by a
+// test, say) cannot turn the labels off unseen.
+func ShowLabels() {
+	labelsMu.Lock()
+	defer labelsMu.Unlock()
+	env := os.Getenv("GODEBUG")
+	for _, kv := range strings.Split(env, ",") {
+		if kv == "tracebacklabels=1" {
+			return
+		}
+	}
+	if env != "" {
+		env += ","
+	}
+	_ = os.Setenv("GODEBUG", env+"tracebacklabels=1")
+}
+
+var labelsMu sync.Mutex
+
+// Label is the value of g's pprof label key, as its header shows it once
+// ShowLabels has run, or "" if it has none.
+func Label(g, key string) string {
+	header, _, _ := strings.Cut(g, "\n")
+	_, labels, ok := strings.Cut(header, labelsOpen)
+	if !ok {
+		return ""
+	}
+	labels = strings.TrimSuffix(labels, "}]:")
+	// Each pair is printed quoted, as "key": "value", and pairs are
+	// separated by ", ": read the quoted strings one at a time.
+	for labels != "" {
+		k, rest, err := unquoteFirst(labels)
+		if err != nil {
+			return ""
+		}
+		rest = strings.TrimPrefix(rest, ": ")
+		v, rest, err := unquoteFirst(rest)
+		if err != nil {
+			return ""
+		}
+		if k == key {
+			return v
+		}
+		labels = strings.TrimPrefix(rest, ", ")
+	}
+	return ""
+}
+
+// unquoteFirst reads the Go-quoted string s begins with.
+func unquoteFirst(s string) (string, string, error) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", err
+	}
+	v, err := strconv.Unquote(q)
+	return v, s[len(q):], err
+}
+
+// Parked reports whether a goroutine in state (State) waits for
+// something from outside it that has not come: a channel, a condition, a
+// WaitGroup or the network. It is testing/synctest's "durably blocked",
+// with the network added. Running, runnable, a system call, a lock
+// (held by someone who is running) and a sleep on the real clock are
+// not: such a goroutine goes on of itself, soon.
+func Parked(state string) bool {
+	switch state {
+	case "chan receive", "chan send", "select", "select (no cases)", "chan receive (nil chan)", "chan send (nil chan)",
+		"sync.Cond.Wait", "sync.WaitGroup.Wait", "IO wait":
+		return true
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package goroutines
 
 import (
+	"context"
+	"runtime/pprof"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,47 @@ func TestState(t *testing.T) {
 		if got := State(in); got != want {
 			t.Errorf("State(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A label set where a goroutine is started marks the goroutines it
+// starts in turn, and the dump shows it, with the state still readable.
+func TestLabelIsInherited(t *testing.T) {
+	ShowLabels()
+	stop := make(chan struct{})
+	defer close(stop)
+	started := make(chan struct{})
+	pprof.Do(context.Background(), pprof.Labels("cachelab.test", `a "quoted", value`), func(context.Context) {
+		go func() {
+			go func() { <-stop }()
+			close(started)
+			<-stop
+		}()
+	})
+	<-started
+	for range 1000 {
+		n := 0
+		for _, g := range All() {
+			if Label(g, "cachelab.test") == `a "quoted", value` && Parked(State(g)) && State(g) == "chan receive" {
+				n++
+			}
+		}
+		if n == 2 {
+			return
+		}
+	}
+	t.Fatalf("not two labelled goroutines parked in chan receive:\n%s", Dump())
+}
+
+func TestLabel(t *testing.T) {
+	g := "goroutine 9 [select, 3 minutes labels:{\"a\": \"1\", \"cachelab.side\": \"s\\\"2\"}]:\nmain.f()"
+	if got := Label(g, "cachelab.side"); got != "s\"2" {
+		t.Errorf("Label = %q", got)
+	}
+	if got := Label(g, "b"); got != "" {
+		t.Errorf("Label of a missing key = %q", got)
+	}
+	if got := State(g); got != "select" {
+		t.Errorf("State = %q", got)
 	}
 }
