@@ -73,7 +73,7 @@ func Check(sc *scenario.Scenario, opts Options) error {
 		server = sc.WrittenFor()
 	}
 	if opts.Wire && server != scenario.ServerWatchCache {
-		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %q", server)
+		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %s", describeServer(server, false))
 	}
 	if opts.Plant != "" {
 		if _, err := LookupPlant(opts.Plant); err != nil {
@@ -87,7 +87,7 @@ func Check(sc *scenario.Scenario, opts Options) error {
 	members := scenario.NewMembersCheck(sc, opts.EtcdMembers)
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st) // Parse checked them
-		err := serverAllows(st.Cmd, server)
+		err := serverAllows(st.Cmd, server, opts.Wire)
 		switch {
 		case err != nil:
 		case external:

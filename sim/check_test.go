@@ -30,13 +30,19 @@ func TestCheckRefusesUpFront(t *testing.T) {
 			name: "a watch-cache lever with --server etcd",
 			src:  "# t\n\ncreate ns0/a\n----\n\nhold-cache\n----\n",
 			opts: Options{Server: scenario.ServerEtcd},
-			want: `inline.txt:6: hold-cache needs kube-apiserver's watch cache; this run's server is "etcd" (--server watchcache)`,
+			want: `inline.txt:6: hold-cache needs kube-apiserver's watch cache; this run's server is --server etcd (kube-apiserver's storage with its watch cache off): run it with --server watchcache or --server apiserver`,
 		},
 		{
 			name: "an etcd-world lever with --server watchcache",
 			src:  "# t\n\nput-raw ns0/x bytes\n----\n",
 			opts: Options{Server: scenario.ServerWatchCache},
-			want: `inline.txt:3: put-raw is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is "watchcache" (--server etcd)`,
+			want: `inline.txt:3: put-raw is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is --server watchcache (kube-apiserver's watch cache, in process): run it with --server etcd`,
+		},
+		{
+			name: "an etcd-world lever over the wire",
+			src:  "# t\n# Server: etcd\n\nput-raw ns0/x bytes\n----\n",
+			opts: Options{Server: scenario.ServerWatchCache, Wire: true},
+			want: `inline.txt:4: put-raw is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is --server apiserver (kube-apiserver over HTTPS, with its watch cache): run it with --server etcd`,
 		},
 		{
 			name: "restart-etcd on an external etcd",

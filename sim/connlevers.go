@@ -55,7 +55,7 @@ func (r *runner) cutters() ([]cutter, string) {
 	for _, px := range r.proxies {
 		cs = append(cs, px)
 	}
-	if len(cs) > 0 {
+	if r.opts.Wire {
 		return cs, "kube-apiserver"
 	}
 	if r.proxy != nil {
@@ -77,6 +77,7 @@ func (r *runner) cutConnections(cs []cutter, where string) error {
 	for _, c := range cs {
 		n += c.Cut()
 	}
+	r.wireCut = r.opts.Wire
 	for _, wait := range ended {
 		wait()
 	}
@@ -91,6 +92,7 @@ func reconnect(r *runner, a scenario.Args) error {
 	for _, c := range cs {
 		c.Restore()
 	}
+	r.wireCut = false
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}

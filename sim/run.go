@@ -135,13 +135,14 @@ type runner struct {
 	sc        *scenario.Scenario
 	opts      Options
 	ctx       context.Context
-	etcd      *listwatch.Embedded     // nil with an external etcd
-	apis      []*apistorage.Server    // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	https     []*kubeapiserver.Server // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
-	proxies   []*tcpproxy.Proxy       // with Options.Wire: the informers' way to each of https, which disconnect cuts
-	wires     map[wireKey]world.Wire  // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
-	using     int                     // the index in apis of the one the informers talk to
-	client    *clientv3.Client        // the world's own connection: writes, compaction
+	etcd      *listwatch.Embedded         // nil with an external etcd
+	apis      []*apistorage.Server        // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
+	https     []*kubeapiserver.Server     // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
+	proxies   map[wireKey]*tcpproxy.Proxy // with Options.Wire: each side's way to each of https, which disconnect cuts (wire.go)
+	wireCut   bool                        // with Options.Wire: disconnect cut the proxies, and reconnect has not restored them
+	wires     map[wireKey]world.Wire      // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
+	using     int                         // the index in apis of the one the informers talk to
+	client    *clientv3.Client            // the world's own connection: writes, compaction
 	res       listwatch.Resource
 	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
@@ -489,18 +490,33 @@ func (r *runner) worldAllows(cmd string) error {
 		}
 		return nil
 	}
-	return serverAllows(cmd, r.server())
+	return serverAllows(cmd, r.server(), r.opts.Wire)
 }
 
-// serverAllows says why cmd cannot run in world w, or nil.
-func serverAllows(cmd, w string) error {
+// serverAllows says why cmd cannot run in world w (over HTTPS, if wire),
+// or nil. It names the run's server as the command line does (--server).
+func serverAllows(cmd, w string, wire bool) error {
 	switch {
 	case scenario.NeedsServer(cmd) == scenario.ServerWatchCache && w != scenario.ServerWatchCache:
-		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %q (--server %s)", cmd, w, scenario.ServerWatchCache)
+		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %s: run it with --server %s or --server apiserver",
+			cmd, describeServer(w, wire), scenario.ServerWatchCache)
 	case scenario.NeedsServer(cmd) == scenario.ServerEtcd && w == scenario.ServerWatchCache:
-		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %q (--server %s)", cmd, w, scenario.ServerEtcd)
+		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %s: run it with --server %s",
+			cmd, describeServer(w, wire), scenario.ServerEtcd)
 	}
 	return nil
+}
+
+// describeServer names a run's server as its --server flag does, and
+// says what it is.
+func describeServer(w string, wire bool) string {
+	switch {
+	case wire:
+		return "--server apiserver (kube-apiserver over HTTPS, with its watch cache)"
+	case w == scenario.ServerWatchCache:
+		return "--server watchcache (kube-apiserver's watch cache, in process)"
+	}
+	return "--server etcd (kube-apiserver's storage with its watch cache off)"
 }
 
 // connect starts the embedded etcd (or connects to the external one) and
@@ -637,7 +653,7 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		if r.cut != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
-		pair = append(pair, &side{id: id, impl: impl, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
+		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
 	}
 	pair[0].peer, pair[1].peer = pair[1], pair[0]

@@ -110,7 +110,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
+		if handled && (c.Parked || c.Waiting > 0 || r.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
 			cg.parked() && cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
@@ -300,7 +300,10 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		if want == nil {
 			busy = busy || c.Listing || c.Unapplied
 		}
-		caughtUp := c.Parked || c.Waiting > 0 || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
+		// A call held while disconnected waits for reconnect: above
+		// the client (Waiting), or over the wire, a try its client made
+		// again after the cut, in the side's proxy (heldByCut).
+		caughtUp := c.Parked || c.Waiting > 0 || r.heldByCut(s) || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
 		// Each check reads the connection afresh, and the informer goes
 		// on meanwhile: a verdict holds only if the connection is still
 		// as c says once it is made. (Over the wire, reached found the
@@ -506,8 +509,12 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 	}
 	if want == nil {
 		b, _ := s.inf.backlog()
+		why := waitingFor(s.inf.lastSyncRV(), rev, c, b)
+		if g, _ := s.busy(); g != "" {
+			why += ";\nand a goroutine of its own to park (parked.go), this one:\n" + g
+		}
 		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",
-			hint, waitingFor(s.inf.lastSyncRV(), rev, c, b), s.rec.Peek(20))
+			hint, why, s.rec.Peek(20))
 	}
 	got := s.snapshot()
 	if r.settledLike(got, *want) {

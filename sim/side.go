@@ -57,6 +57,7 @@ func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 type side struct {
 	id    string // its goroutines' label (parked.go), unique in the process
 	impl  string
+	user  string // whom its requests come from, on the wire and on a cluster (userOf)
 	rec   *trace.Recorder
 	conn  *world.Conn
 	clock *scenarioclock.Clock

@@ -36,6 +36,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	links  map[*link]struct{}
 	cut    chan struct{} // closed by Restore; nil while connected
+	held   int           // connections waiting for Restore, their clients' first bytes read
 	closed bool
 	wg     sync.WaitGroup
 
@@ -97,6 +98,12 @@ func (p *Proxy) serve(l *link) {
 	defer p.wg.Done()
 	defer p.drop(l)
 	var first []byte
+	holding := false // counted in p.held
+	defer func() {
+		if holding {
+			p.unhold()
+		}
+	}()
 	for {
 		p.mu.Lock()
 		held, closed := p.cut, p.closed
@@ -118,11 +125,19 @@ func (p *Proxy) serve(l *link) {
 				return
 			}
 			first = buf[:n]
+			p.mu.Lock()
+			p.held++
+			p.mu.Unlock()
+			holding = true
 			if p.onHeld != nil {
 				p.onHeld()
 			}
 		}
 		<-held
+	}
+	if holding {
+		p.unhold()
+		holding = false
 	}
 	out, err := p.dial(context.Background(), "tcp", p.target)
 	if err != nil {
@@ -153,6 +168,23 @@ func (p *Proxy) serve(l *link) {
 	go pipe(l.in, out)
 	<-done
 	<-done
+}
+
+// unhold counts a held connection as held no more: it went on, or ended.
+func (p *Proxy) unhold() {
+	p.mu.Lock()
+	p.held--
+	p.mu.Unlock()
+}
+
+// Held is how many connections wait for Restore: made after Cut, each
+// with what its client said first (a TLS client's hello) read and kept.
+// A client whose requests go over one of them waits for the network to
+// come back, and nothing it does before then reaches the target.
+func (p *Proxy) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
 }
 
 func (p *Proxy) drop(l *link) {

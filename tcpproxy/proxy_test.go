@@ -106,12 +106,18 @@ func TestProxyCutsAndHolds(t *testing.T) {
 	if n := requests.Load(); n != 1 {
 		t.Errorf("the server saw %d requests while the proxy was cut, want only the first", n)
 	}
+	if n := p.Held(); n != 1 {
+		t.Errorf("Held = %d while a request waits, want 1", n)
+	}
 	p.Restore()
 	if err := <-got; err != nil {
 		t.Errorf("a request held through Cut, after Restore: %v", err)
 	}
 	if n := requests.Load(); n != 2 {
 		t.Errorf("the server saw %d requests, want 2", n)
+	}
+	if n := p.Held(); n != 0 {
+		t.Errorf("Held = %d after Restore, with the connection through, want 0", n)
 	}
 }
 

@@ -82,13 +82,6 @@ func (s *WireServer) RequestProgress(ctx context.Context) error { return s.api.R
 
 func (s *WireServer) SetWatchListFeature(on bool) { s.api.SetWatchListFeature(on) }
 
-// Wire reports how the user's watches stand on the server.
-func (s *WireServer) Wire() kubeapiserver.WatchCount { return s.srv.Watches(s.user) }
-
-// Pending is how many of the user's requests the server has and has not
-// begun to answer.
-func (s *WireServer) Pending() int { return s.srv.Pending(s.user) }
-
 // cacheServed reports whether a server answers from kube-apiserver's
 // watch cache, in process or over the wire.
 func cacheServed(s Server) bool {
