@@ -36,7 +36,8 @@
 //     Client gives what a client needs; ClientConfig.WriteKubeconfig
 //     writes it as a kubeconfig, so kubectl can talk to the server too;
 //   - a watch's deadline on the server's clock (a scenario's), instead of
-//     the wall clock (clockWatcher in resource.go);
+//     the wall clock (clockWatcher in resource.go), and no other timer of
+//     the wall clock that could change an answer (walltime.go);
 //   - for a simulator and its tests: FailNext answers a user's next
 //     request with a status (429 as the max-in-flight filter sends it,
 //     with Retry-After), and Requests is the server's access log: who

@@ -225,9 +225,9 @@ func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, cfg
 // and says so to the storage (the watch cache sends a bookmark just
 // before it). The client hanging up still ends it at once.
 //
-// The handler's own wall-clock timer is untouched: a watch that has been
-// open for its timeout in wall time ends then too. Scenario runs take
-// seconds of wall time and their informers ask for at least 5 minutes.
+// The handler's own wall-clock timer never fires: scenarioTimeouts took
+// the timeout off the request and gave the handler one a year long
+// (walltime.go).
 type clockWatcher struct {
 	store     *genericregistry.Store
 	clock     clock.Clock
@@ -244,11 +244,13 @@ func (w clockWatcher) Watch(ctx context.Context, opts *metainternalversion.ListO
 			return nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 		}
 	}
-	var timeout time.Duration
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
-	} else if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d) // the handler's pick in [min, 2·min) request timeout
+	timeout, ok := watchTimeout(ctx) // the request's, taken off the wall clock (walltime.go)
+	if !ok {
+		if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+			timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+		} else if d, ok := ctx.Deadline(); ok {
+			timeout = time.Until(d) // the handler's pick in [min, 2·min) request timeout
+		}
 	}
 	at := w.clock.Now().Add(timeout)
 	wctx, cancel := clockctx.WithTimeout(context.WithoutCancel(ctx), w.clock, timeout)

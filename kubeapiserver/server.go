@@ -120,6 +120,7 @@ func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, e
 	cfg.EffectiveVersion = basecompatibility.NewEffectiveVersionFromString("1.37.2", "", "")
 	cfg.LoopbackClientConfig = &restclient.Config{Host: s.url}
 	cfg.EnableProfiling, cfg.EnableMetrics, cfg.EnableIndex = false, false, false
+	cfg.RequestTimeout = wallNever // walltime.go
 	// healthz.LogHealthz starts a goroutine that never ends, once per
 	// process; ping is the check that stays.
 	checks := []healthz.HealthChecker{healthz.PingHealthz}
@@ -141,7 +142,8 @@ func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, e
 	}, x509request.CommonNameUserConversion)
 	cfg.Authorization.Authorizer = authorizerfactory.NewPrivilegedGroups(Group)
 	cfg.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(s.faults.wrap(h), c), s.labels)
+		inner := s.faults.wrap(scenarioTimeouts(h, time.Duration(c.MinRequestTimeout)*time.Second))
+		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(inner, c), s.labels)
 	}
 	gs, err := cfg.Complete(nil).New("cachelab-kube-apiserver", genericapiserver.NewEmptyDelegate())
 	if err != nil {

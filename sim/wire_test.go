@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/golden"
@@ -236,4 +237,41 @@ func TestOverTheWireConnectionLevers(t *testing.T) {
 	if got, want := wireLines(3, ""), []string{"the proxy between the informers and kube-apiserver cut 2 TCP connections; each watch ends as its client reads the reset"}; !slices.Equal(got, want) {
 		t.Errorf("disconnect's world wire lines %q, want %q", got, want)
 	}
+}
+
+// Wall time reaches no trace over the wire either (issue 47, case 4;
+// kubeapiserver/walltime.go lists every wall-clock timer of the HTTPS
+// world). Here a person pauses 11 s at the prompt while the network is
+// down and a LIST's retry waits in the proxy in the middle of its TLS
+// handshake: with the clients' 10 s handshake timeout it failed then,
+// and the trace said so. The paused run prints what the unpaused one
+// does (testdata/traces/over-the-wire/held-cache-disconnect.txt). The
+// watch timeout, the other timer a pause used to reach, is held to the
+// server's clock by kubeapiserver's TestWatchTimeoutIsOnTheServersClock;
+// waiting its five minutes here would be no better a test.
+func TestPauseOverTheWire(t *testing.T) {
+	sc, err := Load("testdata/regress/held-cache-disconnect.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Seed: 1, Wire: true}
+	opts.OnStep = func(sr trace.StepResult) bool {
+		if sr.Cmd == "disconnect" {
+			time.Sleep(11 * time.Second) // a person reading the step: the input here, not a wait for anything
+		}
+		return true
+	}
+	res, err := Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	var b strings.Builder
+	for _, sr := range res.Steps {
+		fmt.Fprintf(&b, "%s\n----\n%s\n", sr.Cmd, trace.StepOutput(sr))
+	}
+	golden.Check(t, filepath.Join("testdata", "traces", "over-the-wire", "held-cache-disconnect.txt"), b.String(), false,
+		"the trace over the wire with a pause of 11 s while the network is down")
 }

@@ -31,6 +31,22 @@ type Config struct {
 	Transport http.RoundTripper
 }
 
+// NewTransport is the transport a client makes for itself when Config
+// has none: client-go's defaults (k8s.io/client-go/transport cache.go and
+// apimachinery's SetTransportDefaults), with tls. A caller that needs
+// one of them otherwise (a simulation, which keeps the wall clock out of
+// what it shows) changes it and passes the transport in Config.
+func NewTransport(tls *tls.Config) *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		TLSClientConfig:     tls,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 25,
+		ForceAttemptHTTP2:   true, // as client-go: every request on one connection
+		HTTP2:               &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second},
+	}
+}
+
 // DefaultUserAgent is what the client says it is.
 const DefaultUserAgent = "cachelab/wire"
 
@@ -59,14 +75,7 @@ func newClient(cfg Config, clk clock.Clock, observe func(Exchange)) (*client, er
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		rt = &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			TLSClientConfig:     cfg.TLS,
-			TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost: 25,
-			ForceAttemptHTTP2:   true, // as client-go: every request on one connection
-			HTTP2:               &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second},
-		}
+		rt = NewTransport(cfg.TLS)
 	}
 	qps, burst := cfg.QPS, cfg.Burst
 	if qps == 0 {

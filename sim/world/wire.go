@@ -121,7 +121,9 @@ func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host 
 		return Wire{}, err
 	}
 	observe := func(x wire.Exchange) { recordTry(rec, x.Method, x.URI, x.Status, x.Err) }
-	lw, err := wire.NewListerWatcher(wire.Config{Host: cc.Host, TLS: tlsc}, api.Resource(), wire.Options{Observe: observe})
+	tr := wire.NewTransport(tlsc)
+	noHandshakeTimeout(tr)
+	lw, err := wire.NewListerWatcher(wire.Config{Host: cc.Host, TLS: tlsc, Transport: tr}, api.Resource(), wire.Options{Observe: observe})
 	if err != nil {
 		return Wire{}, err
 	}
@@ -166,7 +168,10 @@ func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host 
 // defaults and each try recorded in rec by a round tripper below
 // client-go's, and what closes its idle connections.
 func clientGoDynamic(cfg *rest.Config, rec *trace.Recorder) (dynamic.Interface, func(), error) {
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return tryRecorder{rt: rt, rec: rec} }
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		noHandshakeTimeout(httpTransport(rt)) // client-go's own, made for this config
+		return tryRecorder{rt: rt, rec: rec}
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -176,6 +181,31 @@ func clientGoDynamic(cfg *rest.Config, rec *trace.Recorder) (dynamic.Interface, 
 		return nil, nil, err
 	}
 	return dyn, func() { utilnet.CloseIdleConnectionsFor(hc.Transport) }, nil
+}
+
+// noHandshakeTimeout takes the wall clock out of a client's TLS
+// handshakes: a try made while a disconnect holds the network down waits
+// in the proxy in the middle of its handshake, for as long as the
+// scenario keeps the network down, however long a person pauses at a
+// --step prompt meanwhile; with client-go's 10 s it would fail then
+// (kubeapiserver/walltime.go).
+func noHandshakeTimeout(t *http.Transport) { t.TLSHandshakeTimeout = 0 }
+
+// httpTransport is the *http.Transport under a client-go round tripper
+// and what wraps it (client-go's TLS cache keeps its own in a
+// trackedTransport). A client-go whose transport is of another kind
+// fails here, loudly: the run would not be what it says.
+func httpTransport(rt http.RoundTripper) *http.Transport {
+	for {
+		switch t := rt.(type) {
+		case *http.Transport:
+			return t
+		case utilnet.RoundTripperWrapper:
+			rt = t.WrappedRoundTripper()
+		default:
+			panic(fmt.Sprintf("world: client-go's transport is a %T, not an *http.Transport under wrappers", rt))
+		}
+	}
 }
 
 // tryRecorder records each request client-go's transport sends.
