@@ -29,11 +29,16 @@ import (
 // the clock) wakes one. This is testing/synctest's "durably blocked",
 // narrowed to the cacher, which synctest cannot host (etcd talks over
 // real sockets).
-func (s *Server) Quiescent() bool {
+func (s *Server) Quiescent() bool { return s.QuiescentIn(goroutines.All()) }
+
+// QuiescentIn is Quiescent, read from a dump already taken
+// (goroutines.All): a caller that asks several servers, or asks more of
+// the same moment, takes one dump for all.
+func (s *Server) QuiescentIn(all []string) bool {
 	if s.current() == nil {
 		return true
 	}
-	for _, g := range goroutines.All() {
+	for _, g := range all {
 		if !quietGoroutine(g) {
 			return false
 		}

@@ -2,12 +2,16 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // Settling waits for more than the states it can see. A component goes
@@ -67,26 +71,120 @@ func (s *side) labelled(ctx context.Context) context.Context {
 	return pprof.WithLabels(ctx, pprof.Labels(sideLabel, s.id))
 }
 
-// busy returns the first goroutine of the side that is not parked (its
-// header and first frames, for messages), or "" if every one is. found
-// is false when the dump has no goroutine of the side at all: a running
-// informer always has one, so the labels are not being shown.
-func (s *side) busy() (g string, found bool) {
-	goroutines.ShowLabels()
-	for _, g := range goroutines.All() {
-		if goroutines.Label(g, sideLabel) != s.id {
-			continue
-		}
-		found = true
-		if !goroutines.Parked(goroutines.State(g)) {
-			return clipLines(strings.TrimSpace(g), 8), true
-		}
-	}
-	return "", found
+// mark is what a side has shown so far: its connection's state and how
+// many trace lines it has.
+type mark struct {
+	state world.State
+	lines int
 }
 
-// parked reports whether every goroutine of the side is parked (busy).
-func (s *side) parked() bool {
-	g, _ := s.busy()
-	return g == ""
+func (s *side) mark() mark { return mark{s.conn.State(), s.rec.Count()} }
+
+// parkedAsLeft reports which of sides still has a goroutine on its way
+// (nil if none): one not parked in the dump, or a side whose connection
+// or trace changed while the dump was taken, so that the checks that
+// came before it no longer hold. Each side's goroutines are found by its
+// label (sideLabel), all in one dump: a dump costs what the process's
+// goroutines cost, and a long advance settles thousands of times.
+//
+// dump, if not nil, is a dump taken since the sides last changed (their
+// marks are the same now): it is read instead of a new one.
+func parkedAsLeft(sides []*side, dump []string) map[*side]string {
+	if len(sides) == 0 {
+		return nil
+	}
+	before := make([]mark, len(sides))
+	byID := make(map[string]*side, len(sides))
+	for i, s := range sides {
+		before[i] = s.mark()
+		byID[s.id] = s
+	}
+	if dump == nil {
+		goroutines.ShowLabels()
+		dump = goroutines.All()
+	}
+	var busy map[*side]string
+	seen := map[*side]bool{}
+	for _, g := range dump {
+		s, ok := byID[goroutines.Label(g, sideLabel)]
+		if !ok {
+			continue
+		}
+		seen[s] = true
+		if _, noted := busy[s]; !noted && !goroutines.Parked(goroutines.State(g)) {
+			if busy == nil {
+				busy = map[*side]string{}
+			}
+			busy[s] = clipLines(strings.TrimSpace(g), 8)
+		}
+	}
+	for i, s := range sides {
+		if !seen[s] && s.running && !s.halted {
+			// A running informer always has a goroutine: the labels
+			// are not being shown, and nothing above can be trusted.
+			panic("sim: no goroutine of a running informer carries its label (GODEBUG tracebacklabels=1 is off)")
+		}
+		if _, noted := busy[s]; !noted && s.mark() != before[i] {
+			if busy == nil {
+				busy = map[*side]string{}
+			}
+			busy[s] = "" // it moved on while the dump was taken
+		}
+	}
+	return busy
+}
+
+// parkWait bounds untilParked's rounds: a side whose goroutines never all
+// park, with nothing else to show for it (no trace line, no change in
+// its connection), for the settle timeout, is a goroutine that runs for
+// ever, and the run says which.
+type parkWait struct {
+	r        *runner
+	sides    []*side
+	marks    []mark
+	deadline time.Time
+}
+
+func (r *runner) newParkWait(sides []*side) *parkWait {
+	w := &parkWait{r: r, sides: sides}
+	w.progress()
+	return w
+}
+
+// progress notes each side's mark, and restarts the timeout if any moved.
+func (w *parkWait) progress() {
+	marks := make([]mark, len(w.sides))
+	for i, s := range w.sides {
+		marks[i] = s.mark()
+	}
+	if !slices.Equal(marks, w.marks) {
+		w.marks, w.deadline = marks, time.Now().Add(w.r.opts.SettleTimeout)
+	}
+}
+
+// next waits a moment for the busy sides to go on, or fails once they
+// have made no progress for the settle timeout.
+func (w *parkWait) next(busy map[*side]string) error {
+	w.progress()
+	if time.Now().After(w.deadline) {
+		for _, s := range w.sides {
+			if g := busy[s]; g != "" {
+				return fmt.Errorf("%s did not settle: no progress for %v; if the machine is busy, try a longer --settle-timeout.\n"+
+					"It was waiting for a goroutine of its own to park (parked.go), this one:\n%s\nThe step's last trace lines:\n%s",
+					s.impl, w.r.opts.SettleTimeout, g, s.rec.Peek(20))
+			}
+		}
+	}
+	select {
+	case <-time.After(time.Millisecond):
+		return nil
+	case <-w.r.ctx.Done():
+		return w.r.ctx.Err()
+	}
+}
+
+// busy returns the first goroutine of the side that is not parked (its
+// header and first frames), or "".
+func (s *side) busy() string {
+	return parkedAsLeft([]*side{s}, nil)[s]
 }

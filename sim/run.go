@@ -211,6 +211,8 @@ type runner struct {
 	// quietAt is when the caches were last seen quiescent within the
 	// settle in progress (cachesQuiescent).
 	quietAt *activity
+	// quietDump is the goroutine dump that found them so (quietMoment).
+	quietDump []string
 	// factories are the scenario's informer factories (factories.go), by
 	// name.
 	factories map[string]*simFactory

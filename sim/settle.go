@@ -13,6 +13,7 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -28,42 +29,36 @@ import (
 // indexer as cachelab; if it does not, that is a divergence, reported with
 // what each side had.
 func (r *runner) settle() error {
-	r.quietAt = nil
+	r.quietAt, r.quietDump = nil, nil
 	r.letHeldGo()
-	if err := r.settleCache(); err != nil {
-		return err
-	}
-	pairs := r.livePairs()
-	for _, s := range r.sides {
-		if !r.live(s) {
-			s.unseenWrite = false
+	return r.untilParked(func(pairs [][2]*side, rev int64) error {
+		for _, p := range pairs {
+			cl, cg := p[0], p[1]
+			if err := r.settleSide(cl, rev, nil); err != nil {
+				return err
+			}
+			want := cl.polled()
+			if err := r.settleSide(cg, rev, &want); err != nil {
+				return err
+			}
 		}
-	}
-	if len(pairs) == 0 {
 		return nil
-	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	for _, p := range pairs {
-		cl, cg := p[0], p[1]
-		if err := r.settleSide(cl, rev, nil); err != nil {
-			return err
+	}, func(pairs [][2]*side, rev int64) {
+		for _, s := range r.sides {
+			if !r.live(s) {
+				s.unseenWrite = false
+			}
 		}
-		want := cl.polled()
-		if err := r.settleSide(cg, rev, &want); err != nil {
-			return err
+		for _, p := range pairs {
+			// A side that settled without reaching etcd's revision
+			// waits at a held connection: the write it did not see is
+			// still unseen when the connection comes back, and the
+			// progress request is still needed then.
+			if cl, cg := p[0], p[1]; r.reached(cl, rev) && r.reached(cg, rev) {
+				cl.unseenWrite, cg.unseenWrite = false, false
+			}
 		}
-		// A side that settled without reaching etcd's revision waits at
-		// a held connection: the write it did not see is still unseen
-		// when the connection comes back, and the progress request is
-		// still needed then.
-		if r.reached(cl, rev) && r.reached(cg, rev) {
-			cl.unseenWrite, cg.unseenWrite = false, false
-		}
-	}
-	return nil
+	})
 }
 
 // settleSecond settles within an advance of the watch-cache world,
@@ -75,29 +70,63 @@ func (r *runner) settle() error {
 // source, may keep it a second or two behind until the step ends, when
 // settle holds it to the same state.
 func (r *runner) settleSecond() error {
-	r.quietAt = nil
-	if err := r.settleCache(); err != nil {
-		return err
-	}
-	pairs := r.livePairs()
-	if len(pairs) == 0 {
+	r.quietAt, r.quietDump = nil, nil
+	return r.untilParked(func(pairs [][2]*side, rev int64) error {
+		for _, p := range pairs {
+			if err := r.settleSide(p[0], rev, nil); err != nil {
+				return err
+			}
+		}
+		for _, p := range pairs {
+			if err := r.settleClientGoSecond(p[1], rev); err != nil {
+				return err
+			}
+		}
 		return nil
-	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	for _, p := range pairs {
-		if err := r.settleSide(p[0], rev, nil); err != nil {
+	}, nil)
+}
+
+// untilParked settles the cache, then the live sides (round), until
+// every goroutine of every live side is parked as the round left it
+// (parked.go): one goroutine dump for all of them, taken once the
+// round's checks all say settled. A side found busy, a reflector on its
+// way to a read of the clock, say, goes on, and the round is made again.
+// then, if set, runs once all is settled.
+func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then func(pairs [][2]*side, rev int64)) error {
+	var wait *parkWait
+	for {
+		if err := r.settleCache(); err != nil {
+			return err
+		}
+		pairs := r.livePairs()
+		var rev int64
+		if len(pairs) > 0 {
+			var err error
+			if rev, err = r.revision(); err != nil {
+				return err
+			}
+			if err := round(pairs, rev); err != nil {
+				return err
+			}
+		}
+		sides := make([]*side, 0, 2*len(pairs))
+		for _, p := range pairs {
+			sides = append(sides, p[0], p[1])
+		}
+		busy := parkedAsLeft(sides, r.quietMoment())
+		if busy == nil {
+			if then != nil {
+				then(pairs, rev)
+			}
+			return nil
+		}
+		if wait == nil {
+			wait = r.newParkWait(sides)
+		}
+		if err := wait.next(busy); err != nil {
 			return err
 		}
 	}
-	for _, p := range pairs {
-		if err := r.settleClientGoSecond(p[1], rev); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // settleClientGoSecond is settleSecond's wait for one client-go informer.
@@ -111,7 +140,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
 		if handled && (c.Parked || c.Waiting > 0 || r.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
-			cg.parked() && cg.conn.State() == c { // as in settleSide: still as c says
+			cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -186,14 +215,31 @@ func (r *runner) cachesQuiescent() bool {
 	if r.quietAt != nil && *r.quietAt == key {
 		return true
 	}
-	r.quietAt = nil
+	r.quietAt, r.quietDump = nil, nil
+	goroutines.ShowLabels()
+	all := goroutines.All()
 	for _, a := range r.apis {
-		if !a.Quiescent() {
+		if !a.QuiescentIn(all) {
 			return false
 		}
 	}
-	r.quietAt = &key
+	r.quietAt, r.quietDump = &key, all
 	return true
+}
+
+// quietMoment is the dump that found the caches quiescent, if nothing the
+// runner can see has changed since it was taken (cacheActivity): what it
+// shows of the sides' goroutines is how they are now, as far as any
+// dump can say, and untilParked need not take another. It is given out
+// once: a goroutine it shows busy has gone on since, and the next look
+// takes a dump of its own.
+func (r *runner) quietMoment() []string {
+	d := r.quietDump
+	r.quietDump = nil
+	if r.quietAt == nil || *r.quietAt != r.cacheActivity() {
+		return nil
+	}
+	return d
 }
 
 // activity is what cachesQuiescent keeps a yes for: the clock's time,
@@ -311,19 +357,16 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// open, not busy: the watch had just ended with a 410, and the
 		// informer was about to relist.)
 		same := func() bool { return s.conn.State() == c }
-		// Last, and only once all else says so (a goroutine dump
-		// costs what the process's goroutines cost): nothing of the side
-		// is still on its way to a read of the clock (parked.go).
 		if caughtUp {
 			if want == nil {
-				if r.idle(s) && s.parked() && same() {
+				if r.idle(s) && same() {
 					return nil
 				}
 			} else if got := r.comparable(s.counters()); got.sameCounters(r.comparable(*want)) && r.linesLike(s) {
 				// The counters and line counts first: they cost the
 				// same at any number of objects; the indexers are
 				// compared once those agree.
-				if r.settledLike(s.polled(), *want) && s.parked() && same() {
+				if r.settledLike(s.polled(), *want) && same() {
 					return nil
 				}
 			} else if overshoots(got, *want) {
@@ -510,7 +553,7 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 	if want == nil {
 		b, _ := s.inf.backlog()
 		why := waitingFor(s.inf.lastSyncRV(), rev, c, b)
-		if g, _ := s.busy(); g != "" {
+		if g := s.busy(); g != "" {
 			why += ";\nand a goroutine of its own to park (parked.go), this one:\n" + g
 		}
 		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",
