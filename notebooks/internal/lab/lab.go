@@ -66,7 +66,7 @@ func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
 		idWidth = max(idWidth, utf8.RuneCountInString(r.ID))
 		behaviourWidth = max(behaviourWidth, utf8.RuneCountInString(r.Behaviour))
 	}
-	reasonIndent := strings.Repeat(" ", 2+idWidth+1+2)
+	reasonIndent := strings.Repeat(" ", 2+idWidth+2+2)
 	fmt.Fprintf(w, "%s\n", title)
 	n := 0
 	for _, r := range rs {
@@ -76,7 +76,7 @@ func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
 		} else {
 			n++
 		}
-		fmt.Fprintf(w, "  %s %s %s\n", pad(r.ID, idWidth), pad(r.Behaviour, behaviourWidth), status)
+		fmt.Fprintf(w, "  %s  %s  %s\n", pad(r.ID, idWidth), pad(r.Behaviour, behaviourWidth), status)
 		if r.Err != nil {
 			for _, l := range strings.Split(strings.TrimRight(r.Err.Error(), "\n"), "\n") {
 				fmt.Fprintf(w, "%s%s\n", reasonIndent, l)
