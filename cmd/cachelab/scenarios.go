@@ -344,8 +344,8 @@ func editDistance(a, b string) int {
 
 // listCommands prints the scenario-file commands, one per line.
 func (m *Main) listCommands() error {
-	for _, line := range scenario.CommandHelp() {
-		if _, err := fmt.Fprintln(m.Stdout, line); err != nil {
+	for _, d := range scenario.CommandDocs() {
+		if _, err := fmt.Fprintf(m.Stdout, "%-60s %s\n", d.Usage, d.Help); err != nil {
 			return writeError(err, "while listing the commands")
 		}
 	}

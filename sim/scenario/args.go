@@ -28,6 +28,15 @@ func (a Args) Value(k string) (v string, ok bool) {
 	return strings.Join(vs, ","), true
 }
 
+// BulkNS is bulk-create's namespace: its ns=, or BulkNamespace when the
+// step does not say one.
+func (a Args) BulkNS() string {
+	if ns, ok := a.Value("ns"); ok {
+		return ns
+	}
+	return BulkNamespace
+}
+
 // APIServer is a watch-cache lever's kube-apiserver number, 1 to
 // MaxAPIServers, and whether the step names one (without one, the lever
 // acts on the one the informers talk to).
@@ -122,12 +131,19 @@ func CommandNames() []string {
 	return out
 }
 
-// CommandHelp lists every command with its usage and help, sorted.
-func CommandHelp() []string {
-	var out []string
+// CommandDoc is one command as `cachelab scenarios --commands` lists it.
+type CommandDoc struct {
+	Name  string // "create"
+	Usage string // what it takes: "create <ns/name>... [labels=(k=v,...)] [managed]"
+	Help  string // what it does, in a line of any length
+}
+
+// CommandDocs lists every command's usage and help, sorted by name.
+func CommandDocs() []CommandDoc {
+	var out []CommandDoc
 	for _, n := range CommandNames() {
 		c := commands[n]
-		out = append(out, fmt.Sprintf("%-60s %s", c.usage, c.help))
+		out = append(out, CommandDoc{Name: n, Usage: c.usage, Help: c.help})
 	}
 	return out
 }

@@ -247,3 +247,29 @@ func TestBulkNamesSort(t *testing.T) {
 		t.Errorf("BulkName(b, 1, 20) = %s, want b/obj-0001 (the names of small bulks are as they were)", got)
 	}
 }
+
+// A command's help line says the default of any argument it may leave
+// out: bulk-create's namespace (issue 47, case 21), as etcd-cluster's
+// says its 3 members. An argument's description saying "(default X)"
+// must have X in the help line too, which is all --commands shows.
+func TestHelpSaysDefaults(t *testing.T) {
+	byName := map[string]CommandDoc{}
+	for _, d := range CommandDocs() {
+		byName[d.Name] = d
+	}
+	if help := byName["bulk-create"].Help; !strings.Contains(help, "namespace "+BulkNamespace) {
+		t.Errorf("bulk-create's help %q does not say its default namespace, %s", help, BulkNamespace)
+	}
+	for name, c := range commands {
+		for key, desc := range c.values {
+			_, rest, ok := strings.Cut(desc, "(default ")
+			if !ok {
+				continue
+			}
+			def, _, _ := strings.Cut(rest, ")")
+			if !strings.Contains(c.help, def) {
+				t.Errorf("%s: %s= defaults to %s, which its help %q does not say", name, key, def, c.help)
+			}
+		}
+	}
+}
