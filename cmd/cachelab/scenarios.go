@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachelab/cachelab/internal/suggest"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -278,7 +279,7 @@ func unknownScenario(name string, cat []*scenario.Scenario) error {
 	for _, sc := range cat {
 		names = append(names, sc.Name)
 	}
-	if near := closest(name, names, 3); len(near) > 0 {
+	if near := suggest.Closest(name, names, 3); len(near) > 0 {
 		return fmt.Errorf("no built-in scenario %q; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
 	}
 	return fmt.Errorf("no built-in scenario %q; 'cachelab scenarios' lists them all", name)
@@ -292,54 +293,10 @@ func nearScenario(name string, err error) error {
 	if !errors.As(err, &unknown) {
 		return err
 	}
-	if near := closest(name, unknown.BuiltIn, 3); len(near) > 0 {
+	if near := suggest.Closest(name, unknown.BuiltIn, 3); len(near) > 0 {
 		return fmt.Errorf("no built-in scenario %q and no such file; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
 	}
 	return err
-}
-
-// closest returns up to n of names nearest to name: those within a third
-// of its length in edits, or that contain it, nearest first.
-func closest(name string, names []string, n int) []string {
-	type near struct {
-		name string
-		d    int
-	}
-	var found []near
-	for _, c := range names {
-		d := editDistance(name, c)
-		if d <= max(2, len(name)/3) || strings.Contains(c, name) {
-			found = append(found, near{c, d})
-		}
-	}
-	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
-	var out []string
-	for _, f := range found[:min(n, len(found))] {
-		out = append(out, f.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b: the fewest
-// insertions, deletions and substitutions of bytes that turn one into the
-// other. O(len(a)·len(b)) time, one row of memory.
-func editDistance(a, b string) int {
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		diag := row[0] // row[i-1][j-1]
-		row[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
-		}
-	}
-	return row[len(b)]
 }
 
 // listCommands prints the scenario-file commands, one per line.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/cachelab/cachelab/internal/suggest"
 )
 
 // Args are a step's arguments, checked against its command (ParseArgs):
@@ -56,7 +58,7 @@ func (a Args) APIServer() (int, bool, error) {
 func ParseArgs(st Step) (Args, error) {
 	c, ok := commands[st.Cmd]
 	if !ok {
-		return Args{}, fmt.Errorf("unknown command %q; want one of: %s", st.Cmd, strings.Join(CommandNames(), ", "))
+		return Args{}, unknownCommand(st.Cmd)
 	}
 	return c.parse(st.Args)
 }
@@ -129,6 +131,16 @@ func CommandNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unknownCommand is the error for a command the table does not have: the
+// closest names, as cachelab suggests for a scenario name it does not
+// have, or, with none close, every name.
+func unknownCommand(name string) error {
+	if near := suggest.Closest(name, CommandNames(), 3); len(near) > 0 {
+		return fmt.Errorf("unknown command %q; did you mean %s? ('cachelab scenarios --commands' lists them all)", name, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("unknown command %q; want one of: %s", name, strings.Join(CommandNames(), ", "))
 }
 
 // CommandDoc is one command as `cachelab scenarios --commands` lists it.
