@@ -187,9 +187,27 @@ func (m *Main) showScenario(name string, file bool) error {
 	return writeError(w.err, "while printing the scenario")
 }
 
+// subcommandGuesses are words a user may give 'cachelab scenarios' as if
+// it had subcommands ('cachelab scenarios commands'), and where each
+// would have led: without them, the word is looked for in the catalog
+// like any other name (issue 47, case 21). A scenario of that name would
+// win (unknownScenario is asked only when there is none).
+var subcommandGuesses = map[string]string{
+	"commands": "to list the commands a scenario file can use, run 'cachelab scenarios --commands'",
+	"command":  "to list the commands a scenario file can use, run 'cachelab scenarios --commands'",
+	"list":     "'cachelab scenarios', with no name, lists them all",
+	"ls":       "'cachelab scenarios', with no name, lists them all",
+	"all":      "'cachelab scenarios', with no name, lists them all",
+	"help":     "'cachelab scenarios --help' says what this command does",
+}
+
 // unknownScenario is the error for a name the catalog does not have,
-// suggesting the closest names.
+// suggesting the closest names, or, for a word that reads as a
+// subcommand, what the user was after.
 func unknownScenario(name string, cat []*scenario.Scenario) error {
+	if advice, ok := subcommandGuesses[name]; ok {
+		return fmt.Errorf("no built-in scenario %q: %s", name, advice)
+	}
 	var names []string
 	for _, sc := range cat {
 		names = append(names, sc.Name)
