@@ -72,3 +72,24 @@ func TestWorld(t *testing.T) {
 		}
 	}
 }
+
+// 'cachelab scenarios commands' (and the like) is a natural guess at
+// --commands: it points there, and at what the other words would mean,
+// rather than searching the catalog for a scenario of that name.
+func TestScenariosSubcommandGuesses(t *testing.T) {
+	for _, tc := range []struct{ word, want string }{
+		{"commands", "'cachelab scenarios --commands'"},
+		{"command", "'cachelab scenarios --commands'"},
+		{"list", "'cachelab scenarios', with no name,"},
+		{"help", "'cachelab scenarios --help'"},
+	} {
+		c := newCLI("", false, nil)
+		c.run(t, exitUsage, "scenarios", tc.word)
+		if got := c.stderr.String(); !strings.Contains(got, tc.want) || !strings.Contains(got, `"`+tc.word+`"`) {
+			t.Errorf("cachelab scenarios %s: stderr %q, want it to name %q and say %s", tc.word, got, tc.word, tc.want)
+		}
+		if c.stdout.Len() > 0 {
+			t.Errorf("cachelab scenarios %s printed on stdout: %q", tc.word, c.stdout.String())
+		}
+	}
+}
