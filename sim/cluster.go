@@ -114,7 +114,7 @@ var keyNamespace = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)/[^/=]+$`
 
 // namespacesOf is every namespace sc names, with the step that first
 // names each: in its objects' keys, and in namespace= and ns= (bulk-create's,
-// "bulk" if not given).
+// scenario.BulkNamespace if not given).
 func namespacesOf(sc *scenario.Scenario) (names []string, first map[string]int) {
 	first = map[string]int{}
 	add := func(ns string, i int) {
@@ -134,11 +134,7 @@ func namespacesOf(sc *scenario.Scenario) (names []string, first map[string]int) 
 			add(v, i)
 		}
 		if st.Cmd == "bulk-create" {
-			v, ok := a.Value("ns")
-			if !ok {
-				v = "bulk"
-			}
-			add(v, i)
+			add(a.BulkNS(), i)
 		}
 	}
 	return names, first

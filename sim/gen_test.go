@@ -364,9 +364,9 @@ func (g *gen) bulkCreate() string {
 	if g.maybe(8) {
 		n = 201 + g.rng.IntN(60) // more keys than the old 200 rounds of a controller's step (issue 27, case 1)
 	}
-	ns := g.pick([]string{"bulk", "ns1"})
+	ns := g.pick([]string{scenario.BulkNamespace, "ns1"})
 	line := fmt.Sprintf("bulk-create n=%d", n)
-	if ns != "bulk" || g.maybe(2) {
+	if ns != scenario.BulkNamespace || g.maybe(2) {
 		line += " ns=" + ns
 	}
 	if g.maybe(3) {

@@ -49,10 +49,7 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		return nil
 	},
 	"bulk-create": func(r *runner, a scenario.Args) error {
-		ns, ok := a.Value("ns")
-		if !ok {
-			ns = "bulk"
-		}
+		ns := a.BulkNS()
 		nStr, _ := a.Value("n")
 		n, _ := strconv.Atoi(nStr)
 		for i := 1; i <= n; i++ {

@@ -30,7 +30,9 @@
 // alike lines (--full shows them), wraps to the terminal's width, and a
 // long step draws a progress line on stderr (display.go, progress.go);
 // CACHELAB_TERM_WIDTH and the hidden --progress always|never stand in for
-// a terminal in tests.
+// a terminal in tests. 'scenarios NAME' wraps to the terminal's width
+// too, and 'scenarios --commands' to 80 columns when there is none
+// (describe.go, commandlist.go).
 //
 // Exit status: 0 when client-go agreed with cachelab at every step; 1 when
 // they differed; 2 for bad input (an unknown command, flag or scenario, a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cachelab/cachelab/internal/suggest"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -32,16 +33,19 @@ prints the scenario's file as it is written instead, to copy and edit:
   cachelab scenarios add-update-delete --file > my.txt
   cachelab run my.txt
 
-With --commands it lists the commands a scenario file can use instead. A
-scenario file is in cockroachdb's datadriven format: a '#' paragraph saying
-what it shows, whose '# Covers:' line names the IDs it covers (those, and
-only those, are its COVERS), whose '# Explore:' lines (if any) name
-placements of a fault worth exploring and the story each tells ('#
-Explore: disconnect at=3 heal=7: an object is first seen at a later
-version'; 'go test ./sim/explore -run TestExploreHints' checks them), then
-directives, each a command line, a line
-'----', and the output the step is expected to print (possibly none)
-followed by a blank line:
+With --commands it lists the commands a scenario file can use instead,
+each one's usage and then its help, wrapped to the terminal's width (80
+columns when stdout is not a terminal; CACHELAB_TERM_WIDTH=N sets it, 0
+for one line a command).
+
+A scenario file is in cockroachdb's datadriven format: a '#' paragraph
+saying what it shows, whose '# Covers:' line names the IDs it covers (those,
+and only those, are its COVERS), whose '# Explore:' lines (if any) name
+placements of a fault worth exploring and the story each tells ('# Explore:
+disconnect at=3 heal=7: an object is first seen at a later version'; 'go
+test ./sim/explore -run TestExploreHints' checks them), then directives,
+each a command line, a line '----', and the output the step is expected to
+print (possibly none) followed by a blank line:
 
   # Deleting a pod: one DELETED event, one OnDelete.
   # Covers: P1 E6
@@ -183,102 +187,32 @@ func (m *Main) showScenario(name string, file bool) error {
 	return writeError(w.err, "while printing the scenario")
 }
 
-// describe writes what a scenario shows, the IDs it covers (its "#
-// Covers:" line's), its world and its steps. With width above 0, the
-// description is wrapped again to it (the file's comment is wrapped at
-// some 72 columns, which a narrower terminal would break mid-word).
-func describe(w io.Writer, sc *scenario.Scenario, width int) {
-	fmt.Fprintf(w, "%s  (%s)\n\n", sc.Name, sc.File)
-	var about []string
-	for _, l := range strings.Split(sc.About, "\n") {
-		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") && !strings.HasPrefix(l, "Explore:") {
-			about = append(about, l)
-		}
-	}
-	if width > 0 && widest(strings.Join(about, "\n"))+2 > width {
-		var wrapped []string
-		for i, para := range strings.Split(strings.Join(about, "\n"), "\n\n") {
-			if i > 0 {
-				wrapped = append(wrapped, "")
-			}
-			wrapped = append(wrapped, trace.Wrap(strings.Join(strings.Fields(para), " "), max(width-2, 20))...)
-		}
-		about = wrapped
-	}
-	for _, l := range about {
-		fmt.Fprintf(w, "  %s\n", l)
-	}
-	fmt.Fprintln(w)
-	if len(sc.IDs) > 0 { // a file of one's own may name none
-		fmt.Fprintf(w, "Covers:  %s (REFERENCE.md)\n", strings.Join(sc.IDs, " "))
-	}
-	fmt.Fprintf(w, "Server:  %s\n", world(sc))
-	if len(sc.Hints) > 0 {
-		var kinds []string
-		for _, h := range sc.Hints {
-			if !slices.Contains(kinds, h.Fault.Kind) {
-				kinds = append(kinds, h.Fault.Kind)
-			}
-		}
-		writeWrapped(w, "Explore: ", fmt.Sprintf("'cachelab explore %s --faults %s' runs every placement; among them:", sc.Name, strings.Join(kinds, ",")), width)
-		for _, h := range sc.Hints {
-			writeWrapped(w, "         ", h.Placement().Describe(sc), width)
-			writeWrapped(w, "           -> ", h.Story, width)
-		}
-	}
-	fmt.Fprintf(w, "\nSteps ('cachelab run %s' prints what each does):\n", sc.Name)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  STEP\tLINE\tCOMMAND")
-	for n, st := range sc.Steps {
-		fmt.Fprintf(tw, "  %d\t%d\t%s\n", n+1, st.Line, st.Text)
-	}
-	_ = tw.Flush() // w keeps the error
-	fmt.Fprintf(w, "\n'cachelab scenarios %s --file' prints the file, to copy and edit.\n", sc.Name)
-}
-
-// writeWrapped writes text after prefix, wrapped to width (if above 0)
-// with the lines after the first indented as far as the prefix.
-func writeWrapped(w io.Writer, prefix, text string, width int) {
-	lines := []string{text}
-	if width > 0 && len(prefix)+len(text) > width {
-		lines = trace.Wrap(text, max(width-len(prefix), 20))
-	}
-	for i, l := range lines {
-		if i > 0 {
-			prefix = strings.Repeat(" ", len(prefix))
-		}
-		fmt.Fprintf(w, "%s%s\n", prefix, l)
-	}
-}
-
-// world says which kube-apiserver a scenario runs behind, and why: two
-// lines, the second indented under the first.
-func world(sc *scenario.Scenario) string {
-	const (
-		cache = "watchcache: kube-apiserver's watch cache in front of etcd\n         "
-		etcd  = "etcd: kube-apiserver with its watch cache off, every request read from etcd\n         "
-	)
-	switch {
-	case sc.Server == scenario.ServerWatchCache:
-		return cache + "(its \"# Server:\" line)"
-	case sc.Server == scenario.ServerEtcd:
-		return etcd + "(its \"# Server:\" line)"
-	case sc.Server == scenario.ServerAny:
-		return cache + "(the default; its \"# Server: any\" line says it means the same with --server etcd)"
-	case sc.WrittenFor() == scenario.ServerEtcd:
-		return etcd + "(it pulls a lever only that world has)"
-	}
-	return cache + "(the default: it names no server and pulls no etcd-only lever)"
+// subcommandGuesses are words a user may give 'cachelab scenarios' as if
+// it had subcommands ('cachelab scenarios commands'), and where each
+// would have led: without them, the word is looked for in the catalog
+// like any other name (issue 47, case 21). A scenario of that name would
+// win (unknownScenario is asked only when there is none).
+var subcommandGuesses = map[string]string{
+	"commands": "to list the commands a scenario file can use, run 'cachelab scenarios --commands'",
+	"command":  "to list the commands a scenario file can use, run 'cachelab scenarios --commands'",
+	"list":     "'cachelab scenarios', with no name, lists them all",
+	"ls":       "'cachelab scenarios', with no name, lists them all",
+	"all":      "'cachelab scenarios', with no name, lists them all",
+	"help":     "'cachelab scenarios --help' says what this command does",
 }
 
 // unknownScenario is the error for a name the catalog does not have,
-// suggesting the closest names.
+// suggesting the closest names, or, for a word that reads as a
+// subcommand, what the user was after.
 func unknownScenario(name string, cat []*scenario.Scenario) error {
+	if advice, ok := subcommandGuesses[name]; ok {
+		return fmt.Errorf("no built-in scenario %q: %s", name, advice)
+	}
 	var names []string
 	for _, sc := range cat {
 		names = append(names, sc.Name)
 	}
-	if near := closest(name, names, 3); len(near) > 0 {
+	if near := suggest.Closest(name, names, 3); len(near) > 0 {
 		return fmt.Errorf("no built-in scenario %q; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
 	}
 	return fmt.Errorf("no built-in scenario %q; 'cachelab scenarios' lists them all", name)
@@ -292,62 +226,8 @@ func nearScenario(name string, err error) error {
 	if !errors.As(err, &unknown) {
 		return err
 	}
-	if near := closest(name, unknown.BuiltIn, 3); len(near) > 0 {
+	if near := suggest.Closest(name, unknown.BuiltIn, 3); len(near) > 0 {
 		return fmt.Errorf("no built-in scenario %q and no such file; did you mean %s? ('cachelab scenarios' lists them all)", name, strings.Join(near, ", "))
 	}
 	return err
-}
-
-// closest returns up to n of names nearest to name: those within a third
-// of its length in edits, or that contain it, nearest first.
-func closest(name string, names []string, n int) []string {
-	type near struct {
-		name string
-		d    int
-	}
-	var found []near
-	for _, c := range names {
-		d := editDistance(name, c)
-		if d <= max(2, len(name)/3) || strings.Contains(c, name) {
-			found = append(found, near{c, d})
-		}
-	}
-	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
-	var out []string
-	for _, f := range found[:min(n, len(found))] {
-		out = append(out, f.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b: the fewest
-// insertions, deletions and substitutions of bytes that turn one into the
-// other. O(len(a)·len(b)) time, one row of memory.
-func editDistance(a, b string) int {
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		diag := row[0] // row[i-1][j-1]
-		row[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
-		}
-	}
-	return row[len(b)]
-}
-
-// listCommands prints the scenario-file commands, one per line.
-func (m *Main) listCommands() error {
-	for _, line := range scenario.CommandHelp() {
-		if _, err := fmt.Fprintln(m.Stdout, line); err != nil {
-			return writeError(err, "while listing the commands")
-		}
-	}
-	return nil
 }

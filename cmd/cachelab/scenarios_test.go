@@ -73,36 +73,23 @@ func TestWorld(t *testing.T) {
 	}
 }
 
-// The names suggested for one the catalog does not have: near in edits,
-// or containing it, nearest first, at most three.
-func TestClosest(t *testing.T) {
-	names := []string{"add-update-delete", "list-then-watch", "relist-after-compaction", "watch-errors", "watch-list", "watch-timeout"}
-	for _, tc := range []struct {
-		name string
-		want []string
-	}{
-		{"relist-after-compactoin", []string{"relist-after-compaction"}},
-		{"watchlist", []string{"watch-list"}},
-		{"watch", []string{"watch-list", "watch-errors", "watch-timeout"}},
-		{"add", []string{"add-update-delete"}},
-		{"zzzzzzzz", nil},
+// 'cachelab scenarios commands' (and the like) is a natural guess at
+// --commands: it points there, and at what the other words would mean,
+// rather than searching the catalog for a scenario of that name.
+func TestScenariosSubcommandGuesses(t *testing.T) {
+	for _, tc := range []struct{ word, want string }{
+		{"commands", "'cachelab scenarios --commands'"},
+		{"command", "'cachelab scenarios --commands'"},
+		{"list", "'cachelab scenarios', with no name,"},
+		{"help", "'cachelab scenarios --help'"},
 	} {
-		if got := closest(tc.name, names, 3); !slices.Equal(got, tc.want) {
-			t.Errorf("closest(%q) = %q, want %q", tc.name, got, tc.want)
+		c := newCLI("", false, nil)
+		c.run(t, exitUsage, "scenarios", tc.word)
+		if got := c.stderr.String(); !strings.Contains(got, tc.want) || !strings.Contains(got, `"`+tc.word+`"`) {
+			t.Errorf("cachelab scenarios %s: stderr %q, want it to name %q and say %s", tc.word, got, tc.word, tc.want)
 		}
-	}
-}
-
-// editDistance, against a few pairs worked by hand.
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"flaw", "lawn", 2}, {"same", "same", 0},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		if c.stdout.Len() > 0 {
+			t.Errorf("cachelab scenarios %s printed on stdout: %q", tc.word, c.stdout.String())
 		}
 	}
 }

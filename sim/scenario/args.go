@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/cachelab/cachelab/internal/suggest"
 )
 
 // Args are a step's arguments, checked against its command (ParseArgs):
@@ -28,6 +30,15 @@ func (a Args) Value(k string) (v string, ok bool) {
 	return strings.Join(vs, ","), true
 }
 
+// BulkNS is bulk-create's namespace: its ns=, or BulkNamespace when the
+// step does not say one.
+func (a Args) BulkNS() string {
+	if ns, ok := a.Value("ns"); ok {
+		return ns
+	}
+	return BulkNamespace
+}
+
 // APIServer is a watch-cache lever's kube-apiserver number, 1 to
 // MaxAPIServers, and whether the step names one (without one, the lever
 // acts on the one the informers talk to).
@@ -47,7 +58,7 @@ func (a Args) APIServer() (int, bool, error) {
 func ParseArgs(st Step) (Args, error) {
 	c, ok := commands[st.Cmd]
 	if !ok {
-		return Args{}, fmt.Errorf("unknown command %q; want one of: %s", st.Cmd, strings.Join(CommandNames(), ", "))
+		return Args{}, unknownCommand(st.Cmd)
 	}
 	return c.parse(st.Args)
 }
@@ -122,12 +133,29 @@ func CommandNames() []string {
 	return out
 }
 
-// CommandHelp lists every command with its usage and help, sorted.
-func CommandHelp() []string {
-	var out []string
+// unknownCommand is the error for a command the table does not have: the
+// closest names, as cachelab suggests for a scenario name it does not
+// have, or, with none close, every name.
+func unknownCommand(name string) error {
+	if near := suggest.Closest(name, CommandNames(), 3); len(near) > 0 {
+		return fmt.Errorf("unknown command %q; did you mean %s? ('cachelab scenarios --commands' lists them all)", name, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("unknown command %q; want one of: %s", name, strings.Join(CommandNames(), ", "))
+}
+
+// CommandDoc is one command as `cachelab scenarios --commands` lists it.
+type CommandDoc struct {
+	Name  string // "create"
+	Usage string // what it takes: "create <ns/name>... [labels=(k=v,...)] [managed]"
+	Help  string // what it does, in a line of any length
+}
+
+// CommandDocs lists every command's usage and help, sorted by name.
+func CommandDocs() []CommandDoc {
+	var out []CommandDoc
 	for _, n := range CommandNames() {
 		c := commands[n]
-		out = append(out, fmt.Sprintf("%-60s %s", c.usage, c.help))
+		out = append(out, CommandDoc{Name: n, Usage: c.usage, Help: c.help})
 	}
 	return out
 }

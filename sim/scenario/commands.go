@@ -9,6 +9,10 @@ const (
 	afterPagesHelp  = "inside the next step: after this many pages of paged LISTs, each with more pages to come, counted by each informer"
 )
 
+// BulkNamespace is the namespace bulk-create puts its objects in when
+// the step does not say ns=.
+const BulkNamespace = "bulk"
+
 // ObservedAnnotation is what a controller started with start-controller
 // writes keeps up to date: the image it last saw in the object's spec,
 // as a status would. start-controller's help names it.
@@ -18,7 +22,7 @@ const ObservedAnnotation = "cachelab.dev/observed-image"
 // takes, and a line of help for `cachelab scenarios --commands` and for
 // errors. What it does is the runner's (package sim, runs.go); a
 // scenario holds only what it says. ParseArgs checks a step against its
-// command; CommandNames and CommandHelp list them.
+// command; CommandNames and CommandDocs list them.
 type command struct {
 	usage  string
 	help   string
@@ -44,8 +48,9 @@ var commands = map[string]*command{
 	"delete-raw": {usage: "delete-raw <ns/name>", help: "remove the value put-raw stored (kube-apiserver cannot delete what it cannot decode without its unsafe option)",
 		minPos: 1, maxPos: 1},
 	"delete": {usage: "delete <ns/name>...", help: "delete objects from etcd", minPos: 1, maxPos: 100},
-	"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]", help: "create n objects ns/obj-0001..., numbered to the width of n",
-		values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default bulk)", "labels": "their labels"}},
+	"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]",
+		help:   "create n objects ns/obj-0001..., numbered to the width of n, in namespace " + BulkNamespace + " unless ns= says another",
+		values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default " + BulkNamespace + ")", "labels": "their labels"}},
 	"compact":      {usage: "compact", help: "compact etcd at its current revision: older resourceVersions are gone (410)"},
 	"progress":     {usage: "progress", help: "ask etcd for a progress notification: each watch that allows bookmarks gets a BOOKMARK"},
 	"restart-etcd": {usage: "restart-etcd", help: "stop etcd and start it again on the same data and ports (embedded etcd only)"},

@@ -44,7 +44,7 @@
 // (factory, informer, factory-start, factory-wait), on the controllers
 // (start-controller, reconcile-fail, reconcile-requeue), or look (show
 // store|queue|handlers|requests|synced|metrics|workqueue). The command
-// table (commands.go) says what each takes; CommandHelp lists them, with
+// table (commands.go) says what each takes; CommandDocs lists them, with
 // their help. What each does is the runner's: package sim keeps one run
 // function per command, and a test there holds the two tables to the same
 // names.

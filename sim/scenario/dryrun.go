@@ -205,10 +205,7 @@ func (p *dryRun) restore(name string) error {
 
 // bulkCreate records ns/obj-0001... as the runner names them.
 func (p *dryRun) bulkCreate(line int, a Args) error {
-	ns, ok := a.Value("ns")
-	if !ok {
-		ns = "bulk"
-	}
+	ns := a.BulkNS()
 	nStr, _ := a.Value("n")
 	n, _ := strconv.Atoi(nStr)
 	if err := p.count(n); err != nil {

@@ -21,7 +21,11 @@ func TestParseErrors(t *testing.T) {
 		{"two server lines", "# s\n# Server: etcd\n# Server: watchcache\n\ncreate ns0/a\n----\n",
 			`x.txt:3: a second "# Server:" line; line 2 says "etcd" already: a scenario runs behind one kube-apiserver, so say it once`},
 		{"no separator", "# s\n\ncreate ns0/a\nstart\n", `x.txt:3: expected a line "----" after the command "create"`},
-		{"unknown command", "# s\n\ncreat ns0/a\n----\n", `x.txt:3: unknown command "creat"; want one of: add-apiserver, add-handler,`},
+		// Issue 47, case 21: an unknown command gets the closest names, as
+		// an unknown scenario name does; with none close, every name.
+		{"unknown command", "# s\n\ncreat ns0/a\n----\n", `x.txt:3: unknown command "creat"; did you mean create, bulk-create? ('cachelab scenarios --commands' lists them all)`},
+		{"unknown command, two near", "# s\n\nreleas\n----\n", `x.txt:3: unknown command "releas"; did you mean release, release-cache? (`},
+		{"unknown command, none near", "# s\n\nfrobnicate\n----\n", `x.txt:3: unknown command "frobnicate"; want one of: add-apiserver, add-handler,`},
 		{"unknown argument", "# s\n\nstart stak=classic\n----\n", `x.txt:3: unknown argument "stak"; usage: start`},
 		{"bad stack", "# s\n\nstart stack=modern\n----\n", "x.txt:3: stack=modern: want default or classic"},
 		{"bad key", "# s\n\ncreate a\n----\n", `x.txt:3: object "a": want namespace/name`},
@@ -245,5 +249,31 @@ func TestBulkNamesSort(t *testing.T) {
 	}
 	if got := BulkName("b", 1, 20); got != "b/obj-0001" {
 		t.Errorf("BulkName(b, 1, 20) = %s, want b/obj-0001 (the names of small bulks are as they were)", got)
+	}
+}
+
+// A command's help line says the default of any argument it may leave
+// out: bulk-create's namespace (issue 47, case 21), as etcd-cluster's
+// says its 3 members. An argument's description saying "(default X)"
+// must have X in the help line too, which is all --commands shows.
+func TestHelpSaysDefaults(t *testing.T) {
+	byName := map[string]CommandDoc{}
+	for _, d := range CommandDocs() {
+		byName[d.Name] = d
+	}
+	if help := byName["bulk-create"].Help; !strings.Contains(help, "namespace "+BulkNamespace) {
+		t.Errorf("bulk-create's help %q does not say its default namespace, %s", help, BulkNamespace)
+	}
+	for name, c := range commands {
+		for key, desc := range c.values {
+			_, rest, ok := strings.Cut(desc, "(default ")
+			if !ok {
+				continue
+			}
+			def, _, _ := strings.Cut(rest, ")")
+			if !strings.Contains(c.help, def) {
+				t.Errorf("%s: %s= defaults to %s, which its help %q does not say", name, key, def, c.help)
+			}
+		}
 	}
 }

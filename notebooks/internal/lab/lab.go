@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Check is one behaviour an exercise must reproduce. Run returns nil when
@@ -55,7 +56,17 @@ func Report(w io.Writer, title string, rs []Result) { ReportAgainst(w, title, "c
 
 // ReportAgainst is Report for a lab checked against something other than
 // client-go: ref names it ("kube-apiserver").
+//
+// The columns are as wide as their widest entry, so that every status
+// sits in one column whatever the IDs ("E7 F4 P3") and behaviours say,
+// and a failure's reason is indented under its behaviour.
 func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
+	idWidth, behaviourWidth := 0, 0
+	for _, r := range rs {
+		idWidth = max(idWidth, utf8.RuneCountInString(r.ID))
+		behaviourWidth = max(behaviourWidth, utf8.RuneCountInString(r.Behaviour))
+	}
+	reasonIndent := strings.Repeat(" ", 2+idWidth+2+2)
 	fmt.Fprintf(w, "%s\n", title)
 	n := 0
 	for _, r := range rs {
@@ -65,12 +76,18 @@ func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
 		} else {
 			n++
 		}
-		fmt.Fprintf(w, "  %-4s %-52s %s\n", r.ID, r.Behaviour, status)
+		fmt.Fprintf(w, "  %s  %s  %s\n", pad(r.ID, idWidth), pad(r.Behaviour, behaviourWidth), status)
 		if r.Err != nil {
 			for _, l := range strings.Split(strings.TrimRight(r.Err.Error(), "\n"), "\n") {
-				fmt.Fprintf(w, "         %s\n", l)
+				fmt.Fprintf(w, "%s%s\n", reasonIndent, l)
 			}
 		}
 	}
 	fmt.Fprintf(w, "%d of %d behaviours match %s.\n", n, len(rs), ref)
+}
+
+// pad is s followed by spaces to width runes (fmt's %-*s counts bytes,
+// and a behaviour may say "base·2^n").
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
 }
