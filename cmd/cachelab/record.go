@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,7 +62,9 @@ did, at the same moments, and compares them at every step.`,
 
 // record checks the options, reaches the cluster and records until
 // --for has passed or a signal comes; either way the session ends with
-// the informer's cache and an end line, and exits 0.
+// the informer's cache and an end line. After --for it exits 0; after a
+// signal, 128 plus its number, as every command a signal stops does, and
+// says that the session is whole all the same.
 func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	switch {
 	case o.resource != "pods":
@@ -96,6 +99,9 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 		return writeError(err, "while recording")
 	}
 	fmt.Fprintf(m.Stderr, "recorded %d lines in %v\n", lines, m.Now().Sub(began).Round(time.Millisecond))
+	if sig := (interrupted{}); errors.As(context.Cause(ctx), &sig) {
+		return &exitError{code: sig.code(), err: fmt.Errorf("%v while recording: the session is whole (its end line says so) and replays", sig)}
+	}
 	return nil
 }
 
