@@ -18,6 +18,7 @@ type recordOptions struct {
 	namespace               string
 	labels, fields          string
 	duration                time.Duration
+	durationSet             bool // --for was given: 0 is then not "until Ctrl-C"
 	full                    bool
 }
 
@@ -46,7 +47,10 @@ did, at the same moments, and compares them at every step.`,
   cachelab record --kubeconfig ~/.kube/kind --context kind-kind -l app=web > session.jsonl
   cachelab replay session.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return m.record(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.durationSet = cmd.Flags().Changed("for")
+			return m.record(cmd.Context(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig to reach the cluster with (default: $KUBECONFIG, else ~/.kube/config)")
@@ -69,15 +73,15 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	switch {
 	case o.resource != "pods":
 		return usage(fmt.Errorf("--resource %s: cachelab records pods only (its informers and replays are of pods)", o.resource))
-	case o.duration < 0:
-		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m", o.duration))
+	case o.duration <= 0 && o.durationSet:
+		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m (without --for, record goes on until Ctrl-C)", o.duration))
 	}
 	c, err := cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext})
 	if err != nil {
 		if ctx.Err() != nil {
 			return stopped(ctx, "while reaching the cluster")
 		}
-		return runError(err)
+		return clusterFailed(err)
 	}
 	cfg, err := c.Wire()
 	if err != nil {

@@ -297,7 +297,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		}
 		server, opts.Server, opts.Wire = "", "", false
 		if opts.Cluster, err = cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext}); err != nil {
-			return runError(err)
+			return clusterFailed(err)
 		}
 	}
 	if err := sim.Check(sc, opts); err != nil {
