@@ -173,35 +173,55 @@ type Session struct {
 	Header Line   // the session line
 	Lines  []Line // the rest, in order
 	lineNo []int  // each line's number in the file
+	// Cut is the number of the file's last line if it was cut short
+	// (what a recording killed mid-line leaves), and left out; 0 if the
+	// file's last line is whole.
+	Cut int
 }
 
 // Pos is where line i of s.Lines is in its file.
 func (s *Session) Pos(i int) string { return fmt.Sprintf("%s:%d", s.File, s.lineNo[i]) }
+
+// LineNo is the number in its file of line i of s.Lines.
+func (s *Session) LineNo(i int) int { return s.lineNo[i] }
+
+// Len is how many lines the session holds: its session line and the
+// rest (a cut last line is not one of them).
+func (s *Session) Len() int { return 1 + len(s.Lines) }
 
 // ErrNotSession is returned by Read for a file whose first line is not a
 // session line.
 var ErrNotSession = errors.New("recording: not a session file (its first line is not {\"kind\":\"session\",...})")
 
 // Read reads a session file (name is for errors: file:line). It checks
-// each line's kind and that times do not go back.
+// each line's kind and that times do not go back. A last line cut short
+// (its JSON ends early, as a recording killed mid-line leaves it) is left
+// out and named in Cut; a line cut short anywhere else is damage, and an
+// error.
 func Read(r io.Reader, name string) (*Session, error) {
 	s := &Session{File: name}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 256<<20)
 	n := 0
 	var last Duration
+	var cut error // the error of a line cut short, until a line after it makes it damage
 	for sc.Scan() {
 		n++
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
 		}
+		if cut != nil {
+			return nil, cut
+		}
 		var l Line
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			if n == 1 {
+		if err := decodeLine(b, &l); err != nil {
+			switch {
+			case n == 1:
 				return nil, fmt.Errorf("%s:%d: %w: %v", name, n, ErrNotSession, err)
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				cut, s.Cut = fmt.Errorf("%s:%d: not a session line: it is cut short (%v), and is not the file's last line", name, n, err), n
+				continue
 			}
 			return nil, fmt.Errorf("%s:%d: not a session line: %v", name, n, err)
 		}
@@ -216,6 +236,20 @@ func Read(r io.Reader, name string) (*Session, error) {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
 	}
 	return s, nil
+}
+
+// decodeLine decodes one line of a session: one JSON object, with no
+// field the format does not know.
+func decodeLine(b []byte, l *Line) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(l); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more after its JSON object (at byte %d)", dec.InputOffset()+1)
+	}
+	return nil
 }
 
 // add checks one line and keeps it.

@@ -291,8 +291,12 @@ func sortInitial(calls []string) []string {
 // replayHeader is the header's word on the replay.
 func replayHeader(rp *Replay) string {
 	hd := rp.Session.Header
-	return fmt.Sprintf("%s: recorded from %s%s (%d lines; objects: %s)", rp.Session.File, orUnknown(hd.Server, "a server it does not name"),
-		prefixed(" at ", hd.Began), len(rp.Session.Lines), orUnknown(hd.Objects, "as written"))
+	lines := fmt.Sprintf("%d lines", rp.Session.Len())
+	if rp.Session.Cut > 0 {
+		lines += fmt.Sprintf(", and line %d cut short and left out", rp.Session.Cut)
+	}
+	return fmt.Sprintf("%s: recorded from %s%s (%s; objects: %s)", rp.Session.File, orUnknown(hd.Server, "a server it does not name"),
+		prefixed(" at ", hd.Began), lines, orUnknown(hd.Objects, "as written"))
 }
 
 func orUnknown(s, unknown string) string {
