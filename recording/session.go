@@ -9,8 +9,6 @@ import (
 	"io"
 	"sync"
 	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Version is the session format's version, in every session's first
@@ -194,7 +192,8 @@ func (s *Session) Len() int { return 1 + len(s.Lines) }
 var ErrNotSession = errors.New("recording: not a session file (its first line is not {\"kind\":\"session\",...})")
 
 // Read reads a session file (name is for errors: file:line). It checks
-// each line's kind and that times do not go back. A last line cut short
+// each line's kind, that times do not go back, and that each line agrees
+// with the lines before it (check.go). A last line cut short
 // (its JSON ends early, as a recording killed mid-line leaves it) is left
 // out and named in Cut; a line cut short anywhere else is damage, and an
 // error.
@@ -204,6 +203,7 @@ func Read(r io.Reader, name string) (*Session, error) {
 	sc.Buffer(make([]byte, 64*1024), 256<<20)
 	n := 0
 	var last Duration
+	c := newConsistency()
 	var cut error // the error of a line cut short, until a line after it makes it damage
 	for sc.Scan() {
 		n++
@@ -225,7 +225,7 @@ func Read(r io.Reader, name string) (*Session, error) {
 			}
 			return nil, fmt.Errorf("%s:%d: not a session line: %v", name, n, err)
 		}
-		if err := s.add(l, n, &last); err != nil {
+		if err := s.add(l, n, &last, c); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
 		}
 	}
@@ -253,7 +253,7 @@ func decodeLine(b []byte, l *Line) error {
 }
 
 // add checks one line and keeps it.
-func (s *Session) add(l Line, n int, last *Duration) error {
+func (s *Session) add(l Line, n int, last *Duration, c *consistency) error {
 	if s.Header.Kind == "" {
 		switch {
 		case l.Kind != KindSession:
@@ -262,6 +262,9 @@ func (s *Session) add(l Line, n int, last *Duration) error {
 			return fmt.Errorf("session format version %d; this cachelab reads version %d", l.Version, Version)
 		case l.Resource != "pods":
 			return fmt.Errorf("the session recorded %q; cachelab replays pods only", l.Resource)
+		}
+		if err := checkScope(l); err != nil {
+			return err
 		}
 		s.Header = l
 		return nil
@@ -274,37 +277,16 @@ func (s *Session) add(l Line, n int, last *Duration) error {
 		return fmt.Errorf("unknown kind %q (want one of request, list, watch, event, watch-end, handler, cache, end)", l.Kind)
 	}
 	if k := len(s.Lines); k > 0 && s.Lines[k-1].Kind == KindEnd {
-		return fmt.Errorf("a %s line after the end line (line %d): the end line is a session's last", l.Kind, s.lineNo[k-1])
+		return fmt.Errorf("%s line after the end line (line %d): the end line is a session's last", an(l.Kind), s.lineNo[k-1])
 	}
 	if l.At < *last {
 		return fmt.Errorf("at %s, before the line above it (%s): a session's lines are in the order they came", time.Duration(l.At), time.Duration(*last))
 	}
 	*last = l.At
-	if l.Kind == KindEvent || l.Kind == KindCache {
-		if err := checkObject(l); err != nil {
-			return err
-		}
+	if err := c.check(l, n); err != nil {
+		return err
 	}
 	s.Lines = append(s.Lines, l)
 	s.lineNo = append(s.lineNo, n)
-	return nil
-}
-
-// checkObject checks an event's or a cache line's object: a pod with a
-// name and a resourceVersion (an ERROR's is a Status).
-func checkObject(l Line) error {
-	if l.Object == nil {
-		return fmt.Errorf("%s has no object", l.Kind)
-	}
-	if l.Type == "ERROR" {
-		return nil
-	}
-	u := unstructured.Unstructured{Object: l.Object}
-	if u.GetResourceVersion() == "" {
-		return fmt.Errorf("%s's object has no metadata.resourceVersion", l.Kind)
-	}
-	if l.Type != "BOOKMARK" && u.GetName() == "" {
-		return fmt.Errorf("%s's object has no metadata.name", l.Kind)
-	}
 	return nil
 }
