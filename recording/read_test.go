@@ -58,6 +58,8 @@ func TestReadRefuses(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
 		{"", "s.jsonl: recording: not a session file"},
 		{"create ns0/a\n", "s.jsonl:1: recording: not a session file"},
+		{`{"record":"header","schema":2,"header":{}}`, "s.jsonl:1: recording: this is a trace (cachelab run --output json), not a session (cachelab record)"},
+		{"# cachelab 0.5.0 vs client-go v0.37.2 · scenario a\n", "s.jsonl:1: recording: not a session file (its first line is not {\"kind\":\"session\",...}): it is a text trace (cachelab run)"},
 		{`{"kind":"session","version":2,"resource":"pods","at":"0s"}`, "s.jsonl:1: session format version 2; this cachelab reads version 1"},
 		{`{"kind":"session","version":1,"resource":"services","at":"0s"}`, `s.jsonl:1: the session recorded "services"; cachelab replays pods only`},
 		{head + `{"kind":"telegram","at":"1s"}`, `s.jsonl:2: unknown kind "telegram"`},

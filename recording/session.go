@@ -191,6 +191,28 @@ func (s *Session) Len() int { return 1 + len(s.Lines) }
 // session line.
 var ErrNotSession = errors.New("recording: not a session file (its first line is not {\"kind\":\"session\",...})")
 
+// ErrTrace is returned by Read for a trace given as a session: what
+// cachelab run prints (--output json, or text) is the run's story, not
+// what an informer received.
+var ErrTrace = errors.New("recording: this is a trace (cachelab run --output json), not a session (cachelab record)")
+
+// notSession is the error for a first line that is not a session line:
+// ErrTrace for a trace's first line, ErrNotSession otherwise.
+func notSession(pos string, b []byte, err error) error {
+	var rec struct {
+		Record string `json:"record"`
+	}
+	switch {
+	case json.Unmarshal(b, &rec) == nil && rec.Record == "header":
+		return fmt.Errorf("%s: %w", pos, ErrTrace)
+	case json.Unmarshal(b, &rec) == nil && rec.Record != "":
+		return fmt.Errorf("%s: %w: it is cachelab's JSON output (a %q record)", pos, ErrNotSession, rec.Record)
+	case bytes.HasPrefix(b, []byte("# cachelab ")):
+		return fmt.Errorf("%s: %w: it is a text trace (cachelab run)", pos, ErrNotSession)
+	}
+	return fmt.Errorf("%s: %w: %v", pos, ErrNotSession, err)
+}
+
 // Read reads a session file (name is for errors: file:line). It checks
 // each line's kind, that times do not go back, and that each line agrees
 // with the lines before it (check.go). A last line cut short
@@ -217,8 +239,8 @@ func Read(r io.Reader, name string) (*Session, error) {
 		var l Line
 		if err := decodeLine(b, &l); err != nil {
 			switch {
-			case n == 1:
-				return nil, fmt.Errorf("%s:%d: %w: %v", name, n, ErrNotSession, err)
+			case s.Header.Kind == "":
+				return nil, notSession(fmt.Sprintf("%s:%d", name, n), b, err)
 			case errors.Is(err, io.ErrUnexpectedEOF):
 				cut, s.Cut = fmt.Errorf("%s:%d: not a session line: it is cut short (%v), and is not the file's last line", name, n, err), n
 				continue

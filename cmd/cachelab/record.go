@@ -42,7 +42,9 @@ end of a watch-list's initial events. --full keeps them whole. Record only reads
 
 'cachelab replay session.jsonl' plays the session back to cachelab's
 informer and client-go's, from a server that answers as the recorded one
-did, at the same moments, and compares them at every step.`,
+did, at the same moments, and compares them at every step.
+
+` + recordExitHelp,
 		Example: `  cachelab record -n default --for 10m > session.jsonl
   cachelab record --kubeconfig ~/.kube/kind --context kind-kind -l app=web > session.jsonl
   cachelab replay session.jsonl`,
@@ -63,6 +65,17 @@ did, at the same moments, and compares them at every step.`,
 	f.BoolVar(&o.full, "full", false, "keep whole objects, not only their names, labels and resourceVersions")
 	return cmd
 }
+
+// recordExitHelp is the exit status paragraph of record's help.
+const recordExitHelp = `Exit status: 0 when the recording ended after --for; 128 plus the
+signal's number when a signal ended it: 130 for SIGINT (Ctrl-C), 143 for
+SIGTERM, 129 for SIGHUP; the session is whole all the same (its end line
+names the signal), and replays. 2 for bad input, found before anything
+is reached (an unknown flag, an argument, --resource other than pods, a
+--for that is not positive, no kubeconfig, a kubeconfig that does not
+parse, has no current context or not the --context given); 3 when the
+cluster cannot be reached, or stdout cannot be written (141 when its
+reader closed it, as 'head' does).`
 
 // record checks the options, reaches the cluster and records until
 // --for has passed or a signal comes; either way the session ends with

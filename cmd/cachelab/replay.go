@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -34,8 +35,9 @@ no etcd, and is the same on every run.
 The replay is a scenario made from the session: a handler, the recorded
 informer's start (its namespace and selectors), then one "advance" to each
 moment the server had something new to say, and a "fail-next" before a
-LIST or WATCH that failed. Each step shows, as sim lines, what the session
-holds for it: the requests with their statuses and the recorded
+LIST or WATCH that failed; each step names the line of the session it
+stands for (file:line), and so does every message about it. Each step
+shows, as sim lines, what the session holds for it: the requests with their statuses and the recorded
 informer's handler calls; at the end, the replay says whether cachelab's
 replayed handler got the calls the recorded informer's got.
 
@@ -44,7 +46,7 @@ Where the session has a gap (the recorded informer listed again, after a
 replay's server says so as a server would: the older watch ends with 410
 Gone, and the informers list again.
 
-` + exitHelp,
+` + replayExitHelp,
 		Example: `  cachelab record -n default --for 10m > session.jsonl
   cachelab replay session.jsonl
   cachelab replay session.jsonl --impl both --output html=replay.html`,
@@ -70,9 +72,26 @@ Gone, and the informers list again.
 	return cmd
 }
 
+// replayExitHelp is the exit status paragraph of replay's help: a
+// replay has no etcd, no cluster and no scenario file of its own.
+const replayExitHelp = `Exit status: 0 when client-go agreed with cachelab at every step (the
+line on the replayed handler at the end does not change it); 1 when it
+differed; 2 for bad input, found before the replay starts (an unknown
+flag, a session file that does not exist, is not a regular file or is not
+a session, a line of it the format does not hold or that contradicts the
+lines before it, named with its file:line, a start the replay cannot
+make, an output file that cannot be written); 3 when the replay could
+not go on (cachelab did not settle, an internal error). Stopped by a
+signal, it exits 128 plus the signal's number: 130 for SIGINT (Ctrl-C),
+143 for SIGTERM, 129 for SIGHUP, and 141 when stdout is closed by its
+reader (as by 'head').`
+
 // loadReplay reads a session file and makes its replay's scenario.
 func loadReplay(path string) (*scenario.Scenario, *sim.Replay, error) {
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("no such session file: %s", path)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
