@@ -111,7 +111,10 @@ func (rp *Replay) scenarioText() (string, []int) {
 	if hd.Namespace != "" {
 		scope = "namespace " + hd.Namespace
 	}
-	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope, orUnknown(hd.Server, "a server"), prefixed(", recorded ", hd.Began))
+	// The session's words, on a comment line: escaped, so that no
+	// newline in them can end it (trace.Escape).
+	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope,
+		trace.Escape(orUnknown(hd.Server, "a server")), trace.Escape(prefixed(", recorded ", hd.Began)))
 	fmt.Fprintf(&b, "# The server is the recording: every LIST and WATCH is answered from it, at the moments it says.\n")
 	fmt.Fprintf(&b, "# Server: any\n\n")
 	step(1, "add-handler h1\n----\n\n")

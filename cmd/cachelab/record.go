@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/recording"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 type recordOptions struct {
@@ -109,7 +110,8 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	// line are written, and the session is whole.
 	lines := 0
 	began := m.Now()
-	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), c.Describe())
+	// The cluster's version is the server's word: escaped (trace.Escape).
+	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), trace.Escape(c.Describe()))
 	err = recording.Record(ctx, cfg, recording.Options{Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
 		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, m.Stdout)
 	if err != nil {

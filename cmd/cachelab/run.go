@@ -480,7 +480,7 @@ func (m *Main) unexpected(p *printer, sc *scenario.Scenario, st scenario.Step, n
 		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))
 		for _, l := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {
 			if !strings.HasPrefix(l, "diff ") { // the header names the two sides already
-				fmt.Fprintf(p.w, "  %s\n", l)
+				fmt.Fprintf(p.w, "  %s\n", trace.Escape(l))
 			}
 		}
 		if err := p.w.err; err != nil {
