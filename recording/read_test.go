@@ -1,7 +1,10 @@
 package recording
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -120,4 +123,56 @@ func TestReadRefuses(t *testing.T) {
 			t.Errorf("%s\ngot  %v\nwant %s...", tt.text, err, tt.want)
 		}
 	}
+}
+
+// A session holds at most MaxLines lines and MaxSize bytes: one over is
+// refused at the line that passes the limit, with what to do instead.
+func TestReadLimits(t *testing.T) {
+	head := `{"kind":"session","at":"0s","version":1,"resource":"pods"}` + "\n"
+	lines := head + strings.Repeat(`{"kind":"request","at":"0s"}`+"\n", MaxLines-1)
+	if s, err := Read(strings.NewReader(lines), "s.jsonl"); err != nil || s.Len() != MaxLines {
+		t.Fatalf("a session of %d lines: %v", MaxLines, err)
+	}
+	_, err := Read(strings.NewReader(lines+`{"kind":"end","at":"0s"}`+"\n"), "s.jsonl")
+	if want := "s.jsonl:100001: the session passes 100000 lines, the most a session may hold: record a shorter span (--for) or fewer pods (-n, -l)"; err == nil || err.Error() != want {
+		t.Errorf("a session of %d lines: %v, want %s", MaxLines+1, err, want)
+	}
+	long := `{"kind":"request","at":"0s","uri":"/` + strings.Repeat("x", MaxSize) + `"}` + "\n"
+	_, err = Read(strings.NewReader(head+long), "s.jsonl")
+	if want := "s.jsonl:2: the session passes 33554432 bytes (32 MiB), the most a session may hold: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a session of more than %d bytes: %v, want %s...", MaxSize, err, want)
+	}
+}
+
+// ReadContext stops between two lines once its context ends, and says
+// where: here the reader's context ends once it has handed over the
+// first 4 KiB of a long session.
+func TestReadContextStops(t *testing.T) {
+	text := `{"kind":"session","at":"0s","version":1,"resource":"pods"}` + "\n" + strings.Repeat(`{"kind":"request","at":"0s"}`+"\n", 50_000)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	why := errors.New("a signal")
+	r := &cancelAfter{r: strings.NewReader(text), left: 4096, cancel: func() { cancel(why) }}
+	_, err := ReadContext(ctx, r, "s.jsonl")
+	var se *StoppedError
+	if !errors.As(err, &se) || !errors.Is(err, why) || se.Line < 2 || se.Line > 50_000 {
+		t.Fatalf("ReadContext stopped with %v, want a StoppedError in the middle of the file", err)
+	}
+}
+
+// cancelAfter is a reader that calls cancel once it has handed over
+// left bytes.
+type cancelAfter struct {
+	r      io.Reader
+	left   int
+	cancel func()
+}
+
+func (c *cancelAfter) Read(b []byte) (int, error) {
+	if c.left <= 0 {
+		c.cancel()
+	}
+	n, err := c.r.Read(b[:min(len(b), max(c.left, 1))])
+	c.left -= n
+	return n, err
 }

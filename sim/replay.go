@@ -71,6 +71,10 @@ var replayCommands = map[string]bool{"add-handler": true, "start": true, "advanc
 // the LIST or WATCH that failed, for a fail-next).
 func (rp *Replay) Scenario() (*scenario.Scenario, error) {
 	text, lines := rp.scenarioText()
+	if len(lines) > MaxReplaySteps {
+		return nil, fmt.Errorf("%s:%d: the replay passes %d steps here (a step for each moment the recorded server said something new), "+
+			"the most a replay takes: %s", rp.Session.File, lines[MaxReplaySteps], MaxReplaySteps, recording.TooMuch)
+	}
 	sc, err := scenario.Parse(rp.Session.File+" (as a scenario)", []byte(text))
 	var pe *scenario.ParseError
 	switch {
@@ -90,6 +94,13 @@ func (rp *Replay) Scenario() (*scenario.Scenario, error) {
 	}
 	return sc, nil
 }
+
+// MaxReplaySteps is the most steps a replay takes: one per moment of
+// the session, each settled and compared, with the server's state
+// rebuilt from its segment's start at each, so that 10,000 steps replay
+// in about half a minute and many more in hours (recording.MaxLines says
+// what was measured).
+const MaxReplaySteps = 10_000
 
 // ScenarioText is the scenario's text.
 func (rp *Replay) ScenarioText() string {

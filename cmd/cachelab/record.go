@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,19 +110,39 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	// A signal ends the recording as --for does: the cache and the end
 	// line are written, and the session is whole.
 	lines := 0
+	out := &countingWriter{w: m.Stdout}
 	began := m.Now()
 	// The cluster's version is the server's word: escaped (trace.Escape).
 	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), trace.Escape(c.Describe()))
 	err = recording.Record(ctx, cfg, recording.Options{Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
-		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, m.Stdout)
+		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, out)
 	if err != nil {
 		return writeError(err, "while recording")
 	}
 	fmt.Fprintf(m.Stderr, "recorded %d lines in %v\n", lines, m.Now().Sub(began).Round(time.Millisecond))
+	replays := "and replays"
+	if lines > recording.MaxLines || out.n > recording.MaxSize {
+		// Said, not refused: the session is what the cluster sent.
+		m.errorf("cachelab: the session is %d lines and %d bytes, more than a replay reads (%d lines, 32 MiB): next time, %s\n",
+			lines, out.n, recording.MaxLines, recording.TooMuch)
+		replays = "but is too long to replay"
+	}
 	if sig := (interrupted{}); errors.As(context.Cause(ctx), &sig) {
-		return &exitError{code: sig.code(), err: fmt.Errorf("%v while recording: the session is whole (its end line says so) and replays", sig)}
+		return &exitError{code: sig.code(), err: fmt.Errorf("%v while recording: the session is whole (its end line says so) %s", sig, replays)}
 	}
 	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	k, err := c.w.Write(b)
+	c.n += int64(k)
+	return k, err
 }
 
 func scopeWords(o *recordOptions) string {

@@ -273,8 +273,10 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	var sc *scenario.Scenario
 	var rp *sim.Replay
 	if o.replay {
-		sc, rp, err = loadReplay(name)
-		if err == nil && rp.Session.Cut > 0 {
+		if sc, rp, err = loadReplay(ctx, name); err != nil {
+			return loadFailed(ctx, err)
+		}
+		if rp.Session.Cut > 0 {
 			m.errorf("%s:%d: the last line is cut short (as a recording stopped mid-line leaves it): it is left out, and the replay goes up to line %d\n",
 				name, rp.Session.Cut, rp.Session.LineNo(len(rp.Session.Lines)-1))
 		}
