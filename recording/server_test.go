@@ -164,6 +164,12 @@ func FuzzSession(f *testing.F) {
 	f.Add(gapSession(f))
 	f.Add(`{"kind":"session","at":"0s","version":1,"resource":"pods"}` + "\n" + `{"kind":"watch","at":"1s","watch":1,"sendInitialEvents":true}` + "\n" +
 		`{"kind":"event","at":"1s","watch":1,"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"true"}}}}`)
+	f.Add(gapSession(f)[:len(gapSession(f))-20]) // its last line cut short
+	f.Add(`{"kind":"session","at":"0s","version":1,"resource":"pods"}` + "\n" + `{"kind":"watch","at":"1s","watch":1,"sendInitialEvents":true}` + "\n" +
+		`{"kind":"event","at":"1s","watch":1,"type":"ADDED","object":{"metadata":{"name":"a\u001b[2J","resourceVersion":"5","labels":{"app":"x"}}}}` + "\n" +
+		`{"kind":"event","at":"1s","watch":1,"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n" +
+		`{"kind":"event","at":"2s","watch":1,"type":"MODIFIED","object":{"metadata":{"name":"a\u001b[2J","resourceVersion":"9"}}}` + "\n" +
+		`{"kind":"watch-end","at":"3s","watch":1}` + "\n" + `{"kind":"end","at":"3s"}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		s, err := Read(strings.NewReader(text), "f.jsonl")
 		if err != nil {
