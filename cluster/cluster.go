@@ -51,33 +51,15 @@ var (
 
 // Open reads the kubeconfig and asks the server for its version and its
 // core resources: a cluster that cannot be reached, or does not serve
-// pods and namespaces, is said so before a run makes anything there.
+// pods and namespaces, is said so before a run makes anything there. A
+// kubeconfig that names no cluster to use is a *KubeconfigError, found
+// before anything is reached.
 // Open writes nothing, not even to the kubeconfig (client-go may rewrite
 // a kubeconfig to migrate it or to keep a refreshed token; neither here).
 func Open(ctx context.Context, opts Options) (*Cluster, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.MigrationRules = nil // it would move an old ~/.kube/.kubeconfig: the user's file
-	if opts.Kubeconfig != "" {
-		rules.ExplicitPath = opts.Kubeconfig
-	}
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
-	raw, err := loader.RawConfig()
+	cfg, name, err := loadKubeconfig(opts)
 	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	name := opts.Context
-	if name == "" {
-		name = raw.CurrentContext
-	}
-	if name == "" {
-		return nil, fmt.Errorf("the kubeconfig (%s) has no current context: give --context", where(rules))
-	}
-	if _, ok := raw.Contexts[name]; !ok {
-		return nil, fmt.Errorf("the kubeconfig (%s) has no context %q", where(rules), name)
-	}
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("the kubeconfig's context %q: %w", name, err)
+		return nil, err
 	}
 	cfg.AuthConfigPersister = nil // a refreshed token stays in memory
 	c := &Cluster{cfg: cfg, context: name}

@@ -17,9 +17,15 @@
 // Reduce is what a line keeps of an object: by default its names, labels
 // and resourceVersion; Options.Full keeps it whole.
 //
-// Reading. Read checks each line as it goes (a known kind, the format's
-// Version, times that never go back, nothing after the end line) and
-// names the first bad one as file:line. NewHistory arranges a Session as
+// Reading. Read (ReadContext, which a signal stops between two lines)
+// checks each line as it goes (a known kind, the format's Version, times
+// that never go back, nothing after the end line) and holds it to the
+// lines before it (check.go: watches opened before their events, known
+// event types, objects' fields of the right types, resourceVersions that
+// never go back), and names the first bad one as file:line. A last line
+// cut short, as a recording killed mid-line leaves it, is left out
+// (Session.Cut). A session holds at most MaxSize bytes and MaxLines
+// lines. NewHistory arranges a Session as
 // a History: Segments, each a snapshot (a LIST, or a watch-list's initial
 // events) and the changes that came after it; between two segments is a
 // gap, where the recorded informer listed again.

@@ -3,14 +3,13 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Version is the session format's version, in every session's first
@@ -173,44 +172,146 @@ type Session struct {
 	Header Line   // the session line
 	Lines  []Line // the rest, in order
 	lineNo []int  // each line's number in the file
+	// Cut is the number of the file's last line if it was cut short
+	// (what a recording killed mid-line leaves), and left out; 0 if the
+	// file's last line is whole.
+	Cut int
 }
 
 // Pos is where line i of s.Lines is in its file.
 func (s *Session) Pos(i int) string { return fmt.Sprintf("%s:%d", s.File, s.lineNo[i]) }
 
+// LineNo is the number in its file of line i of s.Lines.
+func (s *Session) LineNo(i int) int { return s.lineNo[i] }
+
+// Len is how many lines the session holds: its session line and the
+// rest (a cut last line is not one of them).
+func (s *Session) Len() int { return 1 + len(s.Lines) }
+
 // ErrNotSession is returned by Read for a file whose first line is not a
 // session line.
 var ErrNotSession = errors.New("recording: not a session file (its first line is not {\"kind\":\"session\",...})")
 
-// Read reads a session file (name is for errors: file:line). It checks
-// each line's kind and that times do not go back.
+// ErrTrace is returned by Read for a trace given as a session: what
+// cachelab run prints (--output json, or text) is the run's story, not
+// what an informer received.
+var ErrTrace = errors.New("recording: this is a trace (cachelab run --output json), not a session (cachelab record)")
+
+// notSession is the error for a first line that is not a session line:
+// ErrTrace for a trace's first line, ErrNotSession otherwise.
+func notSession(pos string, b []byte, err error) error {
+	var rec struct {
+		Record string `json:"record"`
+	}
+	switch {
+	case json.Unmarshal(b, &rec) == nil && rec.Record == "header":
+		return fmt.Errorf("%s: %w", pos, ErrTrace)
+	case json.Unmarshal(b, &rec) == nil && rec.Record != "":
+		return fmt.Errorf("%s: %w: it is cachelab's JSON output (a %q record)", pos, ErrNotSession, rec.Record)
+	case bytes.HasPrefix(b, []byte("# cachelab ")):
+		return fmt.Errorf("%s: %w: it is a text trace (cachelab run)", pos, ErrNotSession)
+	}
+	return fmt.Errorf("%s: %w: %v", pos, ErrNotSession, err)
+}
+
+// What a session may hold. A replay is a run with a step per moment, and
+// its server rebuilds its state from a segment's start at each: a
+// session of 10,000 moments replays in about half a minute (measured:
+// 25 s and 125 MB for 10,000 steps, 163 s for 30,000), and a million
+// would take hours. A session's bytes are mostly objects: 32 MiB holds a
+// --full LIST of 5,000 pods (it reads in under a second, in 250 MB), or
+// 100,000 lines of names, labels and resourceVersions. A longer
+// recording is record's to cut: a shorter --for, or fewer pods (-n, -l).
+const (
+	// MaxSize is the most bytes a session file may hold.
+	MaxSize = 32 << 20
+	// MaxLines is the most lines a session file may hold.
+	MaxLines = 100_000
+)
+
+// TooMuch is the advice of an error for a session over a limit.
+const TooMuch = "record a shorter span (--for) or fewer pods (-n, -l)"
+
+// StoppedError is ReadContext's error when its context ended while it
+// read: where it had got to.
+type StoppedError struct {
+	File string
+	Line int // the line it was about to read
+	Err  error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("%s:%d: reading stopped: %v", e.File, e.Line, e.Err)
+}
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Read reads a session file (name is for errors: file:line): ReadContext
+// with a context that never ends.
 func Read(r io.Reader, name string) (*Session, error) {
+	return ReadContext(context.Background(), r, name)
+}
+
+// ReadContext reads a session file (name is for errors: file:line). It
+// checks each line's kind, that times do not go back, and that each line
+// agrees with the lines before it (check.go); a session of more than
+// MaxSize bytes or MaxLines lines is refused at the line that passes the
+// limit. A last line cut short (its JSON ends early, as a recording
+// killed mid-line leaves it) is left out and named in Cut; a line cut
+// short anywhere else is damage, and an error. It stops, between two
+// lines, as soon as ctx ends (a *StoppedError).
+func ReadContext(ctx context.Context, r io.Reader, name string) (*Session, error) {
 	s := &Session{File: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 256<<20)
+	in := &countingReader{r: io.LimitReader(r, MaxSize+1)}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), MaxSize+1)
 	n := 0
+	var read int64 // the bytes of the lines before this one
 	var last Duration
+	c := newConsistency()
+	var cut error // the error of a line cut short, until a line after it makes it damage
 	for sc.Scan() {
 		n++
+		if err := ctx.Err(); err != nil {
+			return nil, &StoppedError{File: name, Line: n, Err: context.Cause(ctx)}
+		}
+		read += int64(len(sc.Bytes()))
+		switch {
+		case read > MaxSize:
+			return nil, fmt.Errorf("%s:%d: the session passes %d bytes (32 MiB), the most a session may hold: %s", name, n, MaxSize, TooMuch)
+		case n > MaxLines:
+			return nil, fmt.Errorf("%s:%d: the session passes %d lines, the most a session may hold: %s", name, n, MaxLines, TooMuch)
+		}
+		read++ // its newline
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
 		}
+		if cut != nil {
+			return nil, cut
+		}
 		var l Line
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			if n == 1 {
-				return nil, fmt.Errorf("%s:%d: %w: %v", name, n, ErrNotSession, err)
+		if err := decodeLine(b, &l); err != nil {
+			switch {
+			case s.Header.Kind == "":
+				return nil, notSession(fmt.Sprintf("%s:%d", name, n), b, err)
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				cut, s.Cut = fmt.Errorf("%s:%d: not a session line: it is cut short (%v), and is not the file's last line", name, n, err), n
+				continue
 			}
 			return nil, fmt.Errorf("%s:%d: not a session line: %v", name, n, err)
 		}
-		if err := s.add(l, n, &last); err != nil {
+		if err := s.add(l, n, &last, c); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("the session passes %d bytes (32 MiB), the most a session may hold: %s", MaxSize, TooMuch)
+		}
 		return nil, fmt.Errorf("%s:%d: %v", name, n+1, err)
+	}
+	if in.n > MaxSize { // more after a newline at the limit
+		return nil, fmt.Errorf("%s:%d: the session passes %d bytes (32 MiB), the most a session may hold: %s", name, n+1, MaxSize, TooMuch)
 	}
 	if s.Header.Kind == "" {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
@@ -218,8 +319,34 @@ func Read(r io.Reader, name string) (*Session, error) {
 	return s, nil
 }
 
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	return k, err
+}
+
+// decodeLine decodes one line of a session: one JSON object, with no
+// field the format does not know.
+func decodeLine(b []byte, l *Line) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(l); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more after its JSON object (at byte %d)", dec.InputOffset()+1)
+	}
+	return nil
+}
+
 // add checks one line and keeps it.
-func (s *Session) add(l Line, n int, last *Duration) error {
+func (s *Session) add(l Line, n int, last *Duration, c *consistency) error {
 	if s.Header.Kind == "" {
 		switch {
 		case l.Kind != KindSession:
@@ -228,6 +355,9 @@ func (s *Session) add(l Line, n int, last *Duration) error {
 			return fmt.Errorf("session format version %d; this cachelab reads version %d", l.Version, Version)
 		case l.Resource != "pods":
 			return fmt.Errorf("the session recorded %q; cachelab replays pods only", l.Resource)
+		}
+		if err := checkScope(l); err != nil {
+			return err
 		}
 		s.Header = l
 		return nil
@@ -240,37 +370,16 @@ func (s *Session) add(l Line, n int, last *Duration) error {
 		return fmt.Errorf("unknown kind %q (want one of request, list, watch, event, watch-end, handler, cache, end)", l.Kind)
 	}
 	if k := len(s.Lines); k > 0 && s.Lines[k-1].Kind == KindEnd {
-		return fmt.Errorf("a %s line after the end line (line %d): the end line is a session's last", l.Kind, s.lineNo[k-1])
+		return fmt.Errorf("%s line after the end line (line %d): the end line is a session's last", an(l.Kind), s.lineNo[k-1])
 	}
 	if l.At < *last {
 		return fmt.Errorf("at %s, before the line above it (%s): a session's lines are in the order they came", time.Duration(l.At), time.Duration(*last))
 	}
 	*last = l.At
-	if l.Kind == KindEvent || l.Kind == KindCache {
-		if err := checkObject(l); err != nil {
-			return err
-		}
+	if err := c.check(l, n); err != nil {
+		return err
 	}
 	s.Lines = append(s.Lines, l)
 	s.lineNo = append(s.lineNo, n)
-	return nil
-}
-
-// checkObject checks an event's or a cache line's object: a pod with a
-// name and a resourceVersion (an ERROR's is a Status).
-func checkObject(l Line) error {
-	if l.Object == nil {
-		return fmt.Errorf("%s has no object", l.Kind)
-	}
-	if l.Type == "ERROR" {
-		return nil
-	}
-	u := unstructured.Unstructured{Object: l.Object}
-	if u.GetResourceVersion() == "" {
-		return fmt.Errorf("%s's object has no metadata.resourceVersion", l.Kind)
-	}
-	if l.Type != "BOOKMARK" && u.GetName() == "" {
-		return fmt.Errorf("%s's object has no metadata.name", l.Kind)
-	}
 	return nil
 }

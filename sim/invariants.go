@@ -33,10 +33,11 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 		out = append(out, trace.Event{Layer: trace.LayerNote, Kind: trace.KindNote, Detail: "invariant: " + text, Informer: s.rec.Informer})
 	}
 	if !r.paused {
+		truth := r.truth()
 		if etcd, err := r.etcdAt(s.cfg, sn.LastSyncRV); err != nil {
-			add("indexer not checked against etcd: etcd cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
-		} else if d := s.etcdChecked.differences("etcd", etcd, "the indexer", sn.Indexer, 0); d != "" {
-			add("the indexer differs from etcd at rv " + sn.LastSyncRV + ": " + d)
+			add("indexer not checked against " + truth + ": " + truth + " cannot serve the informer's rv " + sn.LastSyncRV + " (" + err.Error() + ")")
+		} else if d := s.etcdChecked.differences(truth, etcd, "the indexer", sn.Indexer, 0); d != "" {
+			add("the indexer differs from " + truth + " at rv " + sn.LastSyncRV + ": " + d)
 		}
 	}
 	for _, h := range s.handlers {
@@ -52,6 +53,15 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 		}
 	}
 	return out
+}
+
+// truth names what the invariants hold an informer's cache to: etcd,
+// or in a replay, which has none, the recording.
+func (r *runner) truth() string {
+	if r.onReplay() {
+		return "the recording"
+	}
+	return "etcd"
 }
 
 // listedAt is one answer of etcdAt.

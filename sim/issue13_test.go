@@ -134,7 +134,7 @@ func TestSettleMessageIsBounded(t *testing.T) {
 	if !strings.Contains(got, "99980 earlier lines") {
 		t.Errorf("peek does not say what it left out:\n%s", got[:200])
 	}
-	why := waitingFor("3", 5, world.State{Listing: true}, informer.Backlog{Queued: 2, Handlers: map[string]int{"h1": 1}})
+	why := waitingFor("etcd", "3", 5, world.State{Listing: true}, informer.Backlog{Queued: 2, Handlers: map[string]int{"h1": 1}})
 	for _, want := range []string{`reach etcd's rv 5 (it is at "3")`, "a watch to be open", "Replace", "2 queued deltas", "handler h1"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("waitingFor = %q, want it to mention %q", why, want)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -63,28 +64,71 @@ func (rp *Replay) HasCalls() bool {
 var replayCommands = map[string]bool{"add-handler": true, "start": true, "advance": true, "fail-next": true, "show": true, "settle": true}
 
 // Scenario is the session as a scenario to run (see the top of this
-// file).
+// file). Its steps are placed in the session file, not in the text it is
+// made from, so that every message that names a step's file:line names a
+// line of the session the user has: the session line for the handler and
+// the start, and for each later step the line that made its moment (or
+// the LIST or WATCH that failed, for a fail-next).
 func (rp *Replay) Scenario() (*scenario.Scenario, error) {
-	text := rp.ScenarioText()
+	text, lines := rp.scenarioText()
+	if len(lines) > MaxReplaySteps {
+		return nil, fmt.Errorf("%s:%d: the replay passes %d steps here (a step for each moment the recorded server said something new), "+
+			"the most a replay takes: %s", rp.Session.File, lines[MaxReplaySteps], MaxReplaySteps, recording.TooMuch)
+	}
 	sc, err := scenario.Parse(rp.Session.File+" (as a scenario)", []byte(text))
-	if err != nil {
+	var pe *scenario.ParseError
+	switch {
+	case errors.As(err, &pe):
+		// Only the session line's namespace and selectors come from the
+		// session into the text: the start is what cannot be replayed.
+		return nil, fmt.Errorf("%s:1: the recorded informer's start cannot be replayed: %s", rp.Session.File, pe.Msg)
+	case err != nil:
 		return nil, fmt.Errorf("the replay's scenario: %w", err)
+	case len(sc.Steps) != len(lines):
+		return nil, fmt.Errorf("the replay's scenario has %d steps, made from %d moments of %s (a bug in cachelab)", len(sc.Steps), len(lines), rp.Session.File)
 	}
 	sc.Name = strings.TrimSuffix(filepath.Base(rp.Session.File), filepath.Ext(rp.Session.File))
+	sc.File = rp.Session.File
+	for i := range sc.Steps {
+		sc.Steps[i].Line = lines[i]
+	}
 	return sc, nil
 }
 
+// MaxReplaySteps is the most steps a replay takes: one per moment of
+// the session, each settled and compared, with the server's state
+// rebuilt from its segment's start at each, so that 10,000 steps replay
+// in about half a minute and many more in hours (recording.MaxLines says
+// what was measured).
+const MaxReplaySteps = 10_000
+
 // ScenarioText is the scenario's text.
 func (rp *Replay) ScenarioText() string {
+	text, _ := rp.scenarioText()
+	return text
+}
+
+// scenarioText is the scenario's text, and for each of its steps the
+// session's line it stands for.
+func (rp *Replay) scenarioText() (string, []int) {
 	hd := rp.Session.Header
 	var b strings.Builder
+	var lines []int
+	step := func(line int, format string, a ...any) {
+		fmt.Fprintf(&b, format, a...)
+		lines = append(lines, line)
+	}
 	scope := "every namespace"
 	if hd.Namespace != "" {
 		scope = "namespace " + hd.Namespace
 	}
-	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope, orUnknown(hd.Server, "a server"), prefixed(", recorded ", hd.Began))
+	// The session's words, on a comment line: escaped, so that no
+	// newline in them can end it (trace.Escape).
+	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope,
+		trace.Escape(orUnknown(hd.Server, "a server")), trace.Escape(prefixed(", recorded ", hd.Began)))
 	fmt.Fprintf(&b, "# The server is the recording: every LIST and WATCH is answered from it, at the moments it says.\n")
-	fmt.Fprintf(&b, "# Server: any\n\nadd-handler h1\n----\n\n")
+	fmt.Fprintf(&b, "# Server: any\n\n")
+	step(1, "add-handler h1\n----\n\n")
 	start := "start"
 	if hd.Namespace != "" {
 		start += " namespace=" + hd.Namespace
@@ -95,7 +139,7 @@ func (rp *Replay) ScenarioText() string {
 	if hd.Fields != "" {
 		start += " fields=(" + hd.Fields + ")"
 	}
-	fmt.Fprintf(&b, "%s\n----\n", start)
+	step(1, "%s\n----\n", start)
 	failed := rp.History.Failed
 	var clock time.Duration
 	for _, at := range rp.moments() {
@@ -104,16 +148,36 @@ func (rp *Replay) ScenarioText() string {
 			// trace names it); one without (a proxy's 499) is left out,
 			// as a failure with no status is.
 			if f := failed[0]; f.Code >= 400 && f.Code <= 599 && http.StatusText(f.Code) != "" {
-				fmt.Fprintf(&b, "\nfail-next %s=%d\n----\n", f.Verb, f.Code)
+				step(rp.Session.LineNo(f.Line), "\nfail-next %s=%d\n----\n", f.Verb, f.Code)
 			}
 			failed = failed[1:]
 		}
 		if at > clock {
-			fmt.Fprintf(&b, "\nadvance %s\n----\n", at-clock)
+			step(rp.lineAt(at), "\nadvance %s\n----\n", at-clock)
 			clock = at
 		}
 	}
-	return b.String()
+	return b.String(), lines
+}
+
+// lineAt is the number of the session's line that made moment at: the
+// first at that moment that a server said (a LIST, a WATCH, an event) or
+// the end line, else the first at that moment.
+func (rp *Replay) lineAt(at time.Duration) int {
+	first := 0
+	for i, l := range rp.Session.Lines {
+		if time.Duration(l.At).Round(recording.Resolution) != at {
+			continue
+		}
+		switch l.Kind {
+		case recording.KindList, recording.KindWatch, recording.KindEvent, recording.KindEnd:
+			return rp.Session.LineNo(i)
+		}
+		if first == 0 {
+			first = rp.Session.LineNo(i)
+		}
+	}
+	return first
 }
 
 // moments are the history's moments, the failures' and the recording's
@@ -291,8 +355,12 @@ func sortInitial(calls []string) []string {
 // replayHeader is the header's word on the replay.
 func replayHeader(rp *Replay) string {
 	hd := rp.Session.Header
-	return fmt.Sprintf("%s: recorded from %s%s (%d lines; objects: %s)", rp.Session.File, orUnknown(hd.Server, "a server it does not name"),
-		prefixed(" at ", hd.Began), len(rp.Session.Lines), orUnknown(hd.Objects, "as written"))
+	lines := fmt.Sprintf("%d lines", rp.Session.Len())
+	if rp.Session.Cut > 0 {
+		lines += fmt.Sprintf(", and line %d cut short and left out", rp.Session.Cut)
+	}
+	return fmt.Sprintf("%s: recorded from %s%s (%s; objects: %s)", rp.Session.File, orUnknown(hd.Server, "a server it does not name"),
+		prefixed(" at ", hd.Began), lines, orUnknown(hd.Objects, "as written"))
 }
 
 func orUnknown(s, unknown string) string {

@@ -254,3 +254,84 @@ func TestReplayLeavesOutUnnamedStatuses(t *testing.T) {
 		t.Errorf("the replay's scenario, want fail-next list=503 and no 499:\n%s", text)
 	}
 }
+
+// readGap reads recording/testdata/gap.jsonl as a replay.
+func readGap(t *testing.T) *Replay {
+	t.Helper()
+	f, err := os.Open("../recording/testdata/gap.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := recording.Read(f, "gap.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := NewReplay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp
+}
+
+// A replay's messages name what the user has: each step's position is a
+// line of the session (the session line for the handler and the start,
+// then the line that made each moment, or the LIST that failed), never a
+// line of the scenario made from it; a start the replay cannot make names
+// the session line.
+func TestReplayStepsAreSessionLines(t *testing.T) {
+	rp := readGap(t)
+	sc, err := rp.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range sc.Steps {
+		got = append(got, st.Cmd+" "+sc.Pos(st))
+	}
+	want := []string{"add-handler gap.jsonl:1", "start gap.jsonl:1", "advance gap.jsonl:4", "advance gap.jsonl:5", "advance gap.jsonl:6",
+		"fail-next gap.jsonl:8", "advance gap.jsonl:8", "advance gap.jsonl:9", "advance gap.jsonl:11", "advance gap.jsonl:12"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("the steps' positions (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	rp.Session.Header.Fields = "status.phase=Running"
+	if _, err := rp.Scenario(); err == nil || !strings.HasPrefix(err.Error(), "gap.jsonl:1: the recorded informer's start cannot be replayed: fields=(status.phase=Running): field label not supported") {
+		t.Errorf("a field selector a start cannot take: %v", err)
+	}
+}
+
+// A replay has no etcd: what the invariants hold the informers' caches
+// to is the recording, and their notes say so. Here the recording's
+// first snapshot loses ns0/b once the informers have listed it, so the
+// next step finds b in their indexers and not in the recording.
+func TestReplayInvariantsNameTheRecording(t *testing.T) {
+	rp := readGap(t)
+	sc, err := rp.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := Open(context.Background(), sc, Options{Replay: rp, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.Close()
+	var notes []string
+	for i, st := range sc.Steps[:3] {
+		sr, err := ses.Step(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 { // start: both have listed a and b
+			delete(rp.History.Segments[0].Objects, "ns0/b")
+		}
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if e.Kind == trace.KindNote {
+				notes = append(notes, e.Detail)
+			}
+		}
+	}
+	want := []string{"invariant: the indexer differs from the recording at rv 101: ns0/b@95 only in the indexer"}
+	if !cmp.Equal(notes, want) {
+		t.Errorf("the notes (-want +got):\n%s", cmp.Diff(want, notes))
+	}
+}

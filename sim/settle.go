@@ -552,7 +552,7 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 	}
 	if want == nil {
 		b, _ := s.inf.backlog()
-		why := waitingFor(s.inf.lastSyncRV(), rev, c, b)
+		why := waitingFor(r.truth(), s.inf.lastSyncRV(), rev, c, b)
 		if g := s.busy(); g != "" {
 			why += ";\nand a goroutine of its own to park (parked.go), this one:\n" + g
 		}
@@ -565,16 +565,18 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 		// follows says where they differ.
 		return nil
 	}
-	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (etcd at rv %d): %s.\n%s\n"+
+	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (%s at rv %d): %s.\n%s\n"+
 		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
-		rev, hint, clipLines(cmp.Diff(*want, got), 40), s.peer.rec.Peek(20), s.rec.Peek(20))}
+		r.truth(), rev, hint, clipLines(cmp.Diff(*want, got), 40), s.peer.rec.Peek(20), s.rec.Peek(20))}
 }
 
-// waitingFor says in words what keeps cachelab from settling.
-func waitingFor(lastRV string, rev int64, c world.State, b informer.Backlog) string {
+// waitingFor says in words what keeps cachelab from settling; truth
+// names where the resourceVersion rev it waits for is (etcd, or the
+// recording a replay plays).
+func waitingFor(truth, lastRV string, rev int64, c world.State, b informer.Backlog) string {
 	var why []string
 	if !atLeast(lastRV, rev) {
-		why = append(why, fmt.Sprintf("its reflector to reach etcd's rv %d (it is at %q)", rev, lastRV))
+		why = append(why, fmt.Sprintf("its reflector to reach %s's rv %d (it is at %q)", truth, rev, lastRV))
 	}
 	if c.Open == 0 && c.Waiting == 0 && !c.Parked {
 		why = append(why, "a watch to be open (none is)")

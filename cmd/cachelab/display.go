@@ -47,6 +47,7 @@ func (m *Main) width() (int, error) {
 // to stderr's terminal width ($CACHELAB_TERM_WIDTH, as for the trace, or
 // the terminal's; unwrapped when it is not a terminal), continuing under
 // an indent: a long error breaks between words, not in the middle of one.
+// Control characters in it are escaped (trace.Escape).
 func (m *Main) errorf(format string, a ...any) {
 	w := m.termWidth(m.Stderr)
 	if s := m.Getenv(envTermWidth); s != "" {
@@ -54,7 +55,9 @@ func (m *Main) errorf(format string, a ...any) {
 			w = n
 		}
 	}
-	text := strings.TrimSuffix(fmt.Sprintf(format, a...), "\n")
+	// A message may quote a session's names or a server's words: escaped,
+	// line by line (trace.Escape).
+	text := trace.EscapeLines(strings.TrimSuffix(fmt.Sprintf(format, a...), "\n"))
 	var b strings.Builder
 	for _, line := range strings.Split(text, "\n") {
 		parts := trace.Wrap(line, w)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -56,6 +57,17 @@ func refused(err error, sc *scenario.Scenario) error {
 		return usage(err)
 	}
 	return atStep(usage(err), trace.FailUsage, re.Step, sc, sc.Steps[re.Step-1])
+}
+
+// clusterFailed is the error for a cluster that cluster.Open could not
+// open: a kubeconfig that names no cluster to use is bad input, found
+// before anything is reached (exit 2); a cluster that does not answer is
+// a run that could not go on (exit 3).
+func clusterFailed(err error) error {
+	if ke := (*cluster.KubeconfigError)(nil); errors.As(err, &ke) {
+		return usage(err)
+	}
+	return runError(err)
 }
 
 // exitStatus is the exit status err calls for: an exitError's code; any

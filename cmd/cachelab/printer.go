@@ -95,7 +95,7 @@ func (p *printer) finish(d *trace.Divergence) error {
 	if p.jw != nil {
 		return p.jw.Late(d)
 	}
-	fmt.Fprintf(p.w, "%s\n", d.Error())
+	fmt.Fprintf(p.w, "%s\n", trace.EscapeLines(d.Error()))
 	return p.w.err
 }
 
@@ -110,7 +110,7 @@ func (p *printer) summary(line string) error {
 		trace.WriteStory(&b, p.filter.Object, p.story)
 		fmt.Fprint(p.w, p.wrap(b.String(), "        "))
 	}
-	fmt.Fprintf(p.w, "\n%s", p.wrap(line+"\n", "  "))
+	fmt.Fprintf(p.w, "\n%s", p.wrap(trace.EscapeLines(line)+"\n", "  "))
 	return p.w.err
 }
 

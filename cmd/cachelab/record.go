@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/recording"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 type recordOptions struct {
@@ -17,6 +20,7 @@ type recordOptions struct {
 	namespace               string
 	labels, fields          string
 	duration                time.Duration
+	durationSet             bool // --for was given: 0 is then not "until Ctrl-C"
 	full                    bool
 }
 
@@ -40,12 +44,17 @@ end of a watch-list's initial events. --full keeps them whole. Record only reads
 
 'cachelab replay session.jsonl' plays the session back to cachelab's
 informer and client-go's, from a server that answers as the recorded one
-did, at the same moments, and compares them at every step.`,
+did, at the same moments, and compares them at every step.
+
+` + recordExitHelp,
 		Example: `  cachelab record -n default --for 10m > session.jsonl
   cachelab record --kubeconfig ~/.kube/kind --context kind-kind -l app=web > session.jsonl
   cachelab replay session.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return m.record(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.durationSet = cmd.Flags().Changed("for")
+			return m.record(cmd.Context(), o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig to reach the cluster with (default: $KUBECONFIG, else ~/.kube/config)")
@@ -59,22 +68,35 @@ did, at the same moments, and compares them at every step.`,
 	return cmd
 }
 
+// recordExitHelp is the exit status paragraph of record's help.
+const recordExitHelp = `Exit status: 0 when the recording ended after --for; 128 plus the
+signal's number when a signal ended it: 130 for SIGINT (Ctrl-C), 143 for
+SIGTERM, 129 for SIGHUP; the session is whole all the same (its end line
+names the signal), and replays. 2 for bad input, found before anything
+is reached (an unknown flag, an argument, --resource other than pods, a
+--for that is not positive, no kubeconfig, a kubeconfig that does not
+parse, has no current context or not the --context given); 3 when the
+cluster cannot be reached, or stdout cannot be written (141 when its
+reader closed it, as 'head' does).`
+
 // record checks the options, reaches the cluster and records until
 // --for has passed or a signal comes; either way the session ends with
-// the informer's cache and an end line, and exits 0.
+// the informer's cache and an end line. After --for it exits 0; after a
+// signal, 128 plus its number, as every command a signal stops does, and
+// says that the session is whole all the same.
 func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	switch {
 	case o.resource != "pods":
 		return usage(fmt.Errorf("--resource %s: cachelab records pods only (its informers and replays are of pods)", o.resource))
-	case o.duration < 0:
-		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m", o.duration))
+	case o.duration <= 0 && o.durationSet:
+		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m (without --for, record goes on until Ctrl-C)", o.duration))
 	}
 	c, err := cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext})
 	if err != nil {
 		if ctx.Err() != nil {
 			return stopped(ctx, "while reaching the cluster")
 		}
-		return runError(err)
+		return clusterFailed(err)
 	}
 	cfg, err := c.Wire()
 	if err != nil {
@@ -88,15 +110,39 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	// A signal ends the recording as --for does: the cache and the end
 	// line are written, and the session is whole.
 	lines := 0
+	out := &countingWriter{w: m.Stdout}
 	began := m.Now()
-	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), c.Describe())
+	// The cluster's version is the server's word: escaped (trace.Escape).
+	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), trace.Escape(c.Describe()))
 	err = recording.Record(ctx, cfg, recording.Options{Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
-		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, m.Stdout)
+		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, out)
 	if err != nil {
 		return writeError(err, "while recording")
 	}
 	fmt.Fprintf(m.Stderr, "recorded %d lines in %v\n", lines, m.Now().Sub(began).Round(time.Millisecond))
+	replays := "and replays"
+	if lines > recording.MaxLines || out.n > recording.MaxSize {
+		// Said, not refused: the session is what the cluster sent.
+		m.errorf("cachelab: the session is %d lines and %d bytes, more than a replay reads (%d lines, 32 MiB): next time, %s\n",
+			lines, out.n, recording.MaxLines, recording.TooMuch)
+		replays = "but is too long to replay"
+	}
+	if sig := (interrupted{}); errors.As(context.Cause(ctx), &sig) {
+		return &exitError{code: sig.code(), err: fmt.Errorf("%v while recording: the session is whole (its end line says so) %s", sig, replays)}
+	}
 	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	k, err := c.w.Write(b)
+	c.n += int64(k)
+	return k, err
 }
 
 func scopeWords(o *recordOptions) string {

@@ -117,7 +117,8 @@ expects; 2 for bad input, found before the run starts (an unknown command,
 flag or scenario, a missing, malformed or non-regular scenario file, a
 step the run's options cannot carry out, an output file that cannot be
 written or is the scenario, a malformed etcd endpoint, a missing TLS file
-or a CA file with no certificate); 3 when the run could not go on (etcd
+or a CA file with no certificate, a kubeconfig that does not exist or has
+no such context); 3 when the run could not go on (etcd or the cluster
 could not be started or reached, a step could not be carried out,
 cachelab did not settle, an internal error). Stopped by a signal, the run
 removes what it made (the embedded etcd's data, or its keys in an external

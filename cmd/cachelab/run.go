@@ -183,13 +183,24 @@ file:line.`,
 }
 
 // traceFlags are the flags of what a run shows and how it settles, which
-// run and replay share.
+// run and replay share; their help is each command's own (o.replay).
 func traceFlags(f *pflag.FlagSet, o *runOptions) {
+	stackHelp := "the informer stack, instead of the scenario's own (start stack=...): default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)"
+	fullHelp := fmt.Sprintf("print every line of every step: without it, a step's alike lines (one layer, kind and shape) that number over %d "+
+		"show as their first %d and a line that counts the rest (text only; what a scenario file is checked against, and what --rewrite writes, is always every line)",
+		summaryLimit, trace.SummaryHead)
+	from := "etcd"
+	if o.replay {
+		stackHelp = "the informer stack both sides replay with, whatever the recorded informer's was (the server answers a LIST and a watch-list alike): " +
+			"default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)"
+		fullHelp = fmt.Sprintf("print every line of every step: without it, a step's alike lines (one layer, kind and shape) that number over %d "+
+			"show as their first %d and a line that counts the rest (text only; not record's --full)", summaryLimit, trace.SummaryHead)
+		from = "the server"
+	}
 	f.Var(&o.impl, "impl", "whose trace to print. Both always run and are compared at every step: client-go's queue "+
 		"and listeners cannot be observed from outside, so the runner needs cachelab's settled state to know when "+
 		"client-go has settled")
-	f.Var(&o.stack, "stack", "the informer stack, instead of the scenario's own (start stack=...): default "+
-		"(RealFIFO, watch-list) or classic (DeltaFIFO, LIST then WATCH)")
+	f.Var(&o.stack, "stack", stackHelp)
 	f.Var(outputFlag{&o.output, &o.htmlFile}, "output", "text for people, or json: one record per line (the header, every trace event with its typed "+
 		"fields, each step's verdict, an error record if the run failed, and a summary record last; schema 2, see "+
 		"sim/trace/SCHEMA.md), or html=FILE: the text trace on stdout, and the run as a timeline page written to FILE "+
@@ -199,10 +210,8 @@ func traceFlags(f *pflag.FlagSet, o *runOptions) {
 		"transform, pop, indexer, handler or handler/<name>, synced, workqueue, reconcile, show, queue, note): text and mermaid")
 	f.Var(&o.object, "object", "show only the events about one object, namespace/name (and those about no object "+
 		"in particular: faults, requests, a relist that names it): text and mermaid; in text, the run ends with the object's "+
-		"story, a sentence for each thing a step did to it, from etcd to the handlers and the reconcile")
-	f.BoolVar(&o.full, "full", false, fmt.Sprintf("print every line of every step: without it, a step's alike lines (one layer, kind and shape) that number over %d "+
-		"show as their first %d and a line that counts the rest (text only; what a scenario file is checked against, and what --rewrite writes, is always every line)",
-		summaryLimit, trace.SummaryHead))
+		"story, a sentence for each thing a step did to it, from "+from+" to the handlers and the reconcile")
+	f.BoolVar(&o.full, "full", false, fullHelp)
 	f.Var(&o.progress, "progress", "draw a progress line on stderr during long steps: auto (when stderr is a terminal), always, never")
 	_ = f.MarkHidden("progress") // for tests, which have no terminal: see display.go
 	f.Uint64Var(&o.seed, "seed", 1, "seeds cachelab's randomness (backoff jitter, watch timeouts)")
@@ -264,7 +273,13 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	var sc *scenario.Scenario
 	var rp *sim.Replay
 	if o.replay {
-		sc, rp, err = loadReplay(name)
+		if sc, rp, err = loadReplay(ctx, name); err != nil {
+			return loadFailed(ctx, err)
+		}
+		if rp.Session.Cut > 0 {
+			m.errorf("%s:%d: the last line is cut short (as a recording stopped mid-line leaves it): it is left out, and the replay goes up to line %d\n",
+				name, rp.Session.Cut, rp.Session.LineNo(len(rp.Session.Lines)-1))
+		}
 	} else {
 		sc, err = sim.Load(name)
 		err = nearScenario(name, err)
@@ -297,7 +312,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		}
 		server, opts.Server, opts.Wire = "", "", false
 		if opts.Cluster, err = cluster.Open(ctx, cluster.Options{Kubeconfig: o.kubeconfig, Context: o.kubeContext}); err != nil {
-			return runError(err)
+			return clusterFailed(err)
 		}
 	}
 	if err := sim.Check(sc, opts); err != nil {
@@ -467,7 +482,7 @@ func (m *Main) unexpected(p *printer, sc *scenario.Scenario, st scenario.Step, n
 		d := diff.Diff("expected", []byte(st.Expected), "printed", []byte(got))
 		for _, l := range strings.Split(strings.TrimSuffix(string(d), "\n"), "\n") {
 			if !strings.HasPrefix(l, "diff ") { // the header names the two sides already
-				fmt.Fprintf(p.w, "  %s\n", l)
+				fmt.Fprintf(p.w, "  %s\n", trace.Escape(l))
 			}
 		}
 		if err := p.w.err; err != nil {

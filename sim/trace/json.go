@@ -162,8 +162,8 @@ type JSONWriter struct {
 // NewJSONWriter returns a writer of JSON lines to w; impl is whose events
 // to write (Cachelab, ClientGo or "both"), as --impl says.
 func NewJSONWriter(w io.Writer, impl string) *JSONWriter {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // "<", ">" and "&" as they are: traces are full of "->"
+	enc := json.NewEncoder(escapedJSON{w}) // no C1 or bidirectional control as it is: escapedJSON
+	enc.SetEscapeHTML(false)               // "<", ">" and "&" as they are: traces are full of "->"
 	return &JSONWriter{enc: enc, impl: impl, events: map[string]map[string]int{}}
 }
 

@@ -175,6 +175,12 @@ func Sentence(e Event) string {
 // it, the step and its sentences. Where cachelab and client-go say the
 // same, the sentences are written once; where they differ, each side's.
 func WriteStory(w io.Writer, key string, steps []StoryStep) {
+	var b strings.Builder
+	writeStory(&b, key, steps)
+	fmt.Fprint(w, EscapeLines(b.String())) // its sentences hold names: Escape
+}
+
+func writeStory(w io.Writer, key string, steps []StoryStep) {
 	fmt.Fprintf(w, "\n── the story of %s (what each step did to it, from etcd to the handlers)\n", key)
 	if len(steps) == 0 {
 		fmt.Fprintf(w, "  no step did anything to %s\n", key)

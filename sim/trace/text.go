@@ -60,10 +60,7 @@ func format(events []Event, st TextStyle, prefix string) string {
 		width = max(st.Width-len(prefix)-layerWidth-1, minTextWidth)
 	}
 	for _, r := range summarize(events, st.Summarize) {
-		var lines []string
-		for _, l := range strings.Split(r.text(), "\n") {
-			lines = append(lines, Wrap(l, width)...)
-		}
+		lines := Wrap(Escape(r.text()), width) // a name from a session may hold a newline, or ESC
 		layer := fmt.Sprintf("%-*s", layerWidth, r.event.Layer)
 		fmt.Fprintf(&b, "%s%s %s\n", prefix, paint(st.Color, layerColor[r.event.Base()], layer), strings.Join(lines, indent))
 	}
@@ -89,8 +86,15 @@ func StepOutputWithout(sr StepResult, layer string) string {
 	return Format(kept)
 }
 
-// WriteHeader prints the header as comment lines.
+// WriteHeader prints the header as comment lines, escaped (Escape): a
+// replay's title and session line hold a recording's words.
 func WriteHeader(w io.Writer, h Header) {
+	var b strings.Builder
+	writeHeader(&b, h)
+	fmt.Fprint(w, EscapeLines(b.String()))
+}
+
+func writeHeader(w io.Writer, h Header) {
 	gates := make([]string, 0, len(h.FeatureGates))
 	for k, v := range h.FeatureGates {
 		gates = append(gates, fmt.Sprintf("%s=%t", k, v))
@@ -114,14 +118,15 @@ func WriteHeader(w io.Writer, h Header) {
 	}
 }
 
-// WriteStep prints one step for people.
+// WriteStep prints one step for people, escaped (Escape).
 func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
-	head := fmt.Sprintf("── step %d: %s", sr.Index, sr.Cmd)
+	head := Escape(fmt.Sprintf("── step %d: %s", sr.Index, sr.Cmd))
+	pos := Escape(sr.Pos)
 	sep := "  " // before the step's file:line; on a line of its own if the heading would not fit
-	if st.Width > 0 && utf8.RuneCountInString(head)+len(sep)+len(sr.Pos)+2 > st.Width {
+	if st.Width > 0 && utf8.RuneCountInString(head)+len(sep)+len(pos)+2 > st.Width {
 		sep = "\n   "
 	}
-	fmt.Fprintf(w, "\n%s%s%s\n", paint(st.Color, "1", head), sep, paint(st.Color, "2", "("+sr.Pos+")"))
+	fmt.Fprintf(w, "\n%s%s%s\n", paint(st.Color, "1", head), sep, paint(st.Color, "2", "("+pos+")"))
 	world := format(sr.World, st, "  ")
 	switch {
 	case st.Impl == "both" || sr.Divergence != nil:
@@ -137,7 +142,7 @@ func WriteStep(w io.Writer, sr StepResult, st TextStyle) {
 	if d := sr.Divergence; d != nil {
 		fmt.Fprintf(w, "  %s\n", paint(st.Color, "1;31", fmt.Sprintf("✗ client-go differs in layer %q (-cachelab +client-go):", d.Layer)))
 		for _, l := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", l)
+			fmt.Fprintf(w, "    %s\n", Escape(l))
 		}
 		return
 	}

@@ -233,10 +233,12 @@ func clip(s string, n int) string {
 // escape makes s safe as a message's or a note's text: Mermaid ends a
 // statement at ";" and a line, reads "#...;" as an entity and "%%" as a
 // comment, and GitHub's sanitizer reads "<" as a tag. Each becomes an
-// entity code, which Mermaid turns back into the character.
+// entity code, which Mermaid turns back into the character. Other
+// control characters (a session's names may hold ESC) are escaped as the
+// text trace escapes them (trace.Escape).
 var escaper = strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", "%", "#37;", "\n", " ", "\r", " ")
 
-func escape(s string) string { return escaper.Replace(s) }
+func escape(s string) string { return trace.Escape(escaper.Replace(s)) }
 
 // workqueueLine draws a controller's queue operation: keys come from the
 // informer's handler into the queue, go to a worker, and come back.

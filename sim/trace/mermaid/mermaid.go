@@ -97,16 +97,18 @@ type line struct {
 func newDiagram(r Run, f trace.Filter) *diagram {
 	d := &diagram{}
 	h := r.Header
+	// A comment line ends at a newline: what the header quotes (a
+	// replay's title holds a recording's words) is escaped.
 	d.header = []string{
-		fmt.Sprintf("%%%% cachelab %s vs client-go %s · scenario %s: %s", h.Cachelab, h.ClientGo, h.Scenario, h.Title),
-		fmt.Sprintf("%%%% stack %s · seed %d · server %s · etcd %s · cachelab's events, client-go's verdict per step", h.Stack, h.Seed, h.Server, h.Etcd),
+		trace.Escape(fmt.Sprintf("%%%% cachelab %s vs client-go %s · scenario %s: %s", h.Cachelab, h.ClientGo, h.Scenario, h.Title)),
+		trace.Escape(fmt.Sprintf("%%%% stack %s · seed %d · server %s · etcd %s · cachelab's events, client-go's verdict per step", h.Stack, h.Seed, h.Server, h.Etcd)),
 	}
 	if h.Plant != "" {
 		d.header = append(d.header, "%% planted bug in cachelab's side: "+h.Plant+" (not cachelab's own behaviour)")
 	}
 	if f.Object != "" || f.Layers != nil {
 		d.objNote = describeFilter(f)
-		d.header = append(d.header, "%% showing "+d.objNote)
+		d.header = append(d.header, trace.Escape("%% showing "+d.objNote))
 	}
 	d.parts = []participant{{"etcd", "etcd"}, {"api", apiLabel(h.Server)}}
 	// Each informer its reflector, queue and indexer (start's without a
