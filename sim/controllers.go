@@ -212,7 +212,10 @@ func describeResult(res controller.Result, err error) string {
 // release hands the held handler calls on to the controller's handler,
 // writing an add or coalesce line for each key it queues.
 func (c *ctlSide) release() {
-	for _, call := range c.held.take(listedNow(c.rec)) {
+	// The objects a watch-list brought as its initial events in the step
+	// so far: client-go replays them from the reflector's temporary
+	// store, in map order (trace.MarkListed).
+	for _, call := range c.held.take(c.rec.Listed) {
 		before := c.loop.ready()
 		c.enqueued = nil
 		h := c.loop.handler()
@@ -345,25 +348,12 @@ func (h *heldCalls) calledTimes() int {
 	return h.count
 }
 
-// listedNow is the objects (key@rv) a watch-list brought as its initial
-// events in the step so far: client-go replays them from the reflector's
-// temporary store, in map order (trace.MarkListed).
-func listedNow(rec *trace.Recorder) map[string]bool {
-	listed := map[string]bool{}
-	for _, e := range rec.Entries() {
-		if e.Kind == trace.KindEvent && e.Initial && e.Key != "" {
-			listed[e.Key+"@"+e.RV] = true
-		}
-	}
-	return listed
-}
-
 // take returns the held calls and forgets them, each run of a batch that
 // client-go makes in map order sorted by key (trace.Canonical's rule): an
 // initial list's adds, a watch-list's objects (listed, by key@rv:
 // replayed in map order whether they changed or not), a resync's
 // unchanged objects, a relist's tombstones.
-func (h *heldCalls) take(listed map[string]bool) []heldCall {
+func (h *heldCalls) take(listed func(keyAtRV string) bool) []heldCall {
 	h.mu.Lock()
 	calls := h.calls
 	h.calls = nil
@@ -372,7 +362,7 @@ func (h *heldCalls) take(listed map[string]bool) []heldCall {
 		switch {
 		case c.op == "add" && c.initial:
 			return trace.OrderInitialList
-		case c.op != "delete" && listed[trace.KeyOf(c.obj)+"@"+rvOf(c.obj)]:
+		case c.op != "delete" && listed(trace.KeyOf(c.obj)+"@"+rvOf(c.obj)):
 			return trace.OrderListed
 		case c.op == "update" && trace.Describe(c.old) == trace.Describe(c.obj) && uidOf(c.old) == uidOf(c.obj):
 			return trace.OrderSameObject

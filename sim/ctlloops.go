@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/tools/cache"
@@ -76,10 +77,38 @@ type clientGoCtl struct {
 	creator string // the goroutine that made the delaying queue (see parked)
 	shut    bool   // the queue is shut down: its loop has ended or is ending
 	timeout time.Duration
+	// clock and afters say what could have woken the delaying loop since
+	// it was last found parked (parkedAt): the clock moving past one of
+	// its timers, or a key handed to it with a delay.
+	clock    *scenarioclock.Clock
+	afters   *atomic.Int64
+	parkedAt *loopMoment
+}
+
+// loopMoment is what the delaying loop had been given, and the clock's
+// time, when it was found parked.
+type loopMoment struct {
+	afters int64
+	now    time.Time
+}
+
+// countedAfters is a delaying queue that counts the keys handed to its
+// loop: AddAfter with a delay (without one, a key goes to the queue
+// itself, and the loop hears nothing).
+type countedAfters struct {
+	workqueue.TypedDelayingInterface[string]
+	n *atomic.Int64
+}
+
+func (q countedAfters) AddAfter(key string, d time.Duration) {
+	if d > 0 {
+		q.n.Add(1)
+	}
+	q.TypedDelayingInterface.AddAfter(key, d)
 }
 
 func newClientGoCtl(side *ctlSide, inf clientGoInformer, clk *scenarioclock.Clock, timeout time.Duration) (*clientGoCtl, error) {
-	l := &clientGoCtl{inf: inf.inf, timeout: timeout}
+	l := &clientGoCtl{inf: inf.inf, timeout: timeout, clock: clk, afters: new(atomic.Int64)}
 	// The delaying queue's loop runs on the scenario's clock. Making it
 	// on a goroutine of its own marks that loop's goroutine ("created by
 	// ... in goroutine N"), so parked can find it.
@@ -95,7 +124,7 @@ func newClientGoCtl(side *ctlSide, inf clientGoInformer, clk *scenarioclock.Cloc
 		StalenessGuard: side.cfg.guard,
 		SkipForget:     side.cfg.skipForget,
 		Trace:          side.event,
-		DelayingQueue:  <-made,
+		DelayingQueue:  countedAfters{<-made, l.afters},
 		WrapHandler: func(h cache.ResourceEventHandler) cache.ResourceEventHandler {
 			l.inner = h
 			return side.held
@@ -137,11 +166,19 @@ func (l *clientGoCtl) flush() (time.Duration, bool, error) {
 	if l.shut {
 		return 0, false, nil
 	}
+	// A loop found parked stays so until the clock moves or a key is
+	// handed to it: a round of a large step does neither, and a stack
+	// dump costs what the process's goroutines cost.
+	now := loopMoment{l.afters.Load(), l.clock.Now()}
+	if l.parkedAt != nil && *l.parkedAt == now {
+		return 0, false, nil
+	}
 	deadline := time.Now().Add(l.timeout)
 	for {
 		parked, found := l.parked()
 		switch {
 		case parked:
+			l.parkedAt = &now
 			return 0, false, nil
 		case time.Now().After(deadline) && !found:
 			return 0, false, fmt.Errorf("client-go's workqueue: no goroutine created in goroutine %s runs its delaying loop "+

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -20,6 +21,7 @@ import (
 // run: the dump is written into a buffer kept from one call to the next
 // (sized to the largest so far), and only what it holds is copied out.
 func Dump() []byte {
+	dumps.Add(1)
 	scratch.Lock()
 	defer scratch.Unlock()
 	for {
@@ -30,6 +32,14 @@ func Dump() []byte {
 		scratch.buf = make([]byte, 2*len(scratch.buf))
 	}
 }
+
+// dumps counts Dump's calls.
+var dumps atomic.Int64
+
+// Dumps is how many dumps the process has taken: the cost of watching
+// goroutines grows with it, each one as large as the process's
+// goroutines, so a test can hold a step's count to what its work needs.
+func Dumps() int64 { return dumps.Load() }
 
 // scratch is Dump's buffer.
 var scratch = struct {

@@ -14,11 +14,15 @@ type Recorder struct {
 	// got holds the step's events in chunks that are never moved once
 	// made: a step of a million events is copied once, by Take, not
 	// again each time a slice outgrows its array.
-	got   events
-	total int          // events ever recorded
-	kinds map[Kind]int // events ever recorded, by kind
+	got    events
+	total  int          // events ever recorded
+	copied int          // events ever copied out (Entries, Take)
+	kinds  map[Kind]int // events ever recorded, by kind
 	// layers counts the events recorded since the last Take, by layer.
 	layers map[string]int
+	// listed is every object (key@rv) a watch-list brought as an initial
+	// event since the last Take (Listed).
+	listed map[string]bool
 	// Tamper, in tests only, alters each event as it is recorded, to
 	// prove that a difference is reported.
 	Tamper func(*Event)
@@ -78,6 +82,22 @@ func (r *Recorder) insert(e Event, at int) {
 		r.layers = map[string]int{}
 	}
 	r.layers[e.Layer]++
+	if e.Kind == KindEvent && e.Initial && e.Key != "" {
+		if r.listed == nil {
+			r.listed = map[string]bool{}
+		}
+		r.listed[e.Key+"@"+e.RV] = true
+	}
+}
+
+// Listed reports whether a watch-list brought the object at key@rv as
+// one of its initial events since the last Take. It costs the same
+// however many events the step has: a controller asks it in every round
+// of a step, thousands of rounds in a large one.
+func (r *Recorder) Listed(keyAtRV string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.listed[keyAtRV]
 }
 
 // SameCounts reports whether two recorders have recorded as many events
@@ -152,6 +172,7 @@ func Clip(text string, n int) string {
 func (r *Recorder) Entries() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.copied += r.got.len()
 	return r.got.flat()
 }
 
@@ -159,9 +180,19 @@ func (r *Recorder) Entries() []Event {
 func (r *Recorder) Take() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.copied += r.got.len()
 	out := r.got.flat()
-	r.got, r.layers = events{}, nil
+	r.got, r.layers, r.listed = events{}, nil, nil
 	return out
+}
+
+// Copied is how many events were ever copied out of the recorder (by
+// Entries and Take): each step's once when it is taken, and more only
+// for a reader that looks at the step's events while it runs.
+func (r *Recorder) Copied() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.copied
 }
 
 // TakeArranged is Arrange(Take()), without the copy between the two:
@@ -169,8 +200,9 @@ func (r *Recorder) Take() []Event {
 func (r *Recorder) TakeArranged() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.copied += r.got.len()
 	out := arrange(r.got.chunks)
-	r.got, r.layers = events{}, nil
+	r.got, r.layers, r.listed = events{}, nil, nil
 	return out
 }
 
