@@ -96,8 +96,8 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// Lanes: the world's, cachelab's, client-go's, each in the order a change
-// travels, handlers by name.
+// Lanes: the world's, then each layer's in the order a change travels,
+// handlers by name, cachelab's lane right above client-go's (issue 47).
 func TestLanes(t *testing.T) {
 	ev := func(layer string) trace.Event { return trace.Event{Layer: layer} }
 	of := func(informer, layer string) trace.Event { return trace.Event{Layer: layer, Informer: informer} }
@@ -107,9 +107,9 @@ func TestLanes(t *testing.T) {
 	}}
 	got := lanes([]trace.StepResult{sr})
 	// Each informer's lanes of a layer come together, start's first.
-	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"cachelab", "watch", "a/pods"},
-		{"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""}, {"cachelab", "handler/h1", ""},
-		{"cachelab", "handler/h2", ""}, {"client-go", "watch", ""}, {"client-go", "handler/h1", ""}}
+	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"client-go", "watch", ""},
+		{"cachelab", "watch", "a/pods"}, {"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""},
+		{"cachelab", "handler/h1", ""}, {"client-go", "handler/h1", ""}, {"cachelab", "handler/h2", ""}}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(lane{})); d != "" {
 		t.Errorf("lanes (-want +got):\n%s", d)
 	}

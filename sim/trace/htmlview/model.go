@@ -339,9 +339,14 @@ func keys(steps []trace.StepResult) []string {
 	return out
 }
 
-// lanes is the timeline's rows: the world's layers, then cachelab's, then
-// client-go's, each in the order a change travels (trace.Rank), handlers
-// by name.
+// lanes is the timeline's rows: the world's layers, then each layer of
+// the implementations in the order a change travels (trace.Rank),
+// handlers by name, several informers' lanes of a layer one after the
+// other, and for each, cachelab's lane right above client-go's: one look
+// down a step's column compares the two, where a half for each side put
+// client-go's lane of a layer a screen below cachelab's (issue 47). A
+// layer only cachelab's insides show (the reflector, pop, queue) is a
+// lane of its own.
 func lanes(steps []trace.StepResult) []lane {
 	seen := map[lane]bool{}
 	for _, sr := range steps {
@@ -360,8 +365,8 @@ func lanes(steps []trace.StepResult) []lane {
 	}
 	implRank := map[string]int{trace.World: 0, trace.Cachelab: 1, trace.ClientGo: 2}
 	slices.SortFunc(out, func(a, b lane) int {
-		if d := implRank[a.Impl] - implRank[b.Impl]; d != 0 {
-			return d
+		if (a.Impl == trace.World) != (b.Impl == trace.World) {
+			return implRank[a.Impl] - implRank[b.Impl]
 		}
 		if d := trace.Rank(a.Layer) - trace.Rank(b.Layer); d != 0 {
 			return d
@@ -369,9 +374,10 @@ func lanes(steps []trace.StepResult) []lane {
 		if d := strings.Compare(a.Layer, b.Layer); d != 0 {
 			return d
 		}
-		// Several informers' lanes of one layer side by side: two
-		// factories' requests one above the other.
-		return strings.Compare(a.Informer, b.Informer)
+		if d := strings.Compare(a.Informer, b.Informer); d != 0 {
+			return d
+		}
+		return implRank[a.Impl] - implRank[b.Impl]
 	})
 	return out
 }
