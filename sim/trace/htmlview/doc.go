@@ -41,6 +41,12 @@
 // diff at the top. Filters keep some objects (by part of their key), some
 // layers, some implementations.
 //
+// The page of one of cachelab explore's groups (Run.Explored) is titled
+// by the group's story, says where the faults went, numbers its steps as
+// the explored scenario does ("+" for a fault explore put in), and shows,
+// in lanes "without faults", what the scenario's own run handed its
+// handlers and reconciles at the same steps (explored.go).
+//
 // # Scale
 //
 // A run of 10,000 objects has some 260,000 events. The page carries them

@@ -50,8 +50,12 @@ func Write(w io.Writer, r Run) error {
 	return err
 }
 
-// title is the page's title: the scenario and its title.
+// title is the page's title: the scenario and its title, or an explored
+// group's story.
 func title(r Run) string {
+	if r.Explored != nil {
+		return exploredTitle(r.Explored)
+	}
 	t := "cachelab · " + r.Header.Scenario
 	if r.Header.Title != "" {
 		t += ": " + r.Header.Title

@@ -105,7 +105,7 @@ func TestLanes(t *testing.T) {
 		trace.Cachelab: {ev("handler/h2"), ev("handler/h1"), of("b/pods", "watch"), ev("watch"), of("a/pods", "watch"), ev("pop")},
 		trace.ClientGo: {ev("handler/h1"), ev("watch")},
 	}}
-	got := lanes([]trace.StepResult{sr})
+	got := lanes([]trace.StepResult{sr}, nil)
 	// Each informer's lanes of a layer come together, start's first.
 	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"client-go", "watch", ""},
 		{"cachelab", "watch", "a/pods"}, {"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""},

@@ -20,6 +20,8 @@
   var CHIPS = 8;                // a cell with more events shows a counted band
   var EXPANDED = 400;           // chips an expanded cell draws at most
   var IMPLS = ["world", "cachelab", "client-go"];
+  var BASE = "without faults";  // an explored group's page: the scenario's run without faults (explored.go)
+  if (V.lanes.some(function (l) { return l.impl === BASE; })) IMPLS.push(BASE);
 
   // An object is in focus once one is picked (a run of one object starts
   // with it): its chips are highlighted, joined by arrows, and its story
@@ -125,8 +127,28 @@
     });
   }
 
+  // stepLabel is a step's number as the page shows it: on an explored
+  // group's page, the explored scenario's, or "+" for a fault explore
+  // put in.
+  function stepLabel(s) { return s.label || String(s.n); }
+
+  // explored says, on an explored group's page, what was explored: the
+  // scenario, where the faults went, how the steps are numbered, and what
+  // the lanes without faults are.
+  function explored() {
+    var x = V.explored, p = document.getElementById("explored");
+    if (!x) return;
+    p.hidden = false;
+    p.appendChild(el("b", "", "Explored: "));
+    p.appendChild(document.createTextNode(x.scenario + " with " + x.placement + " · steps numbered as in " + x.scenario +
+      ", + a fault explore put in · " + (x.baseline ? "lanes \"without faults\": " + x.scenario + "'s own run, to compare" :
+        "its run without faults could not be had here (explore merge without the scenario at hand)")));
+    p.title = x.scenario + ": " + x.title;
+  }
+
   function meta() {
     legend();
+    explored();
     var h = V.header;
     document.getElementById("meta").textContent = "cachelab " + h.cachelab + " vs client-go " + h.clientGo +
       " · stack " + h.stack + " · seed " + h.seed + " · server " + h.server + " · etcd " + h.etcd +
@@ -351,9 +373,9 @@
       var h = el("div", "step" + (s.agree ? "" : " diverged") + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
       h.style.width = h.style.flexBasis = colW[stepCol[s.n]] + "px";
       h.id = "step-" + s.n;
-      h.appendChild(el("b", "", s.n + " "));
+      h.appendChild(el("b", s.label === "+" ? "put-in" : "", stepLabel(s) + " "));
       h.appendChild(el("code", "", s.cmd));
-      h.title = s.pos + ": " + s.cmd;
+      h.title = s.pos + ": " + s.cmd + (s.label === "+" ? " (a fault explore put in)" : s.label ? " (step " + s.n + " of this file)" : "");
       head.appendChild(h);
     });
     grid.appendChild(head);
@@ -376,7 +398,7 @@
       }
       var first = l.impl === "world" || l.layer + "|" + (l.informer || "") !== pair;
       pair = l.layer + "|" + (l.informer || "");
-      var row = el("div", "row lane impl-" + l.impl + (first ? " pair" : ""));
+      var row = el("div", "row lane impl-" + l.impl.replace(/\s+/g, "-") + (first ? " pair" : ""));
       var label = el("div", "label l-" + base(l.layer));
       label.appendChild(el("span", "layer", l.layer));
       if (l.impl !== "world") label.appendChild(el("span", "side", l.impl));
@@ -386,7 +408,7 @@
         var div = el("div", "cell" + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
         div.style.width = div.style.flexBasis = colW[stepCol[s.n]] + "px";
         div.dataset.step = s.n; div.dataset.lane = li;
-        if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world") div.className += " diverged";
+        if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world" && l.impl !== BASE) div.className += " diverged";
         var c = cellAt[s.n + "/" + li];
         if (c) chips += fillCell(div, c);
         row.appendChild(div);
@@ -511,7 +533,7 @@
     }
     steps.forEach(function (st) {
       var differ = st.cachelab.join("\n") !== st.clientGo.join("\n");
-      var tr = el("tr", differ ? "differ" : ""), n = el("td", "n"), a = el("a", "", "step " + st.step);
+      var tr = el("tr", differ ? "differ" : ""), n = el("td", "n"), a = el("a", "", "step " + stepLabel(V.steps[stepCol[st.step]]));
       a.href = "#step-" + st.step;
       a.addEventListener("click", function (e) {
         e.preventDefault();
