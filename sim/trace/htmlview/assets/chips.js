@@ -40,8 +40,12 @@ var cachelabChips = (function () {
     return m;
   }
 
-  // label is the words on an event's chip.
-  function label(ev, narrow) {
+  // label is the words on an event's chip in a column width px wide (a
+  // wide one if not given). A line in words of its own (the world's, a
+  // note's) keeps what fits in two lines of the column: all of it is a
+  // click away, and a chip of four lines would make the page a screen
+  // taller.
+  function label(ev, width) {
     var who = ev.handler && (ev.kind === "reconcile" || ev.kind === "workqueue") ? ev.handler + ": " : "";
     // The lane says "reconcile": the chip says of what, and how it went.
     if (ev.kind === "reconcile" && ev.key) return who + name(ev.key) + " → " + reconcileOutcome(ev.text);
@@ -53,7 +57,8 @@ var cachelabChips = (function () {
     var w = words ? words(ev) : "";
     if (w) return w;
     if (ev.key) return object(ev);
-    return cut(ev.text.trim().split(" (")[0], narrow ? 24 : 40);
+    var most = width ? Math.max(16, Math.min(40, 2 * Math.floor((width - 16) / 6.7))) : 40;
+    return cut(ev.text.trim().split(" (")[0], most);
   }
 
   // object is op key@rv, an update as key@prev→rv or marked no-op, a

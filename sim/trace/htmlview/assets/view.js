@@ -100,9 +100,9 @@
   }
   state.story = story;
 
-  // label is the words on an event's chip (chips.js), shorter in a
-  // narrow column, where they wrap.
-  function label(ev, narrow) { return cachelabChips.label(ev, narrow); }
+  // label is the words on an event's chip (chips.js), for a column of
+  // width px (wide if not given).
+  function label(ev, width) { return cachelabChips.label(ev, width); }
 
   // fullLine is the event as the text trace prints it, then its typed fields.
   function fullLine(c, ev) {
@@ -231,7 +231,7 @@
 
   function chip(c, i, ev) {
     var marks = cachelabChips.marks(ev);
-    var b = el("button", "chip k-" + ev.kind + (marks.length ? " " + marks.join(" ") : ""), label(ev, colW[stepCol[c.s]] < NARROW));
+    var b = el("button", "chip k-" + ev.kind + (marks.length ? " " + marks.join(" ") : ""), label(ev, colW[stepCol[c.s]]));
     b.type = "button";
     b.title = fullLine(c, ev);
     b.dataset.obj = ev.obj;
