@@ -71,9 +71,14 @@ handlers: the informer relisted", and so on. A divergence from client-go or
 a broken invariant is a group of its own, printed first, with its file: the
 shortest placement of the group as a scenario, cut after the step that
 tells its story, with each step's expected output, ready for 'cachelab run'.
+Every step the report names is numbered as the scenario numbers its
+steps, a fault or heal explore put in named by the step it went before;
+a group's file numbers its own, its faults among them.
 --out DIR writes every group's file there, with its timeline page (as
-'run --output html' draws it) and index.html, the report as a page that
-links to them; every page opens offline.
+'run --output html' draws it, titled by the group's story, with where
+the faults went and the scenario's run without faults to compare) and
+index.html, the report as a page that links to them; every page opens
+offline.
 
 --output json writes the exploration as one JSON record: each placement's
 outcome, its story and its file (its JSON Schema, every field explained:

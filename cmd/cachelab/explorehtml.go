@@ -12,6 +12,7 @@ import (
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/scenario"
+	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
 )
 
@@ -24,11 +25,20 @@ import (
 
 // writeGroupPages writes each group's timeline (its file, run again: a
 // run is deterministic, so it is the run explore saw) and index.html.
+// Each timeline says what was explored and shows, beside the group's
+// run, the scenario's run without faults (htmlview.Explored).
 func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string) error {
+	sc, baseline := withoutFaults(ctx, rec)
 	pages := map[int]string{}
 	for i, g := range groups {
 		name := strings.TrimSuffix(files[i], ".txt") + ".html"
-		if err := writeTimeline(ctx, rec, g, name); err != nil {
+		x := htmlview.Explored{Scenario: rec.Scenario, Group: fmt.Sprintf("group %d: %s", i+1, g.Label), Placement: g.Outcomes[0].Placement, Baseline: baseline}
+		if sc != nil {
+			for _, c := range (scenario.Placement{Faults: g.Outcomes[0].Faults}).Placed(sc) {
+				x.Steps = append(x.Steps, c.Step)
+			}
+		}
+		if err := writeTimeline(ctx, rec, g, x, name); err != nil {
 			return fmt.Errorf("the timeline of group %d (%s): %w", i+1, g.Label, err)
 		}
 		pages[i] = name
@@ -36,20 +46,42 @@ func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.R
 	return writeIndex(rec, groups, files, pages, filepath.Join(dir, "index.html"))
 }
 
-func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, name string) error {
+// exploredRunOptions are the options every run of the exploration had.
+func exploredRunOptions(rec explore.Record) sim.Options {
+	return sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed, Plant: rec.Plant}
+}
+
+// withoutFaults is the scenario explored and its run without faults, as
+// explore ran it first; nil where it cannot be had (explore merge, given
+// the records of a scenario file that is not where they say): the pages
+// then say so.
+func withoutFaults(ctx context.Context, rec explore.Record) (*scenario.Scenario, []trace.StepResult) {
+	sc, err := sim.Load(rec.Scenario)
+	if err != nil {
+		return nil, nil
+	}
+	res, err := sim.Run(ctx, sc.WithoutExpectations(), exploredRunOptions(rec))
+	if err != nil {
+		return sc, nil
+	}
+	return sc, res.Steps
+}
+
+func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, x htmlview.Explored, name string) error {
 	sc, err := scenario.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(ctx, sc, sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed, Plant: rec.Plant})
+	res, err := sim.Run(ctx, sc, exploredRunOptions(rec))
 	if err != nil {
 		return err
 	}
+	x.Title = sc.Title // the file's first line is the explored scenario's
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	err = htmlview.Write(f, htmlview.Run{Header: res.Header, Steps: res.Steps})
+	err = htmlview.Write(f, htmlview.Run{Header: res.Header, Steps: res.Steps, Explored: &x})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

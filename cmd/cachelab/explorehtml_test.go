@@ -39,3 +39,52 @@ func TestExploreReportPage(t *testing.T) {
 		}
 	}
 }
+
+// A group's timeline says what it is (issue 47, case 14): its title is
+// the group's story, not the explored scenario's claim (no tombstone
+// happens in "an object is never seen"); it shows where the faults went,
+// numbers its steps as the report does (the scenario's own, a fault
+// explore put in marked +), and shows the scenario's run without faults
+// beside the group's, the run its story is told against.
+func TestExploreGroupPageSaysWhatItExplored(t *testing.T) {
+	ctx := browsertest.Start(t)
+	dir := filepath.Join(t.TempDir(), "groups")
+	c := newCLI("", false, nil)
+	c.run(t, exitOK, "explore", "missed-delete-tombstone", "--faults", "disconnect", "--out", dir)
+	pages, err := filepath.Glob(filepath.Join(dir, "missed-delete-tombstone-*-an-object-is-never-seen-*.html"))
+	if err != nil || len(pages) != 1 {
+		t.Fatalf("the never-seen group's page: %v %v\n%s", pages, err, c.stdout.String())
+	}
+	p := browsertest.Open(t, ctx, pages[0])
+	defer p.Close()
+	p.Resize(t, 1280, 800)
+	p.NoErrors(t)
+	p.CheckFits(t, "the never-seen group's page at 1280x800")
+	for _, what := range []string{"document.title", `document.querySelector("h1").textContent`} {
+		title := p.EvalString(t, what)
+		if !strings.Contains(title, "an object is never seen") || strings.Contains(title, "DeletedFinalStateUnknown") {
+			t.Errorf("%s = %q: want the group's story, not the scenario's claim", what, title)
+		}
+	}
+	const placement = "disconnect before step 3 (start), reconnect before step 7 (create ns0/c)"
+	if !strings.Contains(c.stdout.String(), "shortest: "+placement+"\n") {
+		t.Fatalf("the report's shortest placement of the group is not %q:\n%s", placement, c.stdout.String())
+	}
+	if got := p.Text(t, "#explored"); !strings.Contains(got, placement) || !strings.Contains(got, "steps numbered as in missed-delete-tombstone") {
+		t.Errorf("the page's placement line reads %q, want %q and its numbering", got, placement)
+	}
+	// The scenario's steps 1-9 with the disconnect put before 3 and the
+	// reconnect before 7.
+	if got := p.EvalString(t, `[...document.querySelectorAll(".step b")].map(b => b.textContent.trim()).join(" ")`); got != "1 2 + 3 4 5 6 + 7 8 9" {
+		t.Errorf("the steps are numbered %q, want the scenario's (1 2 + 3 4 5 6 + 7 8 9)", got)
+	}
+	// Without faults, step 9's relist hands on b's tombstone; with them,
+	// b is never seen.
+	without := p.EvalString(t, `[...document.querySelectorAll(".impl-without-faults .chip")].map(c => c.textContent).join("\n")`)
+	if !strings.Contains(without, "OnDelete b tombstone") || !strings.Contains(without, "OnAdd b@3") {
+		t.Errorf("the lanes without faults read:\n%s\nwant the scenario's own calls: b's OnAdd, its tombstone", without)
+	}
+	if with := p.EvalString(t, `[...document.querySelectorAll(".impl-cachelab .chip.k-call")].map(c => c.textContent).join("\n")`); strings.Contains(with, " b@") || strings.Contains(with, " b ") {
+		t.Errorf("the group's own run names b, which it never sees:\n%s", with)
+	}
+}

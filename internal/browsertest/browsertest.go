@@ -28,7 +28,7 @@ import (
 )
 
 // Start starts headless Chromium for the test, with a window of
-// 1600x1000, or skips (fails when CACHELAB_REQUIRE_BROWSER=1) if there is
+// 1600x1000 and scrollbars shown, or skips (fails when CACHELAB_REQUIRE_BROWSER=1) if there is
 // none. The browser ends with the test.
 func Start(t *testing.T) context.Context {
 	t.Helper()
@@ -48,8 +48,12 @@ func Start(t *testing.T) context.Context {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1600, 1000), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck)
+	// Scrollbars take their room as on a desktop's Chromium: headless
+	// hides them (chromedp.Headless), and a page laid out to the whole
+	// window's width then overflows by a scrollbar's width on the user's
+	// screen, which no test would see (issue 47).
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(path), chromedp.Headless, chromedp.Flag("hide-scrollbars", false),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1600, 1000), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck)
 	t.Cleanup(cancelAlloc)
 	return ctx
 }

@@ -43,6 +43,7 @@ func Example_relistAfterCompaction() {
 	// Output:
 	// # cachelab explore relist-after-compaction · faults disconnect, close-watch, compact · up to 1 per run · server etcd
 	// # 77 placements: 0 cannot stand where they are put, 6 cannot change anything (not run), 16 run (a sample, seed 3: 23% of the 71 that could); each compared with client-go at every step
+	// # steps are numbered as in relist-after-compaction (a group's file numbers its own, its faults among them)
 	//
 	//      4  a relist's (or a resync's) unchanged update does not come
 	//         shortest: disconnect before step 5 (disconnect), reconnect before step 6 (update ns0/a labels=(v=2))
@@ -70,6 +71,7 @@ func Example_missedDelete() {
 	// Output:
 	// # cachelab explore missed-delete-tombstone · faults disconnect · up to 1 per run · server etcd
 	// # 53 placements: 0 cannot stand where they are put, 0 cannot change anything (not run), 20 run (a sample, seed 3: 38% of the 53 that could); each compared with client-go at every step
+	// # steps are numbered as in missed-delete-tombstone (a group's file numbers its own, its faults among them)
 	//
 	//      5  an object is never seen (it came and went while the informer could not look); a relist's (or a resync's) unchanged update does not come
 	//         shortest: disconnect before step 3 (start), reconnect before step 7 (create ns0/c)
@@ -122,7 +124,7 @@ func Example_minimalFile() {
 	replay(file)
 	// Output:
 	// # DeletedFinalStateUnknown after a missed delete.
-	// # Explored: disconnect before step 3 (start), reconnect before step 7 (create ns0/c).
+	// # Explored: disconnect before step 3 (start), reconnect before step 7 (create ns0/c); steps numbered as in missed-delete-tombstone.
 	// # Group: an object is never seen (it came and went while the informer could not look); a relist's (or a resync's) unchanged update does not come.
 	// # Server: etcd
 	//
@@ -212,6 +214,7 @@ func Example_reconcileTombstone() {
 	// Output:
 	// # cachelab explore reconcile-tombstone · faults disconnect · up to 1 per run · server etcd
 	// # 64 placements: 0 cannot stand where they are put, 0 cannot change anything (not run), 12 run (a sample, seed 1: 19% of the 64 that could); each compared with client-go at every step
+	// # steps are numbered as in reconcile-tombstone (a group's file numbers its own, its faults among them)
 	//
 	//      7  the controller reconciles differently
 	//         shortest: disconnect before step 3 (start-controller), reconnect before step 4 (delete ns0/a)
@@ -267,7 +270,7 @@ func Example_plantedBug() {
 	//    1  nothing visible to the handlers: the informer watched again
 	//
 	// disconnect before step 4 (update ns0/a labels=(app=api)), reconnect before step 6 (show store):
-	// step 7 (reconnect), layer handler/h1 (-cachelab +client-go):
+	// the reconnect put before step 6 (show store), layer handler/h1 (-cachelab +client-go):
 	// diff cachelab client-go
 	// --- cachelab
 	// +++ client-go
@@ -300,6 +303,7 @@ func Example_shards() {
 	// Output:
 	// # cachelab explore lost-delete · faults close-watch · up to 1 per run · server etcd
 	// # 9 placements: 0 cannot stand where they are put, 3 cannot change anything (not run), 6 run; each compared with client-go at every step
+	// # steps are numbered as in lost-delete (a group's file numbers its own, its faults among them)
 	//
 	//      5  nothing visible to the handlers: the informer watched again
 	//         shortest: close-watch inside step 3 (start), after its first watch event

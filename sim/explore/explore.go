@@ -83,16 +83,40 @@ type Outcome struct {
 }
 
 // diff is, for a divergence, the step it came at and the difference; for
-// a run that failed, its error; else "".
-func (o Outcome) diff() string {
+// a run that failed, its error; else "". The step is named as the
+// report names every step, by the scenario's own numbering (stepName).
+func (ex *Exploration) diff(o Outcome) string {
 	switch {
 	case o.Err != nil:
 		return o.Err.Error()
 	case o.result != nil && o.result.Divergence != nil:
 		d := o.result.Divergence
-		return fmt.Sprintf("step %d (%s), layer %s (-cachelab +client-go):\n%s", d.Step, d.Cmd, d.Layer, strings.TrimRight(d.Diff, "\n"))
+		return fmt.Sprintf("%s, layer %s (-cachelab +client-go):\n%s", stepName(o.cmds, d.Step), d.Layer, strings.TrimRight(d.Diff, "\n"))
 	}
 	return ""
+}
+
+// stepName names step i (1-based) of a placed run as a placement names
+// steps, by the explored scenario's own numbering: "step 5 (delete
+// ns0/b)" for one of its steps; "the reconnect put before step 6 (show
+// store)", or "the reconnect put at the end", for a fault or heal
+// explore put in. The placed file's own numbering, which counts the
+// faults too, would name steps the scenario does not have ("step 7
+// (reconnect)" in a scenario of 6 steps).
+func stepName(cmds []scenario.PlacedCmd, i int) string {
+	if i < 1 || i > len(cmds) {
+		panic(fmt.Sprintf("explore: step %d of a placed run of %d commands", i, len(cmds)))
+	}
+	c := cmds[i-1]
+	if c.Step > 0 {
+		return fmt.Sprintf("step %d (%s)", c.Step, c.Text)
+	}
+	for _, next := range cmds[i:] {
+		if next.Step > 0 {
+			return fmt.Sprintf("the %s put before step %d (%s)", c.Text, next.Step, next.Text)
+		}
+	}
+	return fmt.Sprintf("the %s put at the end", c.Text)
 }
 
 // Minimal is the placement as a scenario file that tells the same story

@@ -92,7 +92,7 @@ func (ex *Exploration) Record() Record {
 	for _, g := range ex.Groups {
 		for _, o := range g.Outcomes {
 			rec.Outcomes = append(rec.Outcomes, OutcomeRecord{Index: o.index, Faults: o.Placement.Faults, Placement: o.Placement.Describe(ex.Scenario),
-				Group: o.Group, Stories: StoryKeys(o.Group), Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o), Diff: o.diff()})
+				Group: o.Group, Stories: StoryKeys(o.Group), Divergence: o.Divergence, Broken: o.Broken, Minimal: ex.Minimal(o), Diff: ex.diff(o)})
 		}
 	}
 	slices.SortFunc(rec.Outcomes, func(a, b OutcomeRecord) int { return a.Index - b.Index })
@@ -223,7 +223,9 @@ func (rec Record) WriteReport(w io.Writer, files map[int]string) {
 	if rec.Sampled > 0 {
 		fmt.Fprintf(w, " (a sample, seed %d: %.0f%% of the %d that could)", rec.SampleSeed, 100*float64(rec.Sampled)/float64(rec.Runnable), rec.Runnable)
 	}
-	fmt.Fprintf(w, "; each compared with client-go at every step\n\n")
+	fmt.Fprintf(w, "; each compared with client-go at every step\n")
+	// One numbering for every step the report names: the scenario's.
+	fmt.Fprintf(w, "# steps are numbered as in %s (a group's file numbers its own, its faults among them)\n\n", rec.Scenario)
 	for i, g := range groups {
 		mark := " "
 		if g.Divergence || g.Broken {

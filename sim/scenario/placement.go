@@ -157,7 +157,9 @@ func (p Placement) Placed(sc *Scenario) []PlacedCmd {
 func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s.\n", strings.TrimSuffix(sc.Title, "."))
-	fmt.Fprintf(&b, "# Explored: %s.\n", p.Describe(sc))
+	// The placement names the scenario's steps; this file's own number
+	// its faults too.
+	fmt.Fprintf(&b, "# Explored: %s; steps numbered as in %s.\n", p.Describe(sc), sc.Name)
 	for _, l := range strings.Split(about, "\n") {
 		if l != "" {
 			fmt.Fprintf(&b, "# %s\n", l)

@@ -23,8 +23,8 @@ type Event struct {
 	// resourceVersion asked for; for a LIST's answer, the list's.
 	RV     string `json:"rv,omitempty"`
 	PrevRV string `json:"prevRV,omitempty"`
-	// Watch names the watch an event came on, or a WATCH request and
-	// its answer ("w1").
+	// Watch names the watch an event came on, or a WATCH request, each
+	// of its answers and each wire try it made ("w1"): "" for a LIST's.
 	Watch string `json:"watch,omitempty"`
 	// Handler is the handler a call went to.
 	Handler string `json:"handler,omitempty"`

@@ -63,7 +63,7 @@ func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wi
 		return Wire{}, err
 	}
 	rt := cfg.Transport
-	observe := func(x wire.Exchange) { recordTry(rec, x.Method, x.URI, x.Status, x.Err) }
+	observe := func(x wire.Exchange) { recordTry(rec, watchIDOf(x.Context), x.Method, x.URI, x.Status, x.Err) }
 	lw, err := wire.NewListerWatcher(cfg, listwatch.Pods,
 		wire.Options{Namespace: ns, Observe: observe})
 	if err != nil {

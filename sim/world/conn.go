@@ -227,7 +227,7 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	defer end()
 	p.addSelectors(&opts)
 	p.request("LIST", "", opts.ResourceVersion, "LIST "+p.where()+trace.DescribeListOptions(opts))
-	if err := p.admit(ctx, "list", p.nextPage(opts)); err != nil {
+	if err := p.admit(ctx, "list", "", p.nextPage(opts)); err != nil {
 		p.answer("", "", DescribeErr(err))
 		return nil, err
 	}
@@ -277,13 +277,13 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	id := fmt.Sprintf("w%d", p.watches)
 	p.mu.Unlock()
 	p.request(verb, id, opts.ResourceVersion, id+" "+verb+" "+p.where()+trace.DescribeListOptions(opts))
-	if err := p.admit(ctx, "watch", 0); err != nil {
+	if err := p.admit(ctx, "watch", id, 0); err != nil {
 		p.watchFailed(id, err)
 		return nil, err
 	}
 	timeout := serverTimeout(&opts)
 	srv := p.current()
-	inner, err := srv.WatchWithContext(ctx, opts)
+	inner, err := srv.WatchWithContext(withWatchID(ctx, id), opts)
 	if err != nil {
 		p.watchFailed(id, err)
 		return nil, err

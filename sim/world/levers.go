@@ -30,7 +30,9 @@ func (p *Conn) nextPage(opts metav1.ListOptions) int {
 // admit fails the call if the scenario asked for that (a LIST only at
 // the page it named, if it named one), waits while disconnected, and
 // holds a retry that would fail on a corrupt value again (holdRetries).
-func (p *Conn) admit(ctx context.Context, verb string, page int) error {
+// watchID names the WATCH it admits ("" for a LIST): the answer lines it
+// writes say whose they are.
+func (p *Conn) admit(ctx context.Context, verb, watchID string, page int) error {
 	if err := p.waitPaused(ctx); err != nil {
 		return err
 	}
@@ -41,7 +43,7 @@ func (p *Conn) admit(ctx context.Context, verb string, page int) error {
 		p.mu.Unlock()
 		return statusError(code, verb)
 	}
-	if err := p.waitStale(ctx); err != nil {
+	if err := p.waitStale(ctx, watchID); err != nil {
 		p.mu.Unlock()
 		return err
 	}
@@ -53,7 +55,7 @@ func (p *Conn) admit(ctx context.Context, verb string, page int) error {
 	if held == nil {
 		return nil
 	}
-	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Detail: "  -> waiting: disconnected"})
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Watch: watchID, Detail: "  -> waiting: disconnected"})
 	select {
 	case <-held:
 		// A reconnect and a cancel can come together (a stop ends the
@@ -428,15 +430,15 @@ const (
 )
 
 // waitStale waits, with p.mu held (it unlocks while waiting), while
-// holdRetries holds calls.
-func (p *Conn) waitStale(ctx context.Context) error {
+// holdRetries holds calls; watchID names the WATCH held ("" for a LIST).
+func (p *Conn) waitStale(ctx context.Context, watchID string) error {
 	stale := p.stale
 	if stale == nil {
 		return nil
 	}
 	p.stalled++
 	p.mu.Unlock()
-	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer",
+	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Watch: watchID,
 		Detail: "  -> held: " + p.staleWhy})
 	var err error
 	select {

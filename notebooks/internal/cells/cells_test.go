@@ -96,7 +96,7 @@ func TestCompareDiagram(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	drawn := string(b)
 	if !strings.Contains(drawn, "<!-- mermaid: add-update-delete --object ns0/b -->\n```mermaid\n%% cachelab ") ||
-		!strings.Contains(drawn, "    api->>refl: ns0/b@5 DELETED\n") {
+		!strings.Contains(drawn, "    api->>refl: w1 ns0/b@5 DELETED\n") {
 		t.Fatalf("-update did not draw the diagram:\n%s", drawn)
 	}
 	write(strings.Replace(drawn, "ns0/b@5 DELETED", "ns0/b@6 DELETED", 1)) // a trace that has changed since

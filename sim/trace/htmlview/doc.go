@@ -4,19 +4,31 @@
 //
 // The page shows the run's steps as columns and its layers as lanes, the
 // world's first (etcd, kube-apiserver's watch cache, the simulator's
-// levers), then cachelab's and client-go's, each layer in the order a
+// levers), then each layer of the two implementations in the order a
 // change travels through it (trace.Rank), each handler in a lane of its
-// own:
+// own, cachelab's lane of a layer right above client-go's: one look down
+// a step's column compares them, where a half for each side put
+// client-go's lanes a screen below cachelab's (issue 47):
 //
-//	              step 1      step 2        step 3       step 4
-//	faults                    ▓▓ disconnected ▓▓▓▓▓▓▓▓▓▓▓▓
-//	etcd          create a@2  update a@3
-//	cachelab
-//	  watch       ADDED a@2 ─┐                           ADDED a@3
-//	  indexer     add a@2  ◄─┘ ...
-//	  handler/h1  OnAdd a@2
-//	client-go
-//	  ...
+//	                        step 1      step 2        step 3       step 4
+//	faults                              ▓▓ disconnected ▓▓▓▓▓▓▓▓▓▓▓▓
+//	etcd                    create a@2  update a@3
+//	watch       cachelab    w1 ADDED a@2 ─┐                        w2 ERROR 410 Gone
+//	watch       client-go   w1 ADDED a@2  │                        w2 ERROR 410 Gone
+//	indexer     cachelab    add a@2  ◄────┘ ...
+//	indexer     client-go   add a@2
+//	handler/h1  cachelab    OnAdd a@2                              OnUpdate b@3 no-op
+//	...
+//
+// A chip says the few words a learner needs without a click
+// (assets/chips.js): the watch a line is about (w1, w2...; LIST), an
+// update as a@2→4, a relist and its backoff; and it is marked for the
+// distinctions the chapters teach, which a legend under the verdict
+// names: an update that changed nothing (no-op, dashed) against a real
+// one, a tombstone (DeletedFinalStateUnknown) against a delete, a 410
+// (the watch's history compacted away: relist) against other errors. A
+// chip's words wrap rather than be cut off. A reconcile or workqueue chip
+// names its controller when the run has several.
 //
 // Clicking an event shows its whole trace line and typed fields, and puts
 // its object in focus (so does typing its key; a run of one object starts
@@ -28,6 +40,12 @@
 // first divergence is marked on its step and its layer's cell, with its
 // diff at the top. Filters keep some objects (by part of their key), some
 // layers, some implementations.
+//
+// The page of one of cachelab explore's groups (Run.Explored) is titled
+// by the group's story, says where the faults went, numbers its steps as
+// the explored scenario does ("+" for a fault explore put in), and shows,
+// in lanes "without faults", what the scenario's own run handed its
+// handlers and reconciles at the same steps (explored.go).
 //
 // # Scale
 //
@@ -50,8 +68,9 @@
 // Tables are sorted or in order of first appearance, JSON is written by
 // encoding/json, and nothing records the wall clock.
 //
-// The page's script is assets/view.js, its style assets/view.css, both
-// embedded (go:embed) and written inline; the run is JSON in a
+// The page's script is assets/chips.js (a chip's words and marks) and
+// assets/view.js (the drawing), its style assets/view.css, all embedded
+// (go:embed) and written inline; the run is JSON in a
 // <script type="application/json"> element. The browser test
 // (browser_test.go) opens pages in headless Chromium.
 package htmlview

@@ -9,8 +9,8 @@ import (
 	"github.com/cachelab/cachelab/sim/trace/htmlview"
 )
 
-// A run of one step, drawn: one file, whose only scripts are its own
-// drawing code and the run's events as JSON.
+// A run of one step, drawn: one file, whose only scripts are the run's
+// events as JSON and its own drawing code (chips.js, then view.js).
 func ExampleWrite() {
 	write := trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "create", Key: "ns0/a", UID: "uid-1", RV: "2", Detail: "create ns0/a@2"}
 	run := htmlview.Run{
@@ -29,5 +29,5 @@ func ExampleWrite() {
 	// Output:
 	// <title>cachelab · tiny: One create</title>
 	// <script type="application/json" id="run">{"header":{"scenario":"tiny","title":"One create"
-	// <script>// view.js draws a cachelab run as a timeline from the JSON in the script
+	// <script>// chips.js words and marks the timeline's chips (view.js draws them): the
 }

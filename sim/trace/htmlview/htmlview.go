@@ -17,6 +17,8 @@ var (
 	viewCSS string
 	//go:embed assets/view.js
 	viewJS string
+	//go:embed assets/chips.js
+	chipsJS string
 
 	pageTmpl = template.Must(template.New("page").Parse(pageTemplate))
 )
@@ -40,7 +42,7 @@ func Write(w io.Writer, r Run) error {
 		CSS   template.CSS
 		JS    template.JS
 		Data  template.JS
-	}{Title: title(r), CSS: template.CSS(viewCSS), JS: template.JS(viewJS), Data: template.JS(data)})
+	}{Title: title(r), CSS: template.CSS(viewCSS), JS: template.JS(chipsJS + "\n" + viewJS), Data: template.JS(data)})
 	if err != nil {
 		return fmt.Errorf("htmlview: %w", err)
 	}
@@ -48,8 +50,12 @@ func Write(w io.Writer, r Run) error {
 	return err
 }
 
-// title is the page's title: the scenario and its title.
+// title is the page's title: the scenario and its title, or an explored
+// group's story.
 func title(r Run) string {
+	if r.Explored != nil {
+		return exploredTitle(r.Explored)
+	}
 	t := "cachelab · " + r.Header.Scenario
 	if r.Header.Title != "" {
 		t += ": " + r.Header.Title

@@ -96,8 +96,8 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// Lanes: the world's, cachelab's, client-go's, each in the order a change
-// travels, handlers by name.
+// Lanes: the world's, then each layer's in the order a change travels,
+// handlers by name, cachelab's lane right above client-go's (issue 47).
 func TestLanes(t *testing.T) {
 	ev := func(layer string) trace.Event { return trace.Event{Layer: layer} }
 	of := func(informer, layer string) trace.Event { return trace.Event{Layer: layer, Informer: informer} }
@@ -105,11 +105,11 @@ func TestLanes(t *testing.T) {
 		trace.Cachelab: {ev("handler/h2"), ev("handler/h1"), of("b/pods", "watch"), ev("watch"), of("a/pods", "watch"), ev("pop")},
 		trace.ClientGo: {ev("handler/h1"), ev("watch")},
 	}}
-	got := lanes([]trace.StepResult{sr})
+	got := lanes([]trace.StepResult{sr}, nil)
 	// Each informer's lanes of a layer come together, start's first.
-	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"cachelab", "watch", "a/pods"},
-		{"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""}, {"cachelab", "handler/h1", ""},
-		{"cachelab", "handler/h2", ""}, {"client-go", "watch", ""}, {"client-go", "handler/h1", ""}}
+	want := []lane{{"world", "etcd", ""}, {"world", "sim", ""}, {"cachelab", "watch", ""}, {"client-go", "watch", ""},
+		{"cachelab", "watch", "a/pods"}, {"cachelab", "watch", "b/pods"}, {"cachelab", "pop", ""},
+		{"cachelab", "handler/h1", ""}, {"client-go", "handler/h1", ""}, {"cachelab", "handler/h2", ""}}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(lane{})); d != "" {
 		t.Errorf("lanes (-want +got):\n%s", d)
 	}

@@ -14,6 +14,9 @@ type Run struct {
 	Header trace.Header       `json:"header"`
 	Steps  []trace.StepResult `json:"steps"`
 	Late   *trace.Divergence  `json:"late,omitempty"`
+	// Explored, for the page of one of cachelab explore's groups, says
+	// what was explored (explored.go).
+	Explored *Explored `json:"explored,omitempty"`
 }
 
 // view is the page's data, embedded as JSON and drawn by view.js. It is
@@ -31,6 +34,7 @@ type view struct {
 	Cells      []cell            `json:"cells"`
 	Faults     []fault           `json:"faults"`
 	Divergence *trace.Divergence `json:"divergence,omitempty"` // the first
+	Explored   *viewExplored     `json:"explored,omitempty"`
 }
 
 type viewStep struct {
@@ -38,6 +42,10 @@ type viewStep struct {
 	Pos   string `json:"pos"`
 	Cmd   string `json:"cmd"`
 	Agree bool   `json:"agree"`
+	// Label is the step's number as the page shows it, where that is not
+	// N: on an explored group's page, the explored scenario's number, or
+	// "+" for a fault explore put in.
+	Label string `json:"label,omitempty"`
 	// Seq is the order the step's events happened in, across lanes: runs
 	// of [lane, count], the world's first, then cachelab's and client-go's.
 	// A cell keeps its own lane's order; a story needs the step's (a
@@ -121,7 +129,11 @@ func build(r Run) view {
 	for i, k := range b.v.Objects {
 		b.objs[k] = i
 	}
-	b.v.Lanes = lanes(r.Steps)
+	var baseline []trace.StepResult
+	if r.Explored != nil {
+		baseline = r.Explored.Baseline
+	}
+	b.v.Lanes = lanes(r.Steps, baseline)
 	for i, l := range b.v.Lanes {
 		b.lanes[l] = i
 	}
@@ -149,6 +161,7 @@ func build(r Run) view {
 		b.v.Header.IDs = []string{}
 	}
 	b.v.Faults = faults(r.Steps)
+	b.explored(r)
 	if b.v.Steps == nil {
 		b.v.Steps = []viewStep{}
 	}
@@ -336,42 +349,5 @@ func keys(steps []trace.StepResult) []string {
 		out = append(out, k)
 	}
 	slices.Sort(out)
-	return out
-}
-
-// lanes is the timeline's rows: the world's layers, then cachelab's, then
-// client-go's, each in the order a change travels (trace.Rank), handlers
-// by name.
-func lanes(steps []trace.StepResult) []lane {
-	seen := map[lane]bool{}
-	for _, sr := range steps {
-		for _, e := range sr.World {
-			seen[lane{trace.World, e.Layer, ""}] = true
-		}
-		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
-			for _, e := range sr.Sides[impl] {
-				seen[lane{impl, e.Layer, e.Informer}] = true
-			}
-		}
-	}
-	out := make([]lane, 0, len(seen))
-	for l := range seen {
-		out = append(out, l)
-	}
-	implRank := map[string]int{trace.World: 0, trace.Cachelab: 1, trace.ClientGo: 2}
-	slices.SortFunc(out, func(a, b lane) int {
-		if d := implRank[a.Impl] - implRank[b.Impl]; d != 0 {
-			return d
-		}
-		if d := trace.Rank(a.Layer) - trace.Rank(b.Layer); d != 0 {
-			return d
-		}
-		if d := strings.Compare(a.Layer, b.Layer); d != 0 {
-			return d
-		}
-		// Several informers' lanes of one layer side by side: two
-		// factories' requests one above the other.
-		return strings.Compare(a.Informer, b.Informer)
-	})
 	return out
 }

@@ -12,25 +12,39 @@
 // diagram says "client-go ✓" in the step's note when they agreed, and
 // shows the first divergence, with its diff, where they did not.
 //
-//	participant   etcd   kube-apiserver   reflector   queue   indexer   handler h1 ...
-//	etcd write    Note over etcd: update ns0/a@4
-//	watch event   kube-apiserver ->> reflector: ns0/a@4 MODIFIED
+//	participant   etcd   kube-apiserver (watch cache)   reflector   queue   indexer   handler h1 ...
+//	etcd write    etcd ->> kube-apiserver: update ns0/a@4
+//	watch event   kube-apiserver ->> reflector: w1 ns0/a@4 MODIFIED
 //	enqueue       reflector ->> queue: ns0/a@4
 //	pop           queue ->> indexer: ns0/a@4 Updated
 //	indexer       Note over indexer: update ns0/a@2 -> ns0/a@4
 //	handler call  indexer ->> handler h1: ns0/a@4 OnUpdate (was @2)
 //
 // A message is one trace event that moves a delta from one layer to the
-// next; what happens inside a layer (a write, a replace, an indexer
-// change, HasSynced) is a note over it. Requests go from the reflector to
-// kube-apiserver and their answers come back dashed; an error answer, a
-// watch the server closed and a watch's ERROR event end in a cross. Each
-// step opens with a note naming it and its file:line. A step with a fault
-// (a disconnect, a compaction, an etcd restart, a closed watch, a held
-// watch cache, a 4xx or 5xx answer) is a shaded rect, its faults marked ⚠.
-// The show, queue and log layers, which inspect rather than move, are not
-// drawn. Within a step, lines come in the trace's order: the world's
-// events, then cachelab's layer by layer, in the order a change travels.
+// next; what happens inside a layer (a replace, an indexer change,
+// HasSynced) is a note over it. Behind the watch cache a write to etcd is
+// an arrow from etcd to kube-apiserver, whose cache hears every write
+// through its own watch on etcd: that is where the events its watches
+// hand on come from (a held cache hears the writes when it is released,
+// in one arrow that names them). Without the watch cache kube-apiserver
+// reads etcd for each request, and a write is a note over etcd.
+//
+// Requests go from the reflector to kube-apiserver and their answers come
+// back dashed; an error answer, a watch the server closed and a watch's
+// ERROR event end in a cross. Every line between kube-apiserver and a
+// reflector names its watch (w1, w2...), or LIST: a step often holds two
+// watches' lines, a 410 on the watch that waited for the connection
+// after the request of the next, and an unnamed line reads as the nearest
+// request's. Over the wire (--server apiserver) each HTTP try is a dashed
+// answer too, its method and status. Each step opens with a note naming
+// it and its file:line. A step with a fault (a disconnect, a compaction,
+// an etcd restart, a closed watch, a held watch cache, a 4xx or 5xx
+// answer) is a shaded rect, its faults marked ⚠. A show command's output
+// is one note over what it shows (show store over the indexer, show
+// requests over the reflector), and what the queue holds and what the
+// informer logged are notes too. Within a step, lines come in the
+// trace's order: the world's events, then cachelab's layer by layer, in
+// the order a change travels.
 //
 // # Size
 //

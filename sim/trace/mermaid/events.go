@@ -18,6 +18,19 @@ type events struct {
 	// controller).
 	informers   map[string]string
 	controllers map[string]string
+	// cached: kube-apiserver serves from its watch cache, which hears
+	// every write through its own watch on etcd (every world but etcd's).
+	cached bool
+	// cache is what the diagram knows of the watch cache as it draws the
+	// steps in order: whether it is held, and the writes it has not heard.
+	cache *cacheState
+}
+
+// cacheState is the watch cache as the steps so far left it: held by
+// hold-cache, the writes waiting for release-cache.
+type cacheState struct {
+	held    bool
+	waiting []string // the held writes' labels, in order
 }
 
 // at is participant id (refl, queue, idx, wq, worker) as e's informer or
@@ -39,18 +52,20 @@ func (ev events) line(e trace.Event) (line, bool) {
 	l := line{layer: e.Layer, key: e.Key}
 	switch e.Kind {
 	case trace.KindWrite:
-		l.text = note("etcd", writeLabel(e))
+		l.text = ev.write(e)
 	case trace.KindWorld:
 		l.fault = isFault(e.Detail)
-		l.text = note(worldOver(e.Layer, ev.last), mark(l.fault)+clip(e.Detail, 120))
+		l.text = ev.world(e, l.fault)
 	case trace.KindRequest:
 		l = ev.request(e)
+	case trace.KindWire:
+		l = ev.wire(e)
 	case trace.KindEvent:
 		l.fault = e.Op == "ERROR"
-		l.text = arrow("api", arrowFor(l.fault, false), ev.at("refl", e), mark(l.fault)+watchLabel(e))
+		l.text = arrow("api", arrowFor(l.fault, false), ev.at("refl", e), mark(l.fault)+named(e.Watch, watchLabel(e)))
 	case trace.KindWatchEnd:
 		l.fault = true
-		l.text = arrow("api", "--x", ev.at("refl", e), mark(true)+e.Detail)
+		l.text = arrow("api", "--x", ev.at("refl", e), mark(true)+named(e.Watch, clip(e.Detail, 120)))
 	case trace.KindReflector:
 		l.text = note(ev.at("refl", e), clip(e.Detail, 100))
 	case trace.KindEnqueue:
@@ -73,7 +88,11 @@ func (ev events) line(e trace.Event) (line, bool) {
 		l.text = ev.workqueueLine(e)
 	case trace.KindReconcile:
 		l.text = note(ev.at("worker", e), clip(e.Op+" "+e.Detail, 120))
-	default: // show, queue, log: they inspect, nothing moves
+	case trace.KindQueue: // what cachelab's queue holds
+		l.text = note(ev.at("queue", e), clip(e.Detail, 100))
+	case trace.KindLog: // what the informer logged about a handler
+		l.text = note(ev.at("idx", e), clip(e.Detail, 100))
+	default: // show: a step's show lines are one note (step)
 		return line{}, false
 	}
 	if l.text == "" {
@@ -81,24 +100,6 @@ func (ev events) line(e trace.Event) (line, bool) {
 	}
 	l.arrow = !strings.HasPrefix(l.text, "Note ")
 	return l, true
-}
-
-// request is a LIST or WATCH going out, or its answer coming back:
-// dashed, and crossed when the server refused it (a 4xx or 5xx status).
-func (ev events) request(e trace.Event) line {
-	l := line{layer: e.Layer, key: e.Key}
-	if e.Op != "answer" {
-		l.text = arrow(ev.at("refl", e), "->>", "api", firstFields(e.Detail, 3))
-		return l
-	}
-	answer := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(e.Detail), "->"))
-	code, _, _ := strings.Cut(answer, " ")
-	l.fault = len(code) == 3 && (code[0] == '4' || code[0] == '5') && strings.Trim(code, "0123456789") == ""
-	if l.fault {
-		answer = mark(true) + strings.TrimSuffix(firstFields(answer, 2), ":")
-	}
-	l.text = arrow("api", arrowFor(l.fault, true), ev.at("refl", e), clip(answer, 80))
-	return l
 }
 
 func (ev events) syncedOver(e trace.Event) string {
@@ -158,8 +159,11 @@ func arrowFor(fault, reply bool) string {
 	return "->>"
 }
 
+// writeLabel is a write as the text trace says it, but an update's
+// labels: a delete's line names the revision of the delete, which the
+// watch's DELETED event carries.
 func writeLabel(e trace.Event) string {
-	if e.Key == "" || e.RV == "" {
+	if e.Key == "" || e.RV == "" || e.Op == "delete" {
 		return clip(e.Detail, 100)
 	}
 	return e.Op + " " + e.Key + "@" + e.RV

@@ -7,8 +7,9 @@ import (
 	"github.com/cachelab/cachelab/sim/trace/mermaid"
 )
 
-// One step of a run: an update travels from etcd to a handler, and
-// client-go agreed.
+// One step of a run: an update travels from etcd, through
+// kube-apiserver's watch cache and watch w1, to a handler, and client-go
+// agreed.
 func ExampleRender() {
 	key := "ns0/a"
 	r := mermaid.Run{
@@ -29,14 +30,14 @@ func ExampleRender() {
 	// %% stack default · seed 0 · server watchcache · etcd  · cachelab's events, client-go's verdict per step
 	// sequenceDiagram
 	//     participant etcd as etcd
-	//     participant api as kube-apiserver
+	//     participant api as kube-apiserver (watch cache)
 	//     participant refl as reflector
 	//     participant queue as queue
 	//     participant idx as indexer
 	//     participant h0_h1 as handler h1
 	//     Note over etcd,h0_h1: step 1 · update ns0/a · example.txt:3 · client-go ✓
-	//     Note over etcd: update ns0/a@4
-	//     api->>refl: ns0/a@4 MODIFIED
+	//     etcd->>api: update ns0/a@4
+	//     api->>refl: w1 ns0/a@4 MODIFIED
 	//     refl->>queue: ns0/a@4
 	//     queue->>idx: ns0/a@4 Updated
 	//     Note over idx: update ns0/a@2 -> ns0/a@4

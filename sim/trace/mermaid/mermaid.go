@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
@@ -114,7 +115,8 @@ func newDiagram(r Run, f trace.Filter) *diagram {
 	// Each informer its reflector, queue and indexer (start's without a
 	// name, each factory's named), then the handlers, then each
 	// controller's workqueue and worker.
-	ev := events{handlers: map[string]string{}, informers: map[string]string{}, controllers: map[string]string{}}
+	ev := events{handlers: map[string]string{}, informers: map[string]string{}, controllers: map[string]string{},
+		cached: h.Server != scenario.ServerEtcd, cache: &cacheState{}}
 	var informers, handlers, controllers []string
 	for i := range r.Steps {
 		sr := f.Step(r.Steps[i])
@@ -177,7 +179,16 @@ func (d *diagram) step(sr trace.StepResult, ev events) block {
 	// the queue when the list is replayed. The first stays with the
 	// reflector (issue 29).
 	temp := trace.IntoTemporaryStore(sr.Sides[trace.Cachelab])
+	var shown []trace.Event // the step's show lines: one note, where the first was
+	showAt := 0
 	for i, e := range append(append([]trace.Event(nil), sr.World...), sr.Sides[trace.Cachelab]...) {
+		if e.Kind == trace.KindShow {
+			if shown == nil {
+				showAt = len(b.lines)
+			}
+			shown = append(shown, e)
+			continue
+		}
 		if j := i - len(sr.World); j >= 0 && temp != nil && temp[j] {
 			b.lines = append(b.lines, line{layer: e.Layer, key: e.Key, shape: trace.Shape(e) + "\x00temporary store",
 				text: note(ev.at("refl", e), clip(e.Detail, 80)+" into the watch-list's temporary store")})
@@ -190,6 +201,10 @@ func (d *diagram) step(sr trace.StepResult, ev events) block {
 			b.fault = b.fault || l.fault
 			d.events++
 		}
+	}
+	if shown != nil {
+		b.lines = slices.Insert(b.lines, showAt, ev.show(sr.Cmd, shown))
+		d.events++
 	}
 	verdict := " · client-go ✓"
 	if sr.Divergence != nil {
@@ -231,10 +246,10 @@ func diverged(steps []trace.StepResult) bool {
 }
 
 func apiLabel(server string) string {
-	if server == "etcd" {
+	if server == scenario.ServerEtcd {
 		return "kube-apiserver (no watch cache)"
 	}
-	return "kube-apiserver"
+	return "kube-apiserver (watch cache)"
 }
 
 // handlerID is a participant id for a handler: letters, digits and _

@@ -20,6 +20,8 @@
   var CHIPS = 8;                // a cell with more events shows a counted band
   var EXPANDED = 400;           // chips an expanded cell draws at most
   var IMPLS = ["world", "cachelab", "client-go"];
+  var BASE = "without faults";  // an explored group's page: the scenario's run without faults (explored.go)
+  if (V.lanes.some(function (l) { return l.impl === BASE; })) IMPLS.push(BASE);
 
   // An object is in focus once one is picked (a run of one object starts
   // with it): its chips are highlighted, joined by arrows, and its story
@@ -41,7 +43,6 @@
   function count(n, what) { return thousands(n) + " " + what + (n === 1 ? "" : "s"); }
   function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function base(layer) { return layer.split("/")[0]; }
-  function name(key) { var i = key.indexOf("/"); return i < 0 ? key : key.slice(i + 1); }
 
   // event i of cell c, whole again: its shape with its object put back.
   function event(c, i) {
@@ -99,37 +100,9 @@
   }
   state.story = story;
 
-  // label is the words on an event's chip: its operation and object, or
-  // the start of its line (shorter in a narrow column, where it wraps).
-  function label(ev, narrow) {
-    // The lane says "reconcile": the chip says of what, and how it went.
-    if (ev.kind === "reconcile" && ev.key) return name(ev.key) + " → " + reconcileOutcome(ev.text);
-    if (ev.kind === "workqueue" && ev.key) {
-      var d = / in (\S+) \(/.exec(ev.text); // requeue web in 5ms (rate-limited), after web in 1s (requeue-after)
-      return ev.op + " " + name(ev.key) + (d ? " " + d[1] : "");
-    }
-    if (ev.key) return (ev.op ? ev.op + " " : "") + name(ev.key) + (ev.rv ? "@" + ev.rv : "");
-    var most = narrow ? 18 : 30;
-    return ev.text.length > most ? ev.text.slice(0, most - 1) + "…" : ev.text;
-  }
-
-  // reconcileOutcome is a reconcile line's result in a few words, for its
-  // chip: ok, error, a 409 conflict, what it wrote, a requeue, or skipped
-  // by the staleness guard. The whole line shows on click.
-  function reconcileOutcome(t) {
-    if (/not reconciled/.test(t)) return "skipped: stale cache";
-    var i = t.lastIndexOf("-> ");
-    if (i < 0) return "?";
-    var r = t.slice(i + 3), parts = [];
-    var w = /wrote rv (\d+)/.exec(r);
-    if (w) parts.push("wrote @" + w[1]);
-    if (/has been modified|Conflict/.test(r)) parts.push("409 conflict");
-    else if (/^error/.test(r)) parts.push("error");
-    else if (/\bok\b/.test(r)) parts.push("ok");
-    var q = /requeue-after (\d+\w+)/.exec(r);
-    if (q && !/overrides/.test(r)) parts.push("requeue " + q[1]);
-    return parts.join(" · ");
-  }
+  // label is the words on an event's chip (chips.js), for a column of
+  // width px (wide if not given).
+  function label(ev, width) { return cachelabChips.label(ev, width); }
 
   // fullLine is the event as the text trace prints it, then its typed fields.
   function fullLine(c, ev) {
@@ -143,7 +116,39 @@
       "  " + ev.text + "\n" + fields.join(" ");
   }
 
+  // legend names the marks chips carry (chips.js), each with a sample.
+  function legend() {
+    var p = document.getElementById("legend");
+    cachelabChips.legend.forEach(function (m) {
+      var item = el("span", "item");
+      item.appendChild(el("span", "sample" + (m[0] ? " " + m[0] : ""), m[1]));
+      item.appendChild(document.createTextNode(" " + m[2]));
+      p.appendChild(item);
+    });
+  }
+
+  // stepLabel is a step's number as the page shows it: on an explored
+  // group's page, the explored scenario's, or "+" for a fault explore
+  // put in.
+  function stepLabel(s) { return s.label || String(s.n); }
+
+  // explored says, on an explored group's page, what was explored: the
+  // scenario, where the faults went, how the steps are numbered, and what
+  // the lanes without faults are.
+  function explored() {
+    var x = V.explored, p = document.getElementById("explored");
+    if (!x) return;
+    p.hidden = false;
+    p.appendChild(el("b", "", "Explored: "));
+    p.appendChild(document.createTextNode(x.scenario + " with " + x.placement + " · steps numbered as in " + x.scenario +
+      ", + a fault explore put in · " + (x.baseline ? "lanes \"without faults\": " + x.scenario + "'s own run, to compare" :
+        "its run without faults could not be had here (explore merge without the scenario at hand)")));
+    p.title = x.scenario + ": " + x.title;
+  }
+
   function meta() {
+    legend();
+    explored();
     var h = V.header;
     document.getElementById("meta").textContent = "cachelab " + h.cachelab + " vs client-go " + h.clientGo +
       " · stack " + h.stack + " · seed " + h.seed + " · server " + h.server + " · etcd " + h.etcd +
@@ -225,7 +230,8 @@
   }
 
   function chip(c, i, ev) {
-    var b = el("button", "chip k-" + ev.kind, label(ev, colW[stepCol[c.s]] < NARROW));
+    var marks = cachelabChips.marks(ev);
+    var b = el("button", "chip k-" + ev.kind + (marks.length ? " " + marks.join(" ") : ""), label(ev, colW[stepCol[c.s]]));
     b.type = "button";
     b.title = fullLine(c, ev);
     b.dataset.obj = ev.obj;
@@ -239,21 +245,33 @@
   }
 
   // band is a cell's events counted: how many, of how many objects, by op
-  // (an update that changed nothing counted apart from one that did).
+  // (an update that changed nothing counted apart from one that did), a
+  // line for each controller's operations (two controllers can share an
+  // informer: each says whose they are).
   function band(c, idx) {
-    var objs = {}, nobj = 0, ops = {};
+    var objs = {}, nobj = 0, by = {};
     idx.forEach(function (i) {
       var o = c.e[i], sh = V.shapes[c.e[i + 1]], op = sh[1] || sh[0];
+      var who = sh[3] && (sh[0] === "workqueue" || sh[0] === "reconcile") ? sh[3] : "";
       if (c.e[i + 2] && c.e[i + 2] === c.e[i + 3]) op += " (unchanged)";
       if (o >= 0 && !objs[o]) { objs[o] = true; nobj++; }
+      var ops = by[who] = by[who] || {};
       ops[op] = (ops[op] || 0) + 1;
     });
-    var parts = Object.keys(ops).sort().map(function (op) { return op + " ×" + thousands(ops[op]); });
-    var b = el("button", "band", count(idx.length, "event") + " · " + count(nobj, "object") + "\n" + parts.join(" · "));
+    var lines = Object.keys(by).sort().map(function (who) { return (who ? who + ": " : "") + counted(by[who]); });
+    var b = el("button", "band", count(idx.length, "event") + " · " + count(nobj, "object") + "\n" + lines.join("\n"));
     b.type = "button";
     b.title = "click to show them (at most " + EXPANDED + "), or filter by object";
     b.addEventListener("click", function () { ui.expanded[c.s + "/" + c.l] = true; draw(); });
     return b;
+  }
+
+  // counted says how many of each op: "add ×1 · get ×2", or, when each
+  // came as often, "add·done·get ×2".
+  function counted(ops) {
+    var names = Object.keys(ops).sort(), n = ops[names[0]];
+    if (names.length > 1 && names.every(function (op) { return ops[op] === n; })) return names.join("·") + " ×" + thousands(n);
+    return names.map(function (op) { return op + " ×" + thousands(ops[op]); }).join(" · ");
   }
 
   // visibleEvents is the offsets in c.e of the events the object filter
@@ -304,7 +322,7 @@
   // but never below MIN: their chips are cut short, and a click shows the
   // whole line. colLeft[i] is column i's left edge.
   var colW = [], colLeft = [];
-  function layout(lanes) {
+  function layout(lanes, viewWidth) {
     var want = V.steps.map(function (s) {
       var quiet = lanes.every(function (li) {
         var c = cellAt[s.n + "/" + li];
@@ -314,7 +332,7 @@
       });
       return quiet ? QUIET : COL;
     });
-    var room = document.documentElement.clientWidth - LABEL - 2, cap = COL;
+    var room = viewWidth - LABEL - 2, cap = COL;
     var sorted = want.slice().sort(function (a, b) { return a - b; }), used = 0;
     for (var i = 0; i < sorted.length; i++) {
       var share = Math.floor((room - used) / (sorted.length - i));
@@ -328,11 +346,23 @@
   }
   function span(from, to) { return colLeft[stepCol[to]] + colW[stepCol[to]] - colLeft[stepCol[from]]; }
 
+  // draw draws the timeline for the window's width. Drawn, a page taller
+  // than the window gains a scrollbar, which takes from that width: it
+  // is drawn again, once, for the width that is left.
+  // The width is read before the timeline is emptied, which would take
+  // the scrollbar away with it.
   function draw() {
+    var before = document.documentElement.clientWidth;
+    drawOnce(before);
+    var after = document.documentElement.clientWidth;
+    if (after < before) drawOnce(after);
+  }
+
+  function drawOnce(viewWidth) {
     var t0 = performance.now();
     var main = document.getElementById("timeline");
     main.textContent = "";
-    var width = layout(visibleLanes());
+    var width = layout(visibleLanes(), viewWidth);
     var grid = el("div", "grid");
     grid.style.width = width + "px";
     main.appendChild(grid);
@@ -343,34 +373,42 @@
       var h = el("div", "step" + (s.agree ? "" : " diverged") + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
       h.style.width = h.style.flexBasis = colW[stepCol[s.n]] + "px";
       h.id = "step-" + s.n;
-      h.appendChild(el("b", "", s.n + " "));
+      h.appendChild(el("b", s.label === "+" ? "put-in" : "", stepLabel(s) + " "));
       h.appendChild(el("code", "", s.cmd));
-      h.title = s.pos + ": " + s.cmd;
+      h.title = s.pos + ": " + s.cmd + (s.label === "+" ? " (a fault explore put in)" : s.label ? " (step " + s.n + " of this file)" : "");
       head.appendChild(h);
     });
     grid.appendChild(head);
     grid.appendChild(faultRow());
 
-    var chips = 0, impl = "", d = V.divergence;
+    // Two groups: the world's lanes, then each layer's lanes of the two
+    // implementations, cachelab's right above client-go's, so that one
+    // look down a step's column compares them (issue 47).
+    var chips = 0, group = "", pair = "", d = V.divergence;
     visibleLanes().forEach(function (li) {
-      var l = V.lanes[li];
-      if (l.impl !== impl) {
-        impl = l.impl;
+      var l = V.lanes[li], g = l.impl === "world" ? "world" : "sides";
+      if (g !== group) {
+        group = g;
         // The group's name stays in view when the page scrolls sideways:
         // a row as wide as the run cannot stick, a name inside it can.
-        var g = el("div", "row group");
-        g.appendChild(el("span", "group-name", impl === "world" ? "the world (etcd, kube-apiserver's cache, the simulator)" : impl));
-        grid.appendChild(g);
+        var gr = el("div", "row group");
+        gr.appendChild(el("span", "group-name", g === "world" ? "the world (etcd, kube-apiserver's cache, the simulator)" :
+          "cachelab and client-go, layer by layer: cachelab's lane above client-go's"));
+        grid.appendChild(gr);
       }
-      var row = el("div", "row lane impl-" + l.impl);
-      var label = el("div", "label l-" + base(l.layer), l.layer);
+      var first = l.impl === "world" || l.layer + "|" + (l.informer || "") !== pair;
+      pair = l.layer + "|" + (l.informer || "");
+      var row = el("div", "row lane impl-" + l.impl.replace(/\s+/g, "-") + (first ? " pair" : ""));
+      var label = el("div", "label l-" + base(l.layer));
+      label.appendChild(el("span", "layer", l.layer));
+      if (l.impl !== "world") label.appendChild(el("span", "side", l.impl));
       if (l.informer) label.appendChild(el("span", "informer", l.informer));
       row.appendChild(label);
       V.steps.forEach(function (s) {
         var div = el("div", "cell" + (colW[stepCol[s.n]] < NARROW ? " narrow" : ""));
         div.style.width = div.style.flexBasis = colW[stepCol[s.n]] + "px";
         div.dataset.step = s.n; div.dataset.lane = li;
-        if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world") div.className += " diverged";
+        if (d && d.step === s.n && d.layer === l.layer && l.impl !== "world" && l.impl !== BASE) div.className += " diverged";
         var c = cellAt[s.n + "/" + li];
         if (c) chips += fillCell(div, c);
         row.appendChild(div);
@@ -495,7 +533,7 @@
     }
     steps.forEach(function (st) {
       var differ = st.cachelab.join("\n") !== st.clientGo.join("\n");
-      var tr = el("tr", differ ? "differ" : ""), n = el("td", "n"), a = el("a", "", "step " + st.step);
+      var tr = el("tr", differ ? "differ" : ""), n = el("td", "n"), a = el("a", "", "step " + stepLabel(V.steps[stepCol[st.step]]));
       a.href = "#step-" + st.step;
       a.addEventListener("click", function (e) {
         e.preventDefault();
