@@ -88,6 +88,9 @@ func Check(sc *scenario.Scenario, opts Options) error {
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st) // Parse checked them
 		err := serverAllows(st.Cmd, server, opts.Wire)
+		if err == nil {
+			err = scenario.InformedAdvance(st.Text, st.Moves, st.Informed, server)
+		}
 		switch {
 		case err != nil:
 		case external:

@@ -109,7 +109,7 @@ var commands = map[string]*command{
 		help:   "the informers' connections move to kube-apiserver 1 or 2, as behind a load balancer: their next requests go there; open watches stay where they are (watch-cache world only)",
 		minPos: 1, maxPos: 1},
 	// The clock.
-	"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff)",
+	"advance": {usage: "advance <duration>", help: "move the fake clock forward (resync periods, watch durations, re-watch backoff); behind the watch cache, with informers running, at most 24h at once (each watch is opened again every 5 to 10 minutes)",
 		minPos: 1, maxPos: 1},
 	"resync": {usage: "resync", help: "advance the fake clock by the informer's resync period, so a resync is due"},
 	// The informers.

@@ -42,8 +42,9 @@ type dryRun struct {
 	// made each, and whether each has made its informer.
 	factories     map[string]int
 	factoryHasInf map[string]bool
-	controllers   map[string]int // controller name ("" for an unnamed one) -> its start-controller's line
-	ctlWriter     int            // the line of the controller that writes, or 0
+	factoryRuns   map[string]bool // factory-start ran it with its informer made, and no stop since
+	controllers   map[string]int  // controller name ("" for an unnamed one) -> its start-controller's line
+	ctlWriter     int             // the line of the controller that writes, or 0
 
 	firstLine int           // the first command's line
 	cluster   *clusterModel // etcd-cluster ran (cluster.go)
@@ -51,7 +52,7 @@ type dryRun struct {
 
 func newDryRun() *dryRun {
 	return &dryRun{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
-		factories: map[string]int{}, factoryHasInf: map[string]bool{}, controllers: map[string]int{},
+		factories: map[string]int{}, factoryHasInf: map[string]bool{}, factoryRuns: map[string]bool{}, controllers: map[string]int{},
 		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
 }
 
@@ -105,6 +106,7 @@ func (p *dryRun) step(st Step, a Args) error {
 	case "stop":
 		p.running, p.controller, p.ctlWaits = false, 0, false
 		p.controllers, p.ctlWriter = map[string]int{}, 0
+		p.factoryRuns = map[string]bool{} // stop shuts the factories down (I4)
 	case "start-controller":
 		return p.startController(st.Line, a)
 	case "factory", "informer", "factory-start", "factory-wait":
@@ -347,8 +349,18 @@ func (p *dryRun) useHandler(cmd, name string) error {
 	return nil
 }
 
-// advance moves scenario time, which may not pass maxClock in all.
+// informed reports whether informers run, whose reflectors watch: start's
+// (its bare queues too: a reflector feeds them), or a factory's.
+func (p *dryRun) informed() bool {
+	return p.running || len(p.factoryRuns) > 0
+}
+
+// advance moves scenario time, which may not pass maxClock in all, nor,
+// behind the watch cache with informers running, more than a day at once.
 func (p *dryRun) advance(what string, d time.Duration) error {
+	if err := InformedAdvance(what, d, p.informed(), p.server); err != nil {
+		return err
+	}
 	if p.clock+d > maxClock {
 		return fmt.Errorf("%s: scenario time would reach %v; it may reach at most %v "+
 			"(the trace prints it as a Go duration, which stops at 292 years)", what, p.clock+d, maxClock)

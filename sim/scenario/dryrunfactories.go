@@ -66,6 +66,9 @@ func (p *dryRun) factoryStep(line int, cmd, name string) error {
 	if cmd == "informer" {
 		p.factoryHasInf[name] = true
 	}
+	if cmd == "factory-start" && p.factoryHasInf[name] {
+		p.factoryRuns[name] = true
+	}
 	return nil
 }
 

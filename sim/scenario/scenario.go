@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 )
@@ -47,6 +48,11 @@ type Step struct {
 	Args     []datadriven.CmdArg
 	Text     string // the command line as written
 	Expected string // the output after "----"
+	// Moves and Informed are the dry run's: how far the step moves the
+	// scenario's clock (advance, resync), and whether informers run as
+	// it begins (InformedAdvance).
+	Moves    time.Duration
+	Informed bool
 
 	// The expected block's lines in the file, 0-based: [blockFrom,
 	// blockTo), for Rewrite. blockFrom is the line after "----".
@@ -98,11 +104,14 @@ func Parse(file string, src []byte) (*Scenario, error) {
 	if sc.Server == "" {
 		world.server = sc.WrittenFor()
 	}
-	for _, st := range sc.Steps {
+	for i, st := range sc.Steps {
 		a, _ := ParseArgs(st) // parseForm checked them
+		sc.Steps[i].Informed = world.informed()
+		clock := world.clock
 		if err := world.step(st, a); err != nil {
 			return nil, &ParseError{File: file, Line: st.Line, Msg: err.Error()}
 		}
+		sc.Steps[i].Moves = world.clock - clock
 	}
 	return sc, nil
 }

@@ -56,6 +56,17 @@ func TestParseErrors(t *testing.T) {
 		{"too many", "# s\n\nbulk-create n=100001\n----\n", "x.txt:3: n=100001: want a count from 1 to 100000"},
 		{"too many in all", "# s\n\nbulk-create n=60000\n----\n\nbulk-create n=60000 ns=b\n----\n", "x.txt:6: bulk-create: this file would create 120000 objects in all; a scenario creates at most 100000"},
 		{"too long", "# s\n\nadvance 2000000h\n----\n", "x.txt:3: advance 2000000h: want a positive duration up to"},
+		// Issue 47, case 5: behind the watch cache, with informers
+		// running, a long advance is a re-watch every 5 to 10 minutes:
+		// one moves at most a day, and says so up front.
+		{"long advance behind the cache", "# s\n# Server: watchcache\n\nstart\n----\n\nadvance 100000h\n----\n",
+			"x.txt:7: advance 100000h: behind the watch cache, with informers running, one advance moves at most a day (24h): " +
+				"each watch ends every 5 to 10 minutes of scenario time and both informers open it again, so a day is about " +
+				"300 re-watches the run settles, and this would be about 1200000; advance a day at a time, or stop the informers first"},
+		{"long advance in the default world", "# s\n\nstart\n----\n\nadvance 25h\n----\n", "x.txt:6: advance 25h: behind the watch cache"},
+		{"long advance of bare queues", "# s\n\nstart-queue\n----\n\nadvance 25h\n----\n", "x.txt:6: advance 25h: behind the watch cache"},
+		{"long advance of a factory's informer", "# s\n\nfactory f\n----\n\ninformer f\n----\n\nfactory-start f\n----\n\nadvance 48h\n----\n",
+			"x.txt:12: advance 48h: behind the watch cache"},
 		{"update without change", "# s\n\ncreate ns0/a\n----\n\nupdate ns0/a\n----\n", "x.txt:6: update ns0/a needs labels=, image= or times="},
 		{"too many times", "# s\n\ncreate ns0/a\n----\n\nupdate ns0/a times=1001\n----\n", "x.txt:6: times=1001: want a count from 1 to 1000"},
 		{"page without list", "# s\n\nfail-next watch=500 page=2\n----\n", "x.txt:3: fail-next page= says which page of a LIST fails, and needs list=<status>"},
@@ -274,6 +285,22 @@ func TestHelpSaysDefaults(t *testing.T) {
 			if !strings.Contains(c.help, def) {
 				t.Errorf("%s: %s= defaults to %s, which its help %q does not say", name, key, def, c.help)
 			}
+		}
+	}
+}
+
+// Scenario time is cheap at any length where nothing waits on the way:
+// with no informer running, after stop, in the etcd world (a watch's
+// deadline passes in one move there), or a day at a time.
+func TestLongAdvancesWhereCheap(t *testing.T) {
+	for name, src := range map[string]string{
+		"no informers":   "# s\n# Server: watchcache\n\ncreate ns0/a\n----\n\nadvance 100000h\n----\n",
+		"after stop":     "# s\n# Server: watchcache\n\nstart\n----\n\nstop\n----\n\nadvance 100000h\n----\n",
+		"the etcd world": "# s\n# Server: etcd\n\nstart\n----\n\nadvance 100000h\n----\n",
+		"a day":          "# s\n# Server: watchcache\n\nstart\n----\n\nadvance 24h\n----\n\nadvance 24h\n----\n",
+	} {
+		if _, err := Parse("x.txt", []byte(src)); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -44,6 +44,9 @@ const (
 	// prints the time since the start as a Go duration, which stops at
 	// 292 years, and object timestamps cannot pass the year 9999.
 	maxClock = 100 * 365 * 24 * time.Hour
+	// MaxInformedAdvance bounds one advance behind the watch cache while
+	// informers run (InformedAdvance).
+	MaxInformedAdvance = 24 * time.Hour
 	// maxObjects bounds the objects a file creates in all: each is its own
 	// etcd write, and both informers hold every one.
 	maxObjects = 100000
@@ -367,4 +370,27 @@ func checkRaw(text string) error {
 		return fmt.Errorf("put-raw %s: that decodes as an object; put-raw is for bytes kube-apiserver cannot decode (create and update write objects)", text)
 	}
 	return nil
+}
+
+// InformedAdvance says why an advance of d (what, as written) cannot run
+// in world server with informers running (informed), or nil. Behind the
+// watch cache, scenario time passes second by second while informers
+// run, as it does for a real kube-apiserver: the cache sends bookmarks
+// on a timer of its own, and every watch ends at its deadline, 5 to 10
+// minutes after it began, and is opened again by both informers, each a
+// real request the run settles. A day is about 300 of them and some
+// seconds of CPU (4 s in process, 7 s over HTTPS, on a laptop's core);
+// a year would be hours. So one advance there moves at most a day while
+// informers run; longer spans are several advances, each a step of its
+// own. In the etcd world a watch's deadline passes in one move of the
+// clock, and without informers nothing waits on the way: any length up
+// to maxClock is cheap.
+func InformedAdvance(what string, d time.Duration, informed bool, server string) error {
+	if !informed || server == ServerEtcd || d <= MaxInformedAdvance {
+		return nil
+	}
+	return fmt.Errorf("%s: behind the watch cache, with informers running, one advance moves at most a day (24h): each watch ends "+
+		"every 5 to 10 minutes of scenario time and both informers open it again, so a day is about 300 re-watches the run "+
+		"settles, and this would be about %d; advance a day at a time, or stop the informers first",
+		what, int(d/(5*time.Minute)))
 }
