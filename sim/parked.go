@@ -188,3 +188,61 @@ func (w *parkWait) next(busy map[*side]string) error {
 func (s *side) busy() string {
 	return parkedAsLeft([]*side{s}, nil)[s]
 }
+
+// untilParked settles the cache, then the live sides (round), until
+// every goroutine of every live side is parked as the round left it
+// (parked.go): one goroutine dump for all of them, taken once the
+// round's checks all say settled. A side found busy, a reflector on its
+// way to a read of the clock, say, goes on, and the round is made again.
+// then, if set, runs once all is settled.
+func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then func(pairs [][2]*side, rev int64)) error {
+	var wait *parkWait
+	for {
+		if err := r.settleCache(); err != nil {
+			return err
+		}
+		pairs := r.livePairs()
+		var rev int64
+		if len(pairs) > 0 {
+			var err error
+			if rev, err = r.revision(); err != nil {
+				return err
+			}
+			if err := round(pairs, rev); err != nil {
+				return err
+			}
+		}
+		sides := make([]*side, 0, 2*len(pairs))
+		for _, p := range pairs {
+			sides = append(sides, p[0], p[1])
+		}
+		busy := parkedAsLeft(sides, r.quietMoment())
+		if busy == nil {
+			if then != nil {
+				then(pairs, rev)
+			}
+			return nil
+		}
+		if wait == nil {
+			wait = r.newParkWait(sides)
+		}
+		if err := wait.next(busy); err != nil {
+			return err
+		}
+	}
+}
+
+// quietMoment is the dump that found the caches quiescent, if nothing the
+// runner can see has changed since it was taken (cacheActivity): what it
+// shows of the sides' goroutines is how they are now, as far as any
+// dump can say, and untilParked need not take another. It is given out
+// once: a goroutine it shows busy has gone on since, and the next look
+// takes a dump of its own.
+func (r *runner) quietMoment() []string {
+	d := r.quietDump
+	r.quietDump = nil
+	if r.quietAt == nil || *r.quietAt != r.cacheActivity() {
+		return nil
+	}
+	return d
+}

@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/cachelab/cachelab/apistorage"
-	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -84,49 +80,6 @@ func (r *runner) settleSecond() error {
 		}
 		return nil
 	}, nil)
-}
-
-// untilParked settles the cache, then the live sides (round), until
-// every goroutine of every live side is parked as the round left it
-// (parked.go): one goroutine dump for all of them, taken once the
-// round's checks all say settled. A side found busy, a reflector on its
-// way to a read of the clock, say, goes on, and the round is made again.
-// then, if set, runs once all is settled.
-func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then func(pairs [][2]*side, rev int64)) error {
-	var wait *parkWait
-	for {
-		if err := r.settleCache(); err != nil {
-			return err
-		}
-		pairs := r.livePairs()
-		var rev int64
-		if len(pairs) > 0 {
-			var err error
-			if rev, err = r.revision(); err != nil {
-				return err
-			}
-			if err := round(pairs, rev); err != nil {
-				return err
-			}
-		}
-		sides := make([]*side, 0, 2*len(pairs))
-		for _, p := range pairs {
-			sides = append(sides, p[0], p[1])
-		}
-		busy := parkedAsLeft(sides, r.quietMoment())
-		if busy == nil {
-			if then != nil {
-				then(pairs, rev)
-			}
-			return nil
-		}
-		if wait == nil {
-			wait = r.newParkWait(sides)
-		}
-		if err := wait.next(busy); err != nil {
-			return err
-		}
-	}
 }
 
 // settleClientGoSecond is settleSecond's wait for one client-go informer.
@@ -225,21 +178,6 @@ func (r *runner) cachesQuiescent() bool {
 	}
 	r.quietAt, r.quietDump = &key, all
 	return true
-}
-
-// quietMoment is the dump that found the caches quiescent, if nothing the
-// runner can see has changed since it was taken (cacheActivity): what it
-// shows of the sides' goroutines is how they are now, as far as any
-// dump can say, and untilParked need not take another. It is given out
-// once: a goroutine it shows busy has gone on since, and the next look
-// takes a dump of its own.
-func (r *runner) quietMoment() []string {
-	d := r.quietDump
-	r.quietDump = nil
-	if r.quietAt == nil || *r.quietAt != r.cacheActivity() {
-		return nil
-	}
-	return d
 }
 
 // activity is what cachesQuiescent keeps a yes for: the clock's time,
@@ -540,68 +478,6 @@ func (r *runner) settledLike(got, want snapshot) bool {
 // lines are is looked at once, by the comparison after settling.
 func (r *runner) linesLike(cg *side) bool {
 	return trace.SameCounts(cg.peer.rec, cg.rec, r.queueWorld())
-}
-
-// settleTimeout is the error for a side that stopped making progress:
-// what it was waiting for, the last lines of its trace, and what to try.
-func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State, took time.Duration) error {
-	hint := fmt.Sprintf("no progress for %v (%v in all); if the machine is busy, try a longer --settle-timeout", r.opts.SettleTimeout, took.Round(time.Second))
-	if want == nil && s.impl == trace.ClientGo { // settleSecond's wait
-		return fmt.Errorf("client-go did not settle between two moves of the clock: %s.\nIt was waiting for: its requests to be made, "+
-			"its watches to be open or waiting, and its last resync tick to be handled and popped.\nThe step's last trace lines:\n%s", hint, s.rec.Peek(20))
-	}
-	if want == nil {
-		b, _ := s.inf.backlog()
-		why := waitingFor(r.truth(), s.inf.lastSyncRV(), rev, c, b)
-		if g := s.busy(); g != "" {
-			why += ";\nand a goroutine of its own to park (parked.go), this one:\n" + g
-		}
-		return fmt.Errorf("cachelab did not settle: %s.\nIt was waiting for: %s.\nThe step's last trace lines:\n%s",
-			hint, why, s.rec.Peek(20))
-	}
-	got := s.snapshot()
-	if r.settledLike(got, *want) {
-		// The state matches and the lines do not: the comparison that
-		// follows says where they differ.
-		return nil
-	}
-	return &trace.Divergence{Layer: "settle", Diff: fmt.Sprintf("client-go did not reach cachelab's state (%s at rv %d): %s.\n%s\n"+
-		"The step's last trace lines, cachelab's:\n%sclient-go's:\n%s",
-		r.truth(), rev, hint, clipLines(cmp.Diff(*want, got), 40), s.peer.rec.Peek(20), s.rec.Peek(20))}
-}
-
-// waitingFor says in words what keeps cachelab from settling; truth
-// names where the resourceVersion rev it waits for is (etcd, or the
-// recording a replay plays).
-func waitingFor(truth, lastRV string, rev int64, c world.State, b informer.Backlog) string {
-	var why []string
-	if !atLeast(lastRV, rev) {
-		why = append(why, fmt.Sprintf("its reflector to reach %s's rv %d (it is at %q)", truth, rev, lastRV))
-	}
-	if c.Open == 0 && c.Waiting == 0 && !c.Parked {
-		why = append(why, "a watch to be open (none is)")
-	}
-	for _, w := range []struct {
-		on   bool
-		text string
-	}{{c.Listing, "a LIST or watch-list to be stored (Replace)"}, {c.Unapplied, "watch events handed over to be applied"},
-		{c.AskedBookmark, "a bookmark etcd was asked for"}, {c.Expiring, "a watch past its timeout to end"},
-		{b.Queued > 0, fmt.Sprintf("%d queued deltas to be processed", b.Queued)},
-		{b.SyncPending > 0, "the sync bookkeeping"}} {
-		if w.on {
-			why = append(why, w.text)
-		}
-	}
-	for h, n := range b.Handlers {
-		if n > 0 {
-			why = append(why, fmt.Sprintf("handler %s to take %d pending notifications", h, n))
-		}
-	}
-	if len(why) == 0 {
-		return "a resync tick to be handled"
-	}
-	sort.Strings(why)
-	return strings.Join(why, "; ")
 }
 
 // clipLines keeps the first n lines of text, saying how many were left out.
