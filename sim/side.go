@@ -163,7 +163,10 @@ func (s *side) start(cfg startConfig, seed uint64) error {
 	}
 	ctx := s.runCtx
 	s.running = true
-	s.done.Go(func() { s.do(func() { s.inf.run(ctx) }) })
+	// Made inside do, the goroutine carries the side's label from its
+	// first instruction: a dump taken before it has run sees it as the
+	// side's, and not yet parked.
+	s.do(func() { s.done.Go(func() { s.inf.run(ctx) }) })
 	return nil
 }
 
