@@ -435,7 +435,8 @@ func TestKeyReconciledEveryStepRests(t *testing.T) {
 // number of keys: twice the keys take no more dumps, and the step's
 // events are copied out of the recorder about once, when the step is
 // taken (counted, not timed). No test in this package runs in parallel,
-// so the process's dumps are this run's.
+// so the process's dumps are this run's. Before: 400 keys took 405 dumps
+// and 200 took 205; the recorder copied out 965,611 events for 3,606.
 func TestControllerRoundsDoNotGrowWithKeys(t *testing.T) {
 	measure := func(n int) (dumps int64, copied, recorded int) {
 		sc, err := scenario.Parse("keys.txt", []byte(script("start-controller", "start", fmt.Sprintf("bulk-create n=%d", n))))
@@ -463,10 +464,15 @@ func TestControllerRoundsDoNotGrowWithKeys(t *testing.T) {
 		}
 		panic("no steps")
 	}
+	// Settling polls while the cache takes in the step's writes, and a
+	// poll that finds things moved takes a dump: how many depends on the
+	// machine. A dump a round is 600 more for 600 more keys; half that
+	// is far above the polls' noise.
 	d1, _, _ := measure(200)
-	d2, copied, recorded := measure(400)
-	if d2 > d1+20 {
-		t.Errorf("the step with 400 keys took %d goroutine dumps, the one with 200 %d: a dump a key", d2, d1)
+	d2, copied, recorded := measure(800)
+	t.Logf("goroutine dumps: %d for 200 keys, %d for 800; events copied out: %d of %d", d1, d2, copied, recorded)
+	if d2-d1 > 300 {
+		t.Errorf("the step with 800 keys took %d goroutine dumps, the one with 200 %d: a dump a key", d2, d1)
 	}
 	if copied > 2*recorded {
 		t.Errorf("the recorder copied out %d events, of %d recorded: the step's events again in every round", copied, recorded)
