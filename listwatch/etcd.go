@@ -29,6 +29,11 @@ type EmbeddedOptions struct {
 	// Dir is the data directory. Empty means a new temporary directory,
 	// removed by Close.
 	Dir string
+	// TempDir is where that temporary directory is made: os.TempDir() if
+	// empty. A caller that runs many etcds at once (cachelab explore)
+	// gives them one directory of its own, so that it can remove them
+	// all at once should it have to exit without waiting for them.
+	TempDir string
 	// Fsync turns etcd's fsync back on. Off by default: a teaching and
 	// test etcd trades durability across power loss for speed.
 	Fsync bool
@@ -90,7 +95,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 	e := &Embedded{opts: opts, dir: opts.Dir}
 	if e.dir == "" {
-		dir, err := os.MkdirTemp("", "cachelab-etcd-")
+		dir, err := os.MkdirTemp(opts.TempDir, "cachelab-etcd-")
 		if err != nil {
 			return nil, fmt.Errorf("listwatch: embedded etcd data dir: %w", err)
 		}

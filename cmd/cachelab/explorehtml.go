@@ -22,13 +22,14 @@ import (
 // that a group's story can be read step by step. Every page is one file
 // that opens offline.
 
-// writeGroupPages writes each group's timeline (its file, run again: a
-// run is deterministic, so it is the run explore saw) and index.html.
-func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string) error {
+// writeGroupPages writes each group's timeline (its file, run again with
+// runs' options and the record's: a run is deterministic, so it is the
+// run explore saw) and index.html.
+func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string, runs sim.Options) error {
 	pages := map[int]string{}
 	for i, g := range groups {
 		name := strings.TrimSuffix(files[i], ".txt") + ".html"
-		if err := writeTimeline(ctx, rec, g, name); err != nil {
+		if err := writeTimeline(ctx, rec, g, name, runs); err != nil {
 			return fmt.Errorf("the timeline of group %d (%s): %w", i+1, g.Label, err)
 		}
 		pages[i] = name
@@ -36,12 +37,13 @@ func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.R
 	return writeIndex(rec, groups, files, pages, filepath.Join(dir, "index.html"))
 }
 
-func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, name string) error {
+func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, name string, runs sim.Options) error {
 	sc, err := scenario.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(ctx, sc, sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed, Plant: rec.Plant})
+	runs.Stack, runs.Server, runs.Seed, runs.Plant = informer.Stack(rec.Stack), rec.Server, rec.Seed, rec.Plant
+	res, err := sim.Run(ctx, sc, runs)
 	if err != nil {
 		return err
 	}
