@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -38,10 +37,13 @@ type EmbeddedOptions struct {
 	// notifications on idle watches (etcd's default, 10 minutes, if 0;
 	// at least 100ms).
 	ProgressNotifyInterval time.Duration
-	// TLS, if set, makes the server speak https with this certificate and
-	// require client certificates signed by this CA. The embedded client
-	// uses the same certificate, which must therefore allow both server
-	// and client authentication.
+	// TLS, if set, makes the client port use these files, as an etcd of
+	// the user's own is set up: this certificate, and client certificates
+	// signed by this CA. The embedded client uses the same certificate,
+	// which must therefore allow both server and client authentication.
+	// Without it, every port uses certificates of a CA the run makes in
+	// memory, and lets in only the clients that hold one (etcdtls.go,
+	// ClientOptions).
 	TLS TLSFiles
 	// Members is how many etcd members to run: 0 or 1 for one (the
 	// default), more for a cluster on loopback, each member with its
@@ -55,6 +57,7 @@ type Embedded struct {
 	opts    EmbeddedOptions
 	dir     string
 	ownDir  bool
+	tls     *etcdTLS  // the certificates every port speaks TLS with (etcdtls.go)
 	members []*member // one, unless opts.Members asks for a cluster
 	client  *clientv3.Client
 	local   localKV // LocalKV's, for one member (local.go)
@@ -96,6 +99,11 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		}
 		e.dir, e.ownDir = dir, true
 	}
+	var err error
+	if e.tls, err = newEtcdTLS(e.dir, opts.TLS); err != nil {
+		e.removeDir()
+		return nil, err
+	}
 	if e.cluster() {
 		if err := e.startCluster(ctx); err != nil {
 			e.stop()
@@ -105,11 +113,8 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return e, nil
 	}
 	m := &member{name: embed.DefaultName, dir: e.dir}
-	m.clientURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	if !opts.TLS.empty() {
-		m.clientURL.Scheme = "https"
-	}
-	m.peerURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	m.clientURL = url.URL{Scheme: "https", Host: "127.0.0.1:0"}
+	m.peerURL = url.URL{Scheme: "https", Host: "127.0.0.1:0"}
 	e.members = []*member{m}
 	if err := e.start(ctx); err != nil {
 		e.removeDir()
@@ -136,10 +141,7 @@ func (e *Embedded) config(m *member, crashed context.Context) *embed.Config {
 		logger = zap.NewNop()
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
-	if tls := e.opts.TLS; !tls.empty() {
-		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: tls.CertFile, KeyFile: tls.KeyFile,
-			TrustedCAFile: tls.CAFile, ClientCertAuth: tls.CAFile != ""}
-	}
+	cfg.ClientTLSInfo, cfg.PeerTLSInfo = e.tls.server, e.tls.peer
 	if e.cluster() {
 		e.clusterConfig(cfg, m)
 	}
@@ -159,7 +161,7 @@ func (e *Embedded) start(ctx context.Context) error {
 	}
 	m.clientURL.Host = m.server.Clients[0].Addr().String()
 	m.peerURL.Host = m.server.Peers[0].Addr().String()
-	client, err := Connect(ctx, ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS})
+	client, err := Connect(ctx, e.ClientOptions())
 	if err != nil {
 		m.stop()
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)

@@ -559,6 +559,9 @@ func (r *runner) connect() error {
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
+	if r.etcd != nil {
+		copts = r.etcd.ClientOptions() // its endpoints, and the run's client certificate
+	}
 	r.dial = func(i int) (*clientv3.Client, error) {
 		o := copts
 		if r.etcd != nil && r.etcd.Members() > 1 {
