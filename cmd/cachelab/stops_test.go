@@ -48,7 +48,7 @@ func shardRecords(t *testing.T, dir string) []string {
 	return files
 }
 
-func TestExploreStoppedBySignal(t *testing.T) {
+func TestStoppedBySignalEveryCommand(t *testing.T) {
 	records := shardRecords(t, t.TempDir())
 	out := filepath.Join(t.TempDir(), "groups")
 	for _, tc := range []struct {
@@ -62,6 +62,9 @@ func TestExploreStoppedBySignal(t *testing.T) {
 			"cachelab: interrupted by SIGTERM while exploring add-update-delete, before any placement had run\n"},
 		{syscall.SIGHUP, []string{"explore", "add-update-delete", "--faults", "close-watch", "--shard", "0/2"},
 			"cachelab: interrupted by SIGHUP while exploring add-update-delete, before any placement had run\n"},
+		// run and replay said so already; the same words, one path.
+		{syscall.SIGTERM, []string{"run", "add-update-delete"}, "cachelab: interrupted by SIGTERM while starting etcd\n"},
+		{syscall.SIGHUP, []string{"replay", "testdata/sessions/control-chars.jsonl"}, "cachelab: interrupted by SIGHUP while reading the session\n"},
 		// merge runs each group's file again for its timeline.
 		{syscall.SIGINT, append([]string{"explore", "merge", "--out", out}, records...),
 			"cachelab: interrupted by SIGINT while writing the groups' timelines into " + out + "\n"},
@@ -108,6 +111,8 @@ func TestClosedStdoutEveryCommand(t *testing.T) {
 		{[]string{"scenarios", "--commands"}, "cachelab: stdout was closed (broken pipe) while listing the commands\n"},
 		{[]string{"run", "add-update-delete"}, "cachelab: stdout was closed (broken pipe) before the first step\n"},
 		{[]string{"run", "add-update-delete", "--output", "json"}, "cachelab: stdout was closed (broken pipe) before the first step\n"},
+		{[]string{"replay", "testdata/sessions/control-chars.jsonl"}, "cachelab: stdout was closed (broken pipe) before the first step\n"},
+		{[]string{"replay", "testdata/sessions/control-chars.jsonl", "--output", "json"}, "cachelab: stdout was closed (broken pipe) before the first step\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			empty := tmpdir(t)
