@@ -40,10 +40,16 @@ import (
 
 // registry is kube-apiserver's generic registry store for res over the
 // storage its factory builds for the etcd at endpoints.
-func registry(t testing.TB, endpoints []string, res listwatch.Resource) *genericregistry.Store {
+func registry(t testing.TB, e *listwatch.Embedded, res listwatch.Resource) *genericregistry.Store {
 	t.Helper()
 	cfg := storagebackend.NewDefaultConfig("/registry", unstructured.UnstructuredJSONScheme)
-	cfg.Transport.ServerList = endpoints
+	// Its factory takes TLS files only.
+	files, err := e.ClientFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Transport.ServerList = e.Endpoints()
+	cfg.Transport.TrustedCAFile, cfg.Transport.CertFile, cfg.Transport.KeyFile = files.CAFile, files.CertFile, files.KeyFile
 	cfg.CompactionInterval = 0 // never: the test compacts nothing
 	prefix := "/" + res.Resource
 	s, destroy, err := factory.Create(*cfg.ForResource(res.GroupResource()), newObject(res), newList(res), prefix+"/")
@@ -188,7 +194,7 @@ func newOracle(t *testing.T, res listwatch.Resource) *oracle {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return &oracle{etcd: e, res: res, ours: s, theirs: registry(t, e.Endpoints(), res)}
+	return &oracle{etcd: e, res: res, ours: s, theirs: registry(t, e, res)}
 }
 
 // key is the etcd key of "ns/name" (ns "" for a cluster-scoped object).

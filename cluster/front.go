@@ -2,19 +2,14 @@ package cluster
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,6 +19,8 @@ import (
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
+
+	"github.com/cachelab/cachelab/internal/localca"
 )
 
 // front is the HTTP end of the run's proxy: an HTTPS server on loopback,
@@ -85,33 +82,22 @@ func startFront(cfg *rest.Config) (*front, error) {
 	return f, nil
 }
 
-// loopbackCert is a certificate for 127.0.0.1 that is its own CA, made
-// for one run and kept in memory: the certificate to serve, and its PEM
-// for the clients to trust. An ECDSA key, made in a fraction of a
-// millisecond (client-go's certutil makes two RSA keys, about 0.2 s of
-// every run's start).
+// loopbackCert is a certificate for 127.0.0.1, made for one run and
+// kept in memory by a CA of the run's own (internal/localca): the
+// certificate to serve, and the CA's PEM for the clients to trust.
+// ECDSA keys, each made in a fraction of a millisecond (client-go's
+// certutil makes two RSA keys, about 0.2 s of every run's start).
 func loopbackCert() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := localca.New("cachelab-proxy CA", time.Now())
 	if err != nil {
 		return tls.Certificate{}, nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "cachelab-proxy"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	pair, err := ca.Issue(pkix.Name{CommonName: "cachelab-proxy"}, localca.Server)
 	if err != nil {
 		return tls.Certificate{}, nil, err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+	cert, err := pair.TLS()
+	return cert, ca.CertPEM(), err
 }
 
 // addr is the front's address, host:port.

@@ -32,7 +32,8 @@
 //     namespace that does not exist (admission.go);
 //   - TLS and authentication as a local test cluster has them: a CA made
 //     for the run, a serving certificate for 127.0.0.1 and localhost, and
-//     a client certificate per user name in system:masters (certs.go).
+//     a client certificate per user name in system:masters (certs.go,
+//     internal/localca, as the embedded etcd's own behind it).
 //     Client gives what a client needs; ClientConfig.WriteKubeconfig
 //     writes it as a kubeconfig, so kubectl can talk to the server too;
 //   - a watch's deadline on the server's clock (a scenario's), instead of

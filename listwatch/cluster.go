@@ -72,10 +72,6 @@ func (e *Embedded) clusterConfig(cfg *embed.Config, m *member) {
 // waits until each serves, connects the client, and leaves the first
 // member leading.
 func (e *Embedded) startCluster(ctx context.Context) error {
-	clientScheme := "http"
-	if !e.opts.TLS.empty() {
-		clientScheme = "https"
-	}
 	e.reusePort = true
 	var held [][]net.Listener
 	defer func() {
@@ -92,7 +88,7 @@ func (e *Embedded) startCluster(ctx context.Context) error {
 		for _, u := range []struct {
 			url    *url.URL
 			scheme string
-		}{{&m.clientURL, clientScheme}, {&m.peerURL, "http"}} {
+		}{{&m.clientURL, "https"}, {&m.peerURL, "https"}} {
 			l, err := e.reservePort()
 			if err != nil {
 				return err
@@ -184,7 +180,7 @@ func (e *Embedded) startMembers(ctx context.Context) error {
 		}
 	}
 	if e.client == nil {
-		client, err := Connect(ctx, ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS})
+		client, err := Connect(ctx, e.ClientOptions())
 		if err != nil {
 			return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
 		}

@@ -35,11 +35,13 @@ func startCluster(ctx context.Context, t testing.TB) *listwatch.Embedded {
 	return e
 }
 
-// connectInOrder is a client of e that uses the endpoints in the order
+// connectInOrder is a client of e that uses e's endpoints in the order
 // given (ClientOptions.InOrder), closed when the test ends.
-func connectInOrder(ctx context.Context, t testing.TB, endpoints []string) *clientv3.Client {
+func connectInOrder(ctx context.Context, t testing.TB, e *listwatch.Embedded, endpoints []string) *clientv3.Client {
 	t.Helper()
-	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: endpoints, InOrder: true})
+	opts := e.ClientOptions()
+	opts.Endpoints, opts.InOrder = endpoints, true
+	c, err := listwatch.Connect(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +98,7 @@ func TestClusterMemberStopStart(t *testing.T) {
 	defer cancel()
 	e := startCluster(ctx, t)
 	eps := e.Endpoints()
-	c := connectInOrder(ctx, t, []string{eps[1], eps[2], eps[0]})
+	c := connectInOrder(ctx, t, e, []string{eps[1], eps[2], eps[0]})
 	if got, err := e.MemberServing(ctx, c); err != nil || got != 1 {
 		t.Fatalf("MemberServing = %d, %v; want 1 (m2, the first of the client's endpoints)", got, err)
 	}
@@ -160,7 +162,7 @@ func TestClusterLeader(t *testing.T) {
 	defer cancel()
 	e := startCluster(ctx, t)
 	eps := e.Endpoints()
-	c := connectInOrder(ctx, t, []string{eps[1], eps[2], eps[0]})
+	c := connectInOrder(ctx, t, e, []string{eps[1], eps[2], eps[0]})
 	w := c.Watch(ctx, "/registry/pods/", clientv3.WithPrefix(), clientv3.WithRev(2))
 	expect := func(rev int64) {
 		t.Helper()
@@ -209,8 +211,9 @@ func TestClusterLeversOnOneMember(t *testing.T) {
 	}
 }
 
-// A cluster with TLS: its members' client URLs are https, each with the
-// same certificate; peers speak plain http on loopback.
+// A cluster with TLS files of the caller's own: its members' client URLs
+// are https, each with the same certificate; the peers speak TLS with
+// the run's own CA, as they always do.
 func TestClusterTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -40,8 +40,13 @@ type ClientOptions struct {
 	// the first one's for all).
 	Endpoints []string
 	// TLS, if set, secures the connection; it needs https:// endpoints.
-	// https:// without it trusts the system's CAs.
+	// https:// without it (or TLSConfig) trusts the system's CAs.
 	TLS TLSFiles
+	// TLSConfig, if set, secures the connection with a configuration
+	// made in memory, as an Embedded's (Embedded.ClientOptions): its CA
+	// and client certificate never touch a disk. It needs https://
+	// endpoints, and takes the place of TLS, which must then be empty.
+	TLSConfig *tls.Config
 	// DialTimeout bounds the check of each endpoint (5s if 0, as
 	// etcdctl's --dial-timeout).
 	DialTimeout time.Duration
@@ -84,10 +89,16 @@ func (opts ClientOptions) tlsConfig() (*tls.Config, error) {
 		scheme = u.Scheme
 	}
 	switch {
+	case opts.TLSConfig != nil && !opts.TLS.empty():
+		return nil, errors.New("listwatch: both TLS files and a TLS configuration are given: give one of them")
 	case scheme == "http" && !opts.TLS.empty():
 		return nil, fmt.Errorf("listwatch: TLS files are given but the etcd endpoints are http://; use https:// to connect with TLS")
+	case scheme == "http" && opts.TLSConfig != nil:
+		return nil, fmt.Errorf("listwatch: a TLS configuration is given but the etcd endpoints are http://; use https:// to connect with TLS")
 	case scheme == "http":
 		return nil, nil
+	case opts.TLSConfig != nil:
+		return opts.TLSConfig.Clone(), nil
 	}
 	if err := checkCAFile(opts.TLS.CAFile); err != nil {
 		return nil, err

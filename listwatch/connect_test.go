@@ -2,6 +2,7 @@ package listwatch_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log"
@@ -23,9 +24,11 @@ import (
 // Endpoints that cannot work are refused before anything is dialed, with
 // what is wrong; etcdctl's own forms (scheme://host:port) pass.
 func TestCheckEndpoints(t *testing.T) {
+	memory := &tls.Config{} // an Embedded's, made in memory
 	for _, tc := range []struct {
 		endpoints []string
 		tls       listwatch.TLSFiles
+		config    *tls.Config
 		want      string // "" for no error
 	}{
 		{endpoints: []string{"http://127.0.0.1:2379"}},
@@ -43,8 +46,11 @@ func TestCheckEndpoints(t *testing.T) {
 		{endpoints: []string{"http://a:1", "https://b:2"}, want: "endpoints mix http:// and https://"},
 		{endpoints: []string{"http://a:1"}, tls: listwatch.TLSFiles{CAFile: "ca.pem"}, want: "TLS files are given but the etcd endpoints are http://"},
 		{endpoints: []string{"https://a:1"}, tls: listwatch.TLSFiles{CertFile: "cert.pem"}, want: "TLS files: KeyFile and CertFile must both be present"},
+		{endpoints: []string{"https://a:1"}, config: memory},
+		{endpoints: []string{"http://a:1"}, config: memory, want: "a TLS configuration is given but the etcd endpoints are http://"},
+		{endpoints: []string{"https://a:1"}, tls: listwatch.TLSFiles{CAFile: "ca.pem"}, config: memory, want: "both TLS files and a TLS configuration are given"},
 	} {
-		err := listwatch.ClientOptions{Endpoints: tc.endpoints, TLS: tc.tls}.Check()
+		err := listwatch.ClientOptions{Endpoints: tc.endpoints, TLS: tc.tls, TLSConfig: tc.config}.Check()
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%v: %v", tc.endpoints, err)
@@ -131,9 +137,10 @@ func TestConnectErrorWrapsTheCause(t *testing.T) {
 // endpoint refuses, the second answers, and the client works.
 func TestConnectFailsOver(t *testing.T) {
 	e := startEtcd(t)
-	down := "http://" + loopback.Refused(t)
-	c, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{
-		Endpoints: append([]string{down}, e.Endpoints()...)})
+	down := "https://" + loopback.Refused(t)
+	opts := e.ClientOptions()
+	opts.Endpoints = append([]string{down}, e.Endpoints()...)
+	c, err := listwatch.Connect(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,10 @@
 //     back (to a snapshot's, or to 1). With EmbeddedOptions.Members it is
 //     a cluster on loopback (cluster.go): StopMember, StartMember (the
 //     member rejoins and catches up), MoveLeader and Leader; Snapshot,
-//     Restore and Wipe refuse there. Connect reaches any etcd by its
+//     Restore and Wipe refuse there. Every port of every member speaks
+//     TLS and lets in only a client whose certificate the run's own CA
+//     signed, made in memory (etcdtls.go): ClientOptions gives a client
+//     the endpoints and that certificate. Connect reaches any etcd by its
 //     endpoints, with TLS; ClientOptions.InOrder uses them one at a time,
 //     in order, so the member serving a watch is known.
 //   - Resource says where objects live (E1): /registry/<resource>/<ns>/<name>,

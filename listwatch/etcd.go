@@ -2,18 +2,12 @@ package listwatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -29,6 +23,11 @@ type EmbeddedOptions struct {
 	// Dir is the data directory. Empty means a new temporary directory,
 	// removed by Close.
 	Dir string
+	// TempDir is where that temporary directory is made: os.TempDir() if
+	// empty. A caller that runs many etcds at once (cachelab explore)
+	// gives them one directory of its own, so that it can remove them
+	// all at once should it have to exit without waiting for them.
+	TempDir string
 	// Fsync turns etcd's fsync back on. Off by default: a teaching and
 	// test etcd trades durability across power loss for speed.
 	Fsync bool
@@ -38,10 +37,13 @@ type EmbeddedOptions struct {
 	// notifications on idle watches (etcd's default, 10 minutes, if 0;
 	// at least 100ms).
 	ProgressNotifyInterval time.Duration
-	// TLS, if set, makes the server speak https with this certificate and
-	// require client certificates signed by this CA. The embedded client
-	// uses the same certificate, which must therefore allow both server
-	// and client authentication.
+	// TLS, if set, makes the client port use these files, as an etcd of
+	// the user's own is set up: this certificate, and client certificates
+	// signed by this CA. The embedded client uses the same certificate,
+	// which must therefore allow both server and client authentication.
+	// Without it, every port uses certificates of a CA the run makes in
+	// memory, and lets in only the clients that hold one (etcdtls.go,
+	// ClientOptions).
 	TLS TLSFiles
 	// Members is how many etcd members to run: 0 or 1 for one (the
 	// default), more for a cluster on loopback, each member with its
@@ -55,6 +57,7 @@ type Embedded struct {
 	opts    EmbeddedOptions
 	dir     string
 	ownDir  bool
+	tls     *etcdTLS  // the certificates every port speaks TLS with (etcdtls.go)
 	members []*member // one, unless opts.Members asks for a cluster
 	client  *clientv3.Client
 	local   localKV // LocalKV's, for one member (local.go)
@@ -90,11 +93,16 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 	e := &Embedded{opts: opts, dir: opts.Dir}
 	if e.dir == "" {
-		dir, err := os.MkdirTemp("", "cachelab-etcd-")
+		dir, err := os.MkdirTemp(opts.TempDir, "cachelab-etcd-")
 		if err != nil {
 			return nil, fmt.Errorf("listwatch: embedded etcd data dir: %w", err)
 		}
 		e.dir, e.ownDir = dir, true
+	}
+	var err error
+	if e.tls, err = newEtcdTLS(e.dir, opts.TLS); err != nil {
+		e.removeDir()
+		return nil, err
 	}
 	if e.cluster() {
 		if err := e.startCluster(ctx); err != nil {
@@ -105,11 +113,8 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return e, nil
 	}
 	m := &member{name: embed.DefaultName, dir: e.dir}
-	m.clientURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	if !opts.TLS.empty() {
-		m.clientURL.Scheme = "https"
-	}
-	m.peerURL = url.URL{Scheme: "http", Host: "127.0.0.1:0"}
+	m.clientURL = url.URL{Scheme: "https", Host: "127.0.0.1:0"}
+	m.peerURL = url.URL{Scheme: "https", Host: "127.0.0.1:0"}
 	e.members = []*member{m}
 	if err := e.start(ctx); err != nil {
 		e.removeDir()
@@ -136,10 +141,7 @@ func (e *Embedded) config(m *member, crashed context.Context) *embed.Config {
 		logger = zap.NewNop()
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
-	if tls := e.opts.TLS; !tls.empty() {
-		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: tls.CertFile, KeyFile: tls.KeyFile,
-			TrustedCAFile: tls.CAFile, ClientCertAuth: tls.CAFile != ""}
-	}
+	cfg.ClientTLSInfo, cfg.PeerTLSInfo = e.tls.server, e.tls.peer
 	if e.cluster() {
 		e.clusterConfig(cfg, m)
 	}
@@ -159,7 +161,7 @@ func (e *Embedded) start(ctx context.Context) error {
 	}
 	m.clientURL.Host = m.server.Clients[0].Addr().String()
 	m.peerURL.Host = m.server.Peers[0].Addr().String()
-	client, err := Connect(ctx, ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS})
+	client, err := Connect(ctx, e.ClientOptions())
 	if err != nil {
 		m.stop()
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
@@ -256,152 +258,6 @@ func (e *Embedded) Compact(ctx context.Context, rev int64) error {
 func (e *Embedded) Restart(ctx context.Context) error {
 	e.stop()
 	return e.start(ctx)
-}
-
-// ErrNoSnapshot is returned by Restore for a name Snapshot never took.
-var ErrNoSnapshot = errors.New("listwatch: no such snapshot")
-
-// snapshotsDir holds Snapshot's copies. It is inside the data directory,
-// beside etcd's own "member" directory (the only one etcd reads), so
-// that whatever removes the data directory removes them too.
-const snapshotsDir = "cachelab-snapshots"
-
-// Snapshot stops the server, copies its data (etcd's member directory:
-// the database and the write-ahead log) under name, and starts it again
-// on the same directory and ports, as Restart does: clients see a
-// restart. A snapshot of the same name is replaced. It is a cold copy of
-// one member's disk, the simplest backup there is; `etcdutl snapshot
-// restore` of a `snapshot save` would come back at the same revision too.
-func (e *Embedded) Snapshot(ctx context.Context, name string) error {
-	if err := checkSnapshotName(name); err != nil {
-		return err
-	}
-	if err := e.singleMember("Snapshot"); err != nil {
-		return err
-	}
-	e.stop()
-	dst := e.snapshotPath(name)
-	err := os.RemoveAll(dst)
-	if err == nil {
-		err = copyTree(e.memberDir(), dst)
-	}
-	if err != nil {
-		err = fmt.Errorf("listwatch: snapshot %s: %w", name, err)
-	}
-	return errors.Join(err, e.start(ctx))
-}
-
-// Restore stops the server, puts the data Snapshot saved under name back
-// in place of its own, and starts it again on the same ports. Its
-// revision is the snapshot's: resourceVersions go backwards, and every
-// write made since is gone. Clients see a restart, and etcd's client
-// resumes its watches from the revisions they had reached, which the
-// restored etcd has not (a watch from a future revision waits for it
-// silently).
-func (e *Embedded) Restore(ctx context.Context, name string) error {
-	if err := checkSnapshotName(name); err != nil {
-		return err
-	}
-	if err := e.singleMember("Restore"); err != nil {
-		return err
-	}
-	src := e.snapshotPath(name)
-	if _, err := os.Stat(src); err != nil {
-		return fmt.Errorf("%w: %q (%v)", ErrNoSnapshot, name, err)
-	}
-	e.stop()
-	err := os.RemoveAll(e.memberDir())
-	if err == nil {
-		err = copyTree(src, e.memberDir())
-	}
-	if err != nil {
-		err = fmt.Errorf("listwatch: restore %s: %w", name, err)
-	}
-	return errors.Join(err, e.start(ctx))
-}
-
-// Wipe stops the server, removes its data, and starts it again, empty,
-// on the same ports: a new member whose revision starts again at 1.
-// Snapshots are kept.
-func (e *Embedded) Wipe(ctx context.Context) error {
-	if err := e.singleMember("Wipe"); err != nil {
-		return err
-	}
-	e.stop()
-	err := os.RemoveAll(e.memberDir())
-	if err != nil {
-		err = fmt.Errorf("listwatch: wipe: %w", err)
-	}
-	return errors.Join(err, e.start(ctx))
-}
-
-func (e *Embedded) memberDir() string { return filepath.Join(e.dir, "member") }
-
-// singleMember refuses a lever that works on one member's data directory
-// when e is a cluster: copying one member's disk back would leave it
-// disagreeing with the others' raft logs.
-func (e *Embedded) singleMember(what string) error {
-	if e.cluster() {
-		return fmt.Errorf("%w: %s works on a single-member etcd, and this one has %d members "+
-			"(a member's data copied back would disagree with the others' raft logs)", ErrCluster, what, len(e.members))
-	}
-	return nil
-}
-
-func (e *Embedded) snapshotPath(name string) string {
-	return filepath.Join(e.dir, snapshotsDir, name)
-}
-
-// checkSnapshotName keeps a snapshot's name one path element.
-func checkSnapshotName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || !filepath.IsLocal(name) {
-		return fmt.Errorf("listwatch: snapshot name %q: want one file name", name)
-	}
-	return nil
-}
-
-// copyTree copies the directory src to dst, which must not exist:
-// directories, and regular files with their permissions. etcd is stopped,
-// so nothing changes under it.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case d.Type().IsRegular():
-			return copyFile(path, to, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a regular file or directory", path)
-	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // endStreamsOn is a stream interceptor that ends each stream when crashed

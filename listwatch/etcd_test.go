@@ -83,7 +83,7 @@ func TestEmbeddedRestartIsACrash(t *testing.T) {
 // connectTo is a client of e, closed when the test ends.
 func connectTo(ctx context.Context, t testing.TB, e *listwatch.Embedded) *clientv3.Client {
 	t.Helper()
-	client, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: e.Endpoints()})
+	client, err := listwatch.Connect(ctx, e.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ import (
 //	halt          every member's etcd server stops, all at once: its raft
 //	              loop ends, its database and write-ahead log are written
 //	              and closed
-//	removeDir     the temporary data directory goes (over 100 MB)
+//	removeDir     the temporary data directory goes (over 100 MB), and
+//	              the certificates' files, wherever the directory is
 //	closeServers  each member's listeners and connections close, and the
 //	              goroutines serving them end
 //
@@ -138,11 +139,15 @@ func (m *member) stop() {
 	m.server = nil
 }
 
+// removeDir removes etcd's certificate files (they are the run's, in a
+// directory given or not), and the data directory if it is a temporary
+// one.
 func (e *Embedded) removeDir() error {
-	if !e.ownDir {
-		return nil
+	err := e.tls.remove()
+	if e.ownDir {
+		err = os.RemoveAll(e.dir)
 	}
-	if err := os.RemoveAll(e.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("listwatch: remove %s: %w", e.dir, err)
 	}
 	return nil

@@ -140,6 +140,9 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	// Its own connection to etcd, as a kube-apiserver of its own has: on
 	// a cluster, in the order kube-apiserver's first takes them.
 	copts := r.opts.Etcd
+	if r.etcd != nil {
+		copts = r.etcd.ClientOptions()
+	}
 	copts.Endpoints = r.clients[0].Endpoints()
 	if r.etcd != nil && r.etcd.Members() > 1 {
 		copts.Endpoints, copts.InOrder = clusterEndpoints(len(r.clients), r.etcd.Endpoints()), true

@@ -166,7 +166,7 @@ func TestExternalEtcdKeepsOthersHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	etcd := listwatch.ClientOptions{Endpoints: server.Endpoints()}
+	etcd := server.ClientOptions()
 	c, err := listwatch.Connect(ctx, etcd)
 	if err != nil {
 		t.Fatal(err)

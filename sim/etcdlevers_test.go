@@ -69,7 +69,7 @@ func TestEtcdLeversEmbeddedOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	etcd := listwatch.ClientOptions{Endpoints: server.Endpoints()}
+	etcd := server.ClientOptions()
 	for _, cmd := range []string{"etcd-snapshot s1", "etcd-wipe"} {
 		_, err := Run(ctx, mustParse(t, "# s\n\n"+cmd+"\n----\n"), Options{Etcd: etcd})
 		name, _, _ := strings.Cut(cmd, " ")

@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -54,6 +55,15 @@ type Options struct {
 	// should it have to exit at once). Empty: a temporary directory,
 	// removed by Close.
 	EtcdDir string
+	// EtcdTempDir is where the embedded etcd's temporary data directory
+	// is made when EtcdDir is empty: os.TempDir() if empty too. The CLI's
+	// explore gives every run one directory of its own, to remove at
+	// once should a second signal end the process.
+	EtcdTempDir string
+	// EtcdLogger receives the embedded etcd's logs: none if nil. Its
+	// fatal and panic hooks decide what etcd's own fatal errors do (the
+	// CLI holds them while it ends the process at once).
+	EtcdLogger *zap.Logger
 	// QuickClose makes Close return as soon as what the run owns outside
 	// the process is gone (the embedded etcd stopped and its temporary
 	// data directory removed, or the run's keys deleted from an external
@@ -532,7 +542,7 @@ func (r *runner) connect() error {
 	}
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir,
+		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir, TempDir: r.opts.EtcdTempDir, Logger: r.opts.EtcdLogger,
 			ProgressNotifyInterval: r.opts.progressNotify})
 		if err != nil {
 			return err
@@ -549,6 +559,9 @@ func (r *runner) connect() error {
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
+	if r.etcd != nil {
+		copts = r.etcd.ClientOptions() // its endpoints, and the run's client certificate
+	}
 	r.dial = func(i int) (*clientv3.Client, error) {
 		o := copts
 		if r.etcd != nil && r.etcd.Members() > 1 {

@@ -27,6 +27,7 @@ func (m *Main) setRunning(s session) {
 // exitOnPanic is the panic handler runProcess installs.
 func (m *Main) exitOnPanic(_ context.Context, p any) {
 	fmt.Fprintf(m.Stderr, "cachelab: internal error (a bug in cachelab), on another goroutine: %v\n%s", p, debug.Stack())
+	m.quitting.Store(true)
 	m.mu.Lock()
 	s, dir := m.running, m.dataDir
 	m.mu.Unlock()

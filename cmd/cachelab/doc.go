@@ -42,7 +42,9 @@
 // signal stopped it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), and 141 when
 // stdout was closed by its reader. However it ends, a run removes what it
 // made: the embedded etcd's data directory, or its keys in an external
-// etcd (signals.go).
+// etcd (signals.go). Every command is stopped the same way, through one
+// path (ended, in signals.go): explore's runs too, whose etcds keep their
+// data in one directory of the CLI's (datadir.go).
 //
 // The command is a Main value (root.go) so that tests run the whole CLI in
 // the test process with their own streams: main.go only wires it to the

@@ -97,8 +97,7 @@ Faults:
 
 ` + plantHelp() + `
 
-Exit status: 0 when every placement agreed with client-go and kept the
-invariants, 1 when one did not, 2 for bad input, 3 when a run could not go on.`,
+` + exploreExitHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return m.explore(cmd, args[0], o) },
 	}
@@ -132,7 +131,9 @@ func (m *Main) exploreMergeCommand() *cobra.Command {
 		Long: `Merge reads the JSON records that 'cachelab explore --shard i/n' wrote, one
 per shard, checks they are every shard of one exploration, and prints the
 report the exploration unsharded prints, byte for byte (--output json: its
-record). --out DIR writes each group's scenario file, as explore does.`,
+record). --out DIR writes each group's scenario file, as explore does.
+
+` + exploreExitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out != "" {
@@ -156,7 +157,14 @@ record). --out DIR writes each group's scenario file, as explore does.`,
 			if err != nil {
 				return usage(err)
 			}
-			return m.report(cmd.Context(), rec, out, output.value)
+			var runs sim.Options
+			if out != "" { // each group's timeline is a run
+				if runs, err = m.runsOptions(); err != nil {
+					return err
+				}
+				defer m.dropDataDir()
+			}
+			return m.report(cmd.Context(), rec, out, output.value, runs)
 		},
 	}
 	cmd.Flags().Var(&output, "output", "the report: "+output.Type())
@@ -172,18 +180,9 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	if err != nil {
 		return usage(nearScenario(name, err))
 	}
-	var shard, shards int
-	if o.shard != "" {
-		if _, err := fmt.Sscanf(o.shard, "%d/%d", &shard, &shards); err != nil || shards < 1 || shard < 0 || shard >= shards ||
-			fmt.Sprintf("%d/%d", shard, shards) != o.shard {
-			return usage(fmt.Errorf("--shard %s: want i/n, with 0 <= i < n, such as 0/4", o.shard))
-		}
-		if shards == 1 {
-			return usage(fmt.Errorf("--shard %s: one shard is the whole exploration; leave --shard out", o.shard))
-		}
-		if o.out != "" {
-			return usage(fmt.Errorf("--out with --shard: a shard writes its record only; give --out to explore merge, which writes the groups' files"))
-		}
+	shard, shards, err := o.parseShard()
+	if err != nil {
+		return usage(err)
 	}
 	if o.out != "" {
 		if err := emptyDir(o.out); err != nil {
@@ -199,27 +198,57 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			faults = append(faults, f)
 		}
 	}
-	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
-		// QuickClose: a placement's run is over once its etcd is stopped
-		// and its data gone; an etcd cluster's last connections close in
-		// the background (for up to about 6 s each) while the next
-		// placements run, and the process exits without waiting for them.
-		Run: sim.Options{Stack: informer.Stack(o.stack.value), Server: o.server.value, Seed: o.seed, Plant: o.plant, QuickClose: m.exiting}}
-	began := m.Now()
-	ex, err := explore.Run(cmd.Context(), sc, opts)
+	runs, err := m.runsOptions()
 	if err != nil {
-		var bad *explore.InputError
-		if errors.As(err, &bad) {
-			return usage(err)
+		return err
+	}
+	defer m.dropDataDir() // after every run has closed: explore.Run and report wait for them
+	runs.Stack, runs.Server, runs.Seed, runs.Plant = informer.Stack(o.stack.value), o.server.value, o.seed, o.plant
+	ctx := cmd.Context()
+	// How far it got, for a signal's message: the runs that ended before
+	// the signal, of all. OnRun is called under explore's lock, and they
+	// are read once Run has returned.
+	var ran, total int
+	onRun := func(done, of int) {
+		if total = of; ctx.Err() == nil {
+			ran = done
 		}
-		return runError(err)
+	}
+	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
+		Run: runs, OnRun: onRun}
+	began := m.Now()
+	exploreRun := m.exploreRun
+	if exploreRun == nil { // a Main not made by NewMain
+		exploreRun = explore.Run
+	}
+	ex, err := exploreRun(ctx, sc, opts)
+	if err != nil {
+		return exploreFailed(ctx, err, sc.Name, ran, total)
 	}
 	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6))
 	rec := ex.Record()
 	if shards > 1 {
 		return m.writeRecord(rec)
 	}
-	return m.report(cmd.Context(), rec, o.out, o.output.value)
+	return m.report(ctx, rec, o.out, o.output.value, runs)
+}
+
+// parseShard reads --shard i/n: 0, 0 without it.
+func (o *exploreOptions) parseShard() (shard, shards int, err error) {
+	if o.shard == "" {
+		return 0, 0, nil
+	}
+	if _, err := fmt.Sscanf(o.shard, "%d/%d", &shard, &shards); err != nil || shards < 1 || shard < 0 || shard >= shards ||
+		fmt.Sprintf("%d/%d", shard, shards) != o.shard {
+		return 0, 0, fmt.Errorf("--shard %s: want i/n, with 0 <= i < n, such as 0/4", o.shard)
+	}
+	if shards == 1 {
+		return 0, 0, fmt.Errorf("--shard %s: one shard is the whole exploration; leave --shard out", o.shard)
+	}
+	if o.out != "" {
+		return 0, 0, errors.New("--out with --shard: a shard writes its record only; give --out to explore merge, which writes the groups' files")
+	}
+	return shard, shards, nil
 }
 
 // writeRecord writes an exploration's record as JSON.
@@ -229,21 +258,24 @@ func (m *Main) writeRecord(rec explore.Record) error {
 		return runError(err)
 	}
 	_, err = fmt.Fprintf(m.Stdout, "%s\n", b)
-	return err
+	return writeError(err, "while writing the exploration's record")
 }
 
 // report prints an exploration's report (or its record, as JSON), and
-// writes each group's file, its timeline and the report page (index.html)
-// into dir if one is given. It exits 1 when a
-// group is a divergence or a broken invariant.
-func (m *Main) report(ctx context.Context, rec explore.Record, dir, output string) error {
+// writes each group's file, its timeline (a run of the file, from runs)
+// and the report page (index.html) into dir if one is given. It exits 1
+// when a group is a divergence or a broken invariant.
+func (m *Main) report(ctx context.Context, rec explore.Record, dir, output string, runs sim.Options) error {
 	groups := rec.Groups()
 	files, err := writeGroupFiles(rec, groups, dir)
 	if err != nil {
 		return runError(err)
 	}
 	if dir != "" {
-		if err := writeGroupPages(ctx, rec, groups, files, dir); err != nil {
+		if err := writeGroupPages(ctx, rec, groups, files, dir, runs); err != nil {
+			if signalled(ctx) {
+				return stopped(ctx, "while writing the groups' timelines into "+dir)
+			}
 			return runError(err)
 		}
 	}
@@ -256,7 +288,11 @@ func (m *Main) report(ctx context.Context, rec explore.Record, dir, output strin
 			return err
 		}
 	} else {
-		rec.WriteReport(m.Stdout, files)
+		w := &errWriter{w: m.Stdout}
+		rec.WriteReport(w, files)
+		if err := writeError(w.err, "while writing the report"); err != nil {
+			return err
+		}
 	}
 	if bad {
 		return &exitError{code: exitDiverged, err: fmt.Errorf("✗ %s: a placement diverged from client-go or broke an invariant (above)", rec.Scenario)}

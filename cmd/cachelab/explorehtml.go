@@ -23,12 +23,14 @@ import (
 // that a group's story can be read step by step. Every page is one file
 // that opens offline.
 
-// writeGroupPages writes each group's timeline (its file, run again: a
-// run is deterministic, so it is the run explore saw) and index.html.
-// Each timeline says what was explored and shows, beside the group's
-// run, the scenario's run without faults (htmlview.Explored).
-func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string) error {
-	sc, baseline := withoutFaults(ctx, rec)
+// writeGroupPages writes each group's timeline (its file, run again with
+// runs' options and the record's: a run is deterministic, so it is the
+// run explore saw) and index.html. Each timeline says what was explored
+// and shows, beside the group's run, the scenario's run without faults
+// (htmlview.Explored).
+func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.RecordGroup, files map[int]string, dir string, runs sim.Options) error {
+	runs = exploredRunOptions(rec, runs)
+	sc, baseline := withoutFaults(ctx, rec, runs)
 	pages := map[int]string{}
 	for i, g := range groups {
 		name := strings.TrimSuffix(files[i], ".txt") + ".html"
@@ -38,7 +40,7 @@ func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.R
 				x.Steps = append(x.Steps, c.Step)
 			}
 		}
-		if err := writeTimeline(ctx, rec, g, x, name); err != nil {
+		if err := writeTimeline(ctx, g, x, name, runs); err != nil {
 			return fmt.Errorf("the timeline of group %d (%s): %w", i+1, g.Label, err)
 		}
 		pages[i] = name
@@ -46,33 +48,36 @@ func writeGroupPages(ctx context.Context, rec explore.Record, groups []explore.R
 	return writeIndex(rec, groups, files, pages, filepath.Join(dir, "index.html"))
 }
 
-// exploredRunOptions are the options every run of the exploration had.
-func exploredRunOptions(rec explore.Record) sim.Options {
-	return sim.Options{Stack: informer.Stack(rec.Stack), Server: rec.Server, Seed: rec.Seed, Plant: rec.Plant}
+// exploredRunOptions are runs (where the runs' etcds keep their data,
+// for a signal to remove) with the options every run of the exploration
+// had.
+func exploredRunOptions(rec explore.Record, runs sim.Options) sim.Options {
+	runs.Stack, runs.Server, runs.Seed, runs.Plant = informer.Stack(rec.Stack), rec.Server, rec.Seed, rec.Plant
+	return runs
 }
 
 // withoutFaults is the scenario explored and its run without faults, as
 // explore ran it first; nil where it cannot be had (explore merge, given
 // the records of a scenario file that is not where they say): the pages
 // then say so.
-func withoutFaults(ctx context.Context, rec explore.Record) (*scenario.Scenario, []trace.StepResult) {
+func withoutFaults(ctx context.Context, rec explore.Record, runs sim.Options) (*scenario.Scenario, []trace.StepResult) {
 	sc, err := sim.Load(rec.Scenario)
 	if err != nil {
 		return nil, nil
 	}
-	res, err := sim.Run(ctx, sc.WithoutExpectations(), exploredRunOptions(rec))
+	res, err := sim.Run(ctx, sc.WithoutExpectations(), runs)
 	if err != nil {
 		return sc, nil
 	}
 	return sc, res.Steps
 }
 
-func writeTimeline(ctx context.Context, rec explore.Record, g explore.RecordGroup, x htmlview.Explored, name string) error {
+func writeTimeline(ctx context.Context, g explore.RecordGroup, x htmlview.Explored, name string, runs sim.Options) error {
 	sc, err := scenario.Parse(strings.TrimSuffix(filepath.Base(name), ".html")+".txt", []byte(g.Outcomes[0].Minimal))
 	if err != nil {
 		return err
 	}
-	res, err := sim.Run(ctx, sc, exploredRunOptions(rec))
+	res, err := sim.Run(ctx, sc, runs)
 	if err != nil {
 		return err
 	}

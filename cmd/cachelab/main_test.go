@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,15 +43,50 @@ func TestMain(m *testing.M) {
 		"cachelab-diverging": mainDiverging,
 		"cachelab-panicking": mainPanicking,
 		"cachelab-slowclose": mainSlowClose,
+		"cachelab-exploring": mainExploring,
 	})
 }
 
 // cachelab-slowclose is cachelab whose session's Close says so on stderr
 // and never returns: a clean-up that hangs, which a second signal must
-// cut short without leaving the run's data behind.
+// cut short without leaving the run's data behind. Its explore hangs as
+// well: each placement's run stops for good after its second step, its
+// etcd running ("test: holding a run"), so that a signal finds etcds
+// that never stop.
 func mainSlowClose() {
 	m := NewMain()
 	wrapSessions(m, func(s session) session { return slowClose{session: s} })
+	run := m.exploreRun
+	m.exploreRun = func(ctx context.Context, sc *scenario.Scenario, o explore.Options) (*explore.Exploration, error) {
+		var runs atomic.Int32 // the runs that reached their second step: the first is the run without faults
+		o.Run.OnStep = func(sr trace.StepResult) bool {
+			if sr.Index == 2 && runs.Add(1) > 1 {
+				fmt.Fprintln(os.Stderr, "test: holding a run")
+				select {}
+			}
+			return true
+		}
+		context.AfterFunc(ctx, func() { fmt.Fprintln(os.Stderr, "test: closing, and never done") })
+		return run(ctx, sc, o)
+	}
+	os.Exit(runProcess(m, os.Args[1:]))
+}
+
+// cachelab-exploring is cachelab whose explore says on stderr when each
+// placement's run has ended ("test: placement N of M run"): something a
+// script can wait for before it stops an exploration in the middle,
+// which prints nothing until its end.
+func mainExploring() {
+	m := NewMain()
+	run := m.exploreRun
+	m.exploreRun = func(ctx context.Context, sc *scenario.Scenario, o explore.Options) (*explore.Exploration, error) {
+		onRun := o.OnRun
+		o.OnRun = func(done, total int) {
+			onRun(done, total)
+			fmt.Fprintf(os.Stderr, "test: placement %d of %d run\n", done, total)
+		}
+		return run(ctx, sc, o)
+	}
 	os.Exit(runProcess(m, os.Args[1:]))
 }
 

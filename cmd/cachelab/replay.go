@@ -66,7 +66,9 @@ Gone, and the informers list again.
 			} else {
 				err = m.run(cmd.Context(), args[0], o, p, out)
 			}
-			return p.end(err, out, m.Now())
+			// Said as Run will say it, so that a JSON stream's summary
+			// gives the exit status the process ends with.
+			return p.end(ended(cmd.Context(), cmd, err), out, m.Now())
 		},
 	}
 	traceFlags(cmd.Flags(), o)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/explore"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -47,6 +49,9 @@ type Main struct {
 
 	// open starts a run: sim.Open, or in tests a stand-in around it.
 	open func(context.Context, *scenario.Scenario, sim.Options) (session, error)
+	// exploreRun runs an exploration: explore.Run, or in tests a
+	// stand-in around it.
+	exploreRun func(context.Context, *scenario.Scenario, explore.Options) (*explore.Exploration, error)
 	// exiting is set when the process ends with the run (runProcess):
 	// the run then closes without waiting for etcd's last goroutines.
 	exiting bool
@@ -60,6 +65,9 @@ type Main struct {
 	mu      sync.Mutex
 	running session
 	dataDir string
+	// quitting is set once the process ends at once, before the data
+	// directory goes: etcd's fatal errors wait for the end (etcdLogger).
+	quitting atomic.Bool
 }
 
 // session is what a run needs of a *sim.Session.
@@ -86,7 +94,8 @@ type session interface {
 // NewMain returns a Main wired to the process.
 func NewMain() *Main {
 	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession, exit: os.Exit}
+		Getenv: os.Getenv, IsTerminal: isTerminal, Now: time.Now, NewTicker: clock.RealClock{}.NewTicker, open: openSession,
+		exploreRun: explore.Run, exit: os.Exit}
 }
 
 func openSession(ctx context.Context, sc *scenario.Scenario, opts sim.Options) (session, error) {
@@ -144,7 +153,7 @@ func (m *Main) Run(ctx context.Context, args []string) (code int) {
 	// Never nil: given nil, cobra reads os.Args.
 	root.SetArgs(append([]string{}, args...))
 	cmd, err := root.ExecuteContextC(ctx)
-	if err == nil {
+	if err = ended(ctx, cmd, err); err == nil {
 		return exitOK
 	}
 	m.errorf("cachelab: %v", err)

@@ -150,7 +150,9 @@ file:line.`,
 			} else {
 				err = m.run(cmd.Context(), args[0], o, p, out)
 			}
-			return p.end(err, out, m.Now())
+			// Said as Run will say it, so that a JSON stream's summary
+			// gives the exit status the process ends with.
+			return p.end(ended(cmd.Context(), cmd, err), out, m.Now())
 		},
 	}
 	f := cmd.Flags()
@@ -304,7 +306,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	server, overWire := worldOf(o.server.value)
 	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
-		QuickClose: m.exiting, Replay: rp}
+		QuickClose: m.exiting, EtcdLogger: m.etcdLogger(), Replay: rp}
 	if o.onCluster() {
 		// Refused steps first: they need no cluster to be found.
 		if err := sim.CheckCluster(sc); err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // How a run ends early, and cleans up on the way out.
@@ -114,6 +116,7 @@ func notifyContext(parent context.Context, again func(syscall.Signal)) (ctx cont
 // clean-up the first signal began is abandoned where it is: etcd, still
 // running in this process, ends with it.
 func (m *Main) atOnce(sig syscall.Signal) {
+	m.quitting.Store(true)
 	m.mu.Lock()
 	dir, s := m.dataDir, m.running
 	m.mu.Unlock()
@@ -139,6 +142,39 @@ func stopped(ctx context.Context, where string) error {
 		sig = interrupted{sig: syscall.SIGINT}
 	}
 	return &exitError{code: sig.code(), err: fmt.Errorf("%v %s", sig, where)}
+}
+
+// ended is the error a command that returned err ended with, said the
+// same way for every command (Run asks it of each): a command stopped by
+// a signal (ctx's cause) exits 128 plus its number, and one whose stdout
+// was closed by its reader (EPIPE) exits 141, whatever error the stop
+// surfaced as on the way out (a context canceled from deep inside a run,
+// a failed write). A command that knows where it was stopped says so
+// itself (run: "at step 4 of 6"), and ended keeps its words; for the
+// others, where is the command.
+func ended(ctx context.Context, cmd *cobra.Command, err error) error {
+	var ee *exitError
+	where := "in 'cachelab'"
+	if cmd != nil {
+		where = "in '" + cmd.CommandPath() + "'"
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.code >= exitSignalBase:
+		return err
+	case signalled(ctx):
+		return stopped(ctx, where)
+	case errors.Is(err, syscall.EPIPE):
+		return closedStdout(err, where)
+	}
+	return err
+}
+
+// signalled reports whether a stop signal cancelled ctx.
+func signalled(ctx context.Context) bool {
+	var sig interrupted
+	return errors.As(context.Cause(ctx), &sig)
 }
 
 // closedStdout is the error for a run whose stdout was closed by its
