@@ -32,12 +32,17 @@ type Event struct {
 	// MODIFIED, DELETED, BOOKMARK, ERROR), a delta's type (Added,
 	// Replaced, Sync, ReplacedAll, ...), a handler call (OnAdd, OnUpdate,
 	// OnDelete), an indexer change (add, update, delete), a write
-	// (create, update, delete, put-raw, delete-raw), or a request (LIST,
-	// WATCH, WATCH-LIST, or "answer" for what came back).
+	// (create, update, delete, put-raw, delete-raw), a request (LIST,
+	// WATCH, WATCH-LIST, or "answer" for what came back), a wire line's
+	// HTTP method, or, for the world, the lever that a line reports
+	// (Lever* constants; "" for the others).
 	Op string `json:"op,omitempty"`
 	// Initial marks a watch event that is one of a watch-list's initial
 	// events (before its end bookmark).
 	Initial bool `json:"initial,omitempty"`
+	// Status is an HTTP status: the code of a watch's ERROR event, or of
+	// a request's error answer; 0 where there is none.
+	Status int `json:"status,omitempty"`
 	// Detail is the rest of the line in words: the object as
 	// name@rv with its marks, or what a request asked and got.
 	Detail string `json:"detail"`
@@ -111,3 +116,37 @@ func (e Event) Base() string {
 	base, _, _ := strings.Cut(e.Layer, "/")
 	return base
 }
+
+// The levers a world line reports (Event.Op of a KindWorld event): the
+// ones an object's story names as the cause of what came after them
+// (Narrator).
+const (
+	LeverDisconnect       = "disconnect"        // the connection to the server is lost: watches dropped
+	LeverReconnect        = "reconnect"         // the connection is back
+	LeverCloseWatch       = "close-watch"       // the server ends each informer's watch
+	LeverCompact          = "compact"           // etcd's history before RV is gone
+	LeverHoldCache        = "hold-cache"        // a watch cache stops taking in etcd's events
+	LeverReleaseCache     = "release-cache"     // and catches up again
+	LeverRestartAPIServer = "restart-apiserver" // a kube-apiserver restarts: its watch cache ends every watch
+	LeverClock            = "clock"             // the scenario's clock moves
+	LeverStop             = "stop"              // the informers stop: the next start makes new ones
+	LeverEtcdRestore      = "etcd-restore"      // etcd goes back to a snapshot: its revision from PrevRV to RV
+	LeverEtcdWipe         = "etcd-wipe"         // etcd starts again on empty data: its revision from PrevRV to RV
+)
+
+// The marks a trace's words carry that stories read: they are written
+// where the line is made, and read back here, so that both agree.
+const (
+	// InitialEventsEndMark ends a watch-list's end bookmark's words.
+	InitialEventsEndMark = " (initial events end)"
+	// MorePagesMark ends a LIST answer's words when more pages follow.
+	MorePagesMark = " (more pages)"
+	// SameObjectMark ends an update whose old and new objects are the
+	// same: a resync's, or a relist's unchanged object.
+	SameObjectMark = " (same object: a resync or relist)"
+	// NewObjectMark ends an update whose old and new objects have
+	// different UIDs: the object was deleted and created again under
+	// the same name while the informer was not watching, and a relist
+	// found the new one where the cache held the old.
+	NewObjectMark = " (another object: the uid changed, deleted and created again unseen)"
+)

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -204,6 +205,9 @@ func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
 	}
 	e := trace.ObjectEvent(trace.LayerWatch, trace.KindEvent, string(ev.Type), ev.Object, text)
 	e.Watch, e.Initial = id, w.initial && ev.Type != watch.Bookmark && ev.Type != watch.Error
+	if st, ok := ev.Object.(*metav1.Status); ok && ev.Type == watch.Error {
+		e.Status = int(st.Code)
+	}
 	if trace.IsInitialEventsEnd(ev.Object) || ev.Type == watch.Error {
 		w.initial = false
 	}
