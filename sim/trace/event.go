@@ -34,15 +34,25 @@ type Event struct {
 	// OnDelete), an indexer change (add, update, delete), a write
 	// (create, update, delete, put-raw, delete-raw), a request (LIST,
 	// WATCH, WATCH-LIST, or "answer" for what came back), a wire line's
-	// HTTP method, or, for the world, the lever that a line reports
-	// (Lever* constants; "" for the others).
+	// HTTP method (or ERROR, for an error that came inside a watch's
+	// stream), or, for the world, the lever that a line reports (Lever*
+	// constants; "" for the others).
 	Op string `json:"op,omitempty"`
 	// Initial marks a watch event that is one of a watch-list's initial
 	// events (before its end bookmark).
 	Initial bool `json:"initial,omitempty"`
-	// Status is an HTTP status: the code of a watch's ERROR event, or of
-	// a request's error answer; 0 where there is none.
+	// Status is an HTTP status: the one a try got (a wire line; for the
+	// wire line of an ERROR inside a watch's stream, the stream's), the
+	// code of a watch's ERROR event, or of a request's error answer; 0
+	// where there is none (a try that failed without one).
 	Status int `json:"status,omitempty"`
+	// Try is which try of its request a wire line is: 1 for the first,
+	// 2 for the first retry, and so on.
+	Try int `json:"try,omitempty"`
+	// RetryAfter is the Retry-After header a try's response carried, as
+	// the server sent it ("1"): a client that tries again waits that
+	// many seconds first.
+	RetryAfter string `json:"retryAfter,omitempty"`
 	// Detail is the rest of the line in words: the object as
 	// name@rv with its marks, or what a request asked and got.
 	Detail string `json:"detail"`
@@ -63,7 +73,7 @@ const (
 	KindWrite     Kind = "write"     // etcd: one object created, updated or deleted (Op, Key, UID, RV, PrevRV)
 	KindWorld     Kind = "world"     // etcd or sim: anything else the world or a lever did
 	KindRequest   Kind = "request"   // request: a LIST or WATCH request, or its answer
-	KindWire      Kind = "wire"      // wire: one try of an HTTP request and its status (Op: the method)
+	KindWire      Kind = "wire"      // wire: one try of an HTTP request (Op: the method; Watch, Try, Status, RetryAfter), or an ERROR inside a watch's 200 stream (Op: ERROR)
 	KindEvent     Kind = "event"     // watch: an event on a watch (Watch, Op, Key, RV, Initial)
 	KindWatchEnd  Kind = "watch-end" // watch: a watch closed by the server
 	KindReflector Kind = "reflector" // reflector: a replace, a resync, a backoff, a watch's end

@@ -249,6 +249,7 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	if cacheServed(p.base) {
 		ctx, src = apistorage.WithSource(ctx)
 	}
+	ctx, _ = withWireCall(ctx, "LIST") // its tries' wire lines name it (wiretries.go)
 	obj, err := p.serveList(ctx, opts)
 	from := ""
 	if src != nil {
@@ -297,12 +298,13 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	}
 	timeout := serverTimeout(&opts)
 	srv := p.current()
+	ctx, call := withWireCall(ctx, id) // its tries' wire lines name it (wiretries.go)
 	inner, err := srv.WatchWithContext(ctx, opts)
 	if err != nil {
 		p.watchFailed(id, err)
 		return nil, err
 	}
-	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
+	w := &connWatch{id: id, call: call, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
 		initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock
