@@ -121,8 +121,10 @@ func (p *printer) summary(line string) error {
 }
 
 // wrap fits each line of text to the terminal's width (trace.Wrap),
-// continuing it after indent; the trace's own lines are wrapped by
-// trace.WriteStep, under the text after the layer column.
+// keeping its own indentation (a story's sentence stays under its step)
+// and continuing it after indent, or further in under a line indented
+// as far; the trace's own lines are wrapped by trace.WriteStep, under
+// the text after the layer column.
 func (p *printer) wrap(text, indent string) string {
 	if p.style.Width <= 0 {
 		return text
@@ -130,7 +132,12 @@ func (p *printer) wrap(text, indent string) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 		line = strings.TrimSuffix(line, "\n")
-		b.WriteString(strings.Join(trace.Wrap(line, p.style.Width-len(indent)), "\n"+indent) + "\n")
+		body := strings.TrimLeft(line, " ")
+		lead, next := line[:len(line)-len(body)], indent
+		if len(lead) >= len(next) {
+			next = lead + "  "
+		}
+		b.WriteString(lead + strings.Join(trace.Wrap(body, p.style.Width-len(next)), "\n"+next) + "\n")
 	}
 	return b.String()
 }
