@@ -81,8 +81,15 @@ func (n *Narrator) Step(sr StepResult, queueWorld bool) Told {
 	// A write that no side heard of in this step says why, if the world
 	// shows it and an informer was running to hear of it: heard of, the
 	// sides' sentences tell the rest.
+	var heard map[string]bool
 	for i, why := range unseen {
-		if why != "" && running && !heardOf(sr, sr.World[i].Key, queueWorld) {
+		if why == "" || !running {
+			continue
+		}
+		if heard == nil {
+			heard = heardOf(sr, queueWorld)
+		}
+		if !heard[sr.World[i].Key] {
 			told[World][i].Sentence += why
 		}
 	}
@@ -110,16 +117,17 @@ func (n *Narrator) memory(side, informer string) *sideMemory {
 	return m
 }
 
-// heardOf reports whether a side's compared events of the step name key.
-func heardOf(sr StepResult, key string, queueWorld bool) bool {
+// heardOf is the keys the sides' compared events of the step name.
+func heardOf(sr StepResult, queueWorld bool) map[string]bool {
+	heard := map[string]bool{}
 	for _, side := range []string{Cachelab, ClientGo} {
 		for _, e := range sr.Sides[side] {
-			if e.Key == key && Compared(e.Layer, queueWorld) {
-				return true
+			if e.Key != "" && Compared(e.Layer, queueWorld) {
+				heard[e.Key] = true
 			}
 		}
 	}
-	return false
+	return heard
 }
 
 // worldMemory is what the world's lines have said so far: the
