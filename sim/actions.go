@@ -153,7 +153,8 @@ func (r *runner) compact() error {
 		return fmt.Errorf("compact to %d: %w", rev, err)
 	}
 	r.etcdChanged() // a held LIST at an older resourceVersion now gets 410
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: history before rv %d is gone", rev))
+	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWorld, Op: trace.LeverCompact, RV: strconv.FormatInt(rev, 10),
+		Detail: fmt.Sprintf("compact: history before rv %d is gone", rev)})
 	return nil
 }
 
@@ -252,7 +253,7 @@ func cmdStop(r *runner, a scenario.Args) error {
 		}
 	}
 	r.stopped = true
-	r.note(trace.LayerSim, "", "informers stopped")
+	r.noteLever(trace.LayerSim, trace.LeverStop, "informers stopped")
 	if len(held) > 0 {
 		r.note(trace.LayerSim, "", fmt.Sprintf("held handlers let go: %s; the calls still buffered for them are not shown "+
 			"(which of them client-go still makes while it stops is chance: each listener picks at random between its closed input "+

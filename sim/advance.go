@@ -77,7 +77,7 @@ func (r *runner) advance(d time.Duration) error {
 			}
 		}
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
+	r.noteLever(trace.LayerSim, trace.LeverClock, fmt.Sprintf("clock +%v (now %s)", d, r.clock.Now().Sub(epoch)))
 	return nil
 }
 

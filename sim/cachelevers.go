@@ -42,8 +42,9 @@ func (r *runner) apiserver(a scenario.Args) (*apistorage.Server, string, error) 
 
 // onCache pulls a lever on a kube-apiserver's watch cache, and notes what
 // it did with etcd's revision: do says it, given the cache's owner (""
-// when the run has one kube-apiserver, else "apiserver-N's ").
-func (r *runner) onCache(a scenario.Args, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
+// when the run has one kube-apiserver, else "apiserver-N's "); lever
+// names it (trace.Lever*).
+func (r *runner) onCache(a scenario.Args, lever string, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
 	api, name, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -60,19 +61,19 @@ func (r *runner) onCache(a scenario.Args, do func(api *apistorage.Server, owner 
 	if err != nil {
 		return err
 	}
-	r.note(trace.LayerCache, "", msg)
+	r.noteLever(trace.LayerCache, lever, msg)
 	return nil
 }
 
 func holdCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
+	return r.onCache(a, trace.LeverHoldCache, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.HoldCache()
 		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev), nil
 	})
 }
 
 func releaseCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, func(api *apistorage.Server, owner string, rev int64) (string, error) {
+	return r.onCache(a, trace.LeverReleaseCache, func(api *apistorage.Server, owner string, rev int64) (string, error) {
 		api.ReleaseCache()
 		// A cache held since a restart now lists etcd. The LISTs held at
 		// it go again only once it is ready: let through at once, a retry
@@ -126,9 +127,9 @@ func restartAPIServer(r *runner, a scenario.Args) error {
 		}
 	}
 	if api.Ready() {
-		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch and listed etcd again")
+		r.noteLever(trace.LayerCache, trace.LeverRestartAPIServer, who+" restarted: its watch cache ended every watch and listed etcd again")
 	} else {
-		r.note(trace.LayerCache, "", who+" restarted: its watch cache ended every watch; it is not ready until it has listed etcd")
+		r.noteLever(trace.LayerCache, trace.LeverRestartAPIServer, who+" restarted: its watch cache ended every watch; it is not ready until it has listed etcd")
 	}
 	return nil
 }

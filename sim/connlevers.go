@@ -22,7 +22,7 @@ func closeWatch(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		n = s.conn.CloseWatches()
 	}
-	r.note(trace.LayerSim, "", fmt.Sprintf("the server closes each informer's watch (%d each)", n))
+	r.noteLever(trace.LayerSim, trace.LeverCloseWatch, fmt.Sprintf("the server closes each informer's watch (%d each)", n))
 	return nil
 }
 
@@ -36,7 +36,7 @@ func disconnect(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.Disconnect()
 	}
-	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
+	r.noteLever(trace.LayerSim, trace.LeverDisconnect, "connection lost: watches dropped, new requests wait")
 	return nil
 }
 
@@ -81,7 +81,7 @@ func (r *runner) cutConnections(cs []cutter, where string) error {
 	for _, wait := range ended {
 		wait()
 	}
-	r.note(trace.LayerSim, "", "connection lost: watches dropped, new requests wait")
+	r.noteLever(trace.LayerSim, trace.LeverDisconnect, "connection lost: watches dropped, new requests wait")
 	r.note(trace.LayerWire, "", fmt.Sprintf("the proxy between the informers and %s cut %d TCP %s; each watch ends as its client reads the reset",
 		where, n, plural(n, "connection", "connections")))
 	return nil
@@ -96,7 +96,7 @@ func reconnect(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}
-	r.note(trace.LayerSim, "", "connection back")
+	r.noteLever(trace.LayerSim, trace.LeverReconnect, "connection back")
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -41,19 +42,19 @@ func etcdRestore(r *runner, a scenario.Args) error {
 	if err := r.embeddedOnly(); err != nil {
 		return err
 	}
-	return r.travel(fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return r.etcd.Restore(r.ctx, a.Pos[0]) })
+	return r.travel(trace.LeverEtcdRestore, fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return r.etcd.Restore(r.ctx, a.Pos[0]) })
 }
 
 func etcdWipe(r *runner, a scenario.Args) error {
 	if err := r.embeddedOnly(); err != nil {
 		return err
 	}
-	return r.travel("etcd restarted on empty data", func() error { return r.etcd.Wipe(r.ctx) })
+	return r.travel(trace.LeverEtcdWipe, "etcd restarted on empty data", func() error { return r.etcd.Wipe(r.ctx) })
 }
 
 // travel restarts etcd with other data (restart), and says what happened
-// to its revision.
-func (r *runner) travel(what string, restart func() error) error {
+// to its revision; lever names it (trace.Lever*).
+func (r *runner) travel(lever, what string, restart func() error) error {
 	before, err := r.revision()
 	if err != nil {
 		return err
@@ -76,7 +77,8 @@ func (r *runner) travel(what string, restart func() error) error {
 	case after > before:
 		how = "resourceVersions jump forwards"
 	}
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("%s: revision %d -> %d (%s)", what, before, after, how))
+	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWorld, Op: lever,
+		RV: strconv.FormatInt(after, 10), PrevRV: strconv.FormatInt(before, 10), Detail: fmt.Sprintf("%s: revision %d -> %d (%s)", what, before, after, how)})
 	return nil
 }
 

@@ -79,12 +79,8 @@ func (h *handler) call(op string, obj any, detail string) trace.Event {
 // unchanged objects).
 const (
 	initialListMark = " (initial list)"
-	sameObjectMark  = " (same object: a resync or relist)"
-	// newObjectMark marks an update whose old and new objects have
-	// different UIDs: the object was deleted and created again under
-	// the same name while the informer was not watching, and a relist
-	// found the new one where the cache held the old.
-	newObjectMark = " (another object: the uid changed, deleted and created again unseen)"
+	sameObjectMark  = trace.SameObjectMark
+	newObjectMark   = trace.NewObjectMark // deleted and created again unseen
 )
 
 // uidOf is obj's metadata.uid ("" without metadata).

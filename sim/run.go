@@ -865,6 +865,12 @@ func (r *runner) note(layer, key, text string) {
 	r.world = append(r.world, trace.Event{Layer: layer, Kind: trace.KindWorld, Key: key, Detail: text})
 }
 
+// noteLever records what a lever did, named (trace.Lever*) so that an
+// object's story can name it as a cause.
+func (r *runner) noteLever(layer, lever, text string) {
+	r.world = append(r.world, trace.Event{Layer: layer, Kind: trace.KindWorld, Op: lever, Detail: text})
+}
+
 // noteWrite records a write of obj to etcd (op: create, update, delete).
 func (r *runner) noteWrite(op string, obj any, prevRV, text string) {
 	e := trace.ObjectEvent(trace.LayerEtcd, trace.KindWrite, op, obj, text)

@@ -28,7 +28,8 @@ import (
 // sim/trace's schema: this is the schema test for every built-in
 // scenario, at no cost beyond the runs the walkthroughs make anyway. And
 // each built-in's run is drawn as its HTML page and opened in headless
-// Chromium at 1280x800 (pagesFit).
+// Chromium at 1280x800 (pagesFit). And the objects' stories must say the
+// causes the trace shows (storiesTellCauses).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("scenarios/*.txt")
 	if err != nil || len(files) == 0 {
@@ -165,6 +166,7 @@ func runScenarioFile(t *testing.T, file string) htmlview.Run {
 		t.Error(d)
 	}
 	checkJSON(t, &records, jw, sc, ses)
+	storiesTellCauses(t, run)
 	return run
 }
 

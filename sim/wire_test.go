@@ -146,42 +146,67 @@ func startsAnInformer(sc *scenario.Scenario) bool {
 	return false
 }
 
-// The sample in docs/over-the-wire.md is what the run prints: each of its
-// trace lines is a line of add-update-delete's step 3 over the wire.
-var sampleLine = regexp.MustCompile(`^  (request|wire|watch) +\S`)
+// The samples in docs/over-the-wire.md are what the runs print: each
+// fenced block of trace lines follows a comment that names the built-in
+// scenario and the step it comes from (<!-- sample: NAME step N -->), and
+// each of its lines is a line of that step over the wire.
+var (
+	sampleLine   = regexp.MustCompile(`^  (request|wire|watch) +\S`)
+	sampleSource = regexp.MustCompile(`^<!-- sample: (\S+) step (\d+) -->$`)
+)
 
 func TestOverTheWirePageSampleIsCurrent(t *testing.T) {
 	page, err := os.ReadFile("../docs/over-the-wire.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := Load("scenarios/add-update-delete.txt")
-	if err != nil {
-		t.Fatal(err)
+	printed := map[string]string{} // "name step n" -> what the step prints
+	step := func(name, n string) string {
+		if p, ok := printed[name+" step "+n]; ok {
+			return p
+		}
+		sc, err := Load("scenarios/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sr := range res.Steps {
+			var b strings.Builder
+			trace.WriteStep(&b, sr, trace.TextStyle{Impl: trace.Cachelab})
+			printed[fmt.Sprintf("%s step %d", name, sr.Index)] = b.String()
+		}
+		return printed[name+" step "+n]
 	}
-	res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	trace.WriteStep(&b, res.Steps[2], trace.TextStyle{Impl: trace.Cachelab})
-	printed := b.String()
-	n, fenced := 0, false
-	for _, l := range strings.Split(string(page), "\n") {
+	n, fenced, source := 0, false, ""
+	for i, l := range strings.Split(string(page), "\n") {
+		if m := sampleSource.FindStringSubmatch(l); m != nil {
+			source = m[1] + " step " + m[2]
+		}
 		if strings.HasPrefix(l, "```") {
 			fenced = !fenced
+			if !fenced {
+				source = ""
+			}
 			continue
 		}
 		if !fenced || !sampleLine.MatchString(l) {
 			continue
 		}
 		n++
-		if !strings.Contains(printed, l+"\n") {
-			t.Errorf("docs/over-the-wire.md shows\n%s\nwhich step 3 does not print:\n%s", l, printed)
+		name, at, ok := strings.Cut(source, " step ")
+		if !ok {
+			t.Errorf("docs/over-the-wire.md:%d: a sample line whose block names no source (<!-- sample: NAME step N -->):\n%s", i+1, l)
+			continue
+		}
+		if p := step(name, at); !strings.Contains(p, l+"\n") {
+			t.Errorf("docs/over-the-wire.md:%d shows\n%s\nwhich %s does not print over the wire:\n%s", i+1, l, source, p)
 		}
 	}
-	if n < 3 {
-		t.Errorf("found %d sample lines in docs/over-the-wire.md; the test expects the request, wire and watch lines", n)
+	if n < 7 {
+		t.Errorf("found %d sample lines in docs/over-the-wire.md; the test expects its three samples' request, wire and watch lines", n)
 	}
 }
 
@@ -213,7 +238,7 @@ func TestOverTheWireConnectionLevers(t *testing.T) {
 			evs = res.Steps[step].Sides[impl]
 		}
 		for _, e := range evs {
-			if e.Layer == trace.LayerWire && !strings.HasPrefix(e.Detail, "GET ") {
+			if e.Layer == trace.LayerWire && e.Kind != trace.KindWire { // not a try
 				out = append(out, e.Detail)
 			}
 		}
@@ -274,4 +299,79 @@ func TestPauseOverTheWire(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "traces", "over-the-wire", "held-cache-disconnect.txt"), b.String(), false,
 		"the trace over the wire with a pause of 11 s while the network is down")
+}
+
+// Wire lines teach HTTP (issue 47, case 13): each says which request it
+// is a try of (the watch's id, as the request lines name it, or LIST),
+// which try, what the client waited before it (the rule it followed, not
+// wall time), its status and the Retry-After the server sent; and a
+// watch whose 200 stream later carries an ERROR says that the error came
+// inside the stream. The JSON event has each as a typed field. Both
+// sides write the same lines (the run agrees at every step).
+func TestWireLinesTeachHTTP(t *testing.T) {
+	wire := func(t *testing.T, name string, step int) []trace.Event {
+		t.Helper()
+		sc, err := Load("scenarios/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Divergence != nil {
+			t.Fatal(res.Divergence)
+		}
+		var out []trace.Event
+		for _, e := range res.Steps[step-1].Sides[trace.Cachelab] {
+			if e.Kind == trace.KindWire {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	const watchURI = "/api/v1/pods?allowWatchBookmarks=true&resourceVersion=2&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&timeoutSeconds=300&watch=true"
+
+	t.Run("a retried watch", func(t *testing.T) {
+		// watch-cache-not-ready, step 5: the restarted cache is not
+		// ready, and answers w2 with 429 and Retry-After: 1, eleven times.
+		got := wire(t, "watch-cache-not-ready", 5)
+		if len(got) != 11 {
+			t.Fatalf("%d wire lines for w2, want 11 tries:\n%v", len(got), got)
+		}
+		for i, e := range got {
+			want := trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: "GET", Watch: "w2", Try: i + 1, Status: 429, RetryAfter: "1",
+				Detail: "w2 GET " + watchURI + " 429 Too Many Requests (Retry-After: 1)"}
+			if i > 0 {
+				want.Detail = fmt.Sprintf("w2 try %d (after Retry-After: 1s) GET %s 429 Too Many Requests (Retry-After: 1)", i+1, watchURI)
+			}
+			if d := cmp.Diff(want, e); d != "" {
+				t.Errorf("try %d (-want +got):\n%s", i+1, d)
+			}
+		}
+	})
+	t.Run("an error inside a 200 stream", func(t *testing.T) {
+		// watch-cache-history, step 9: w2 opens (200), and its stream
+		// carries the cache's 410; the relist's LIST and w3 follow.
+		got := wire(t, "watch-cache-history", 9)
+		var lines []string
+		for _, e := range got {
+			lines = append(lines, e.Detail)
+		}
+		want := []string{
+			"w2 GET /api/v1/namespaces/ns0/pods?allowWatchBookmarks=true&resourceVersion=2&timeoutSeconds=300&watch=true 200 OK",
+			"w2 ERROR 410 Expired came inside its 200 OK stream, as an event: the status line had said the watch began",
+			"LIST GET /api/v1/namespaces/ns0/pods?resourceVersion=2 200 OK",
+			"w3 GET /api/v1/namespaces/ns0/pods?allowWatchBookmarks=true&resourceVersion=212&timeoutSeconds=300&watch=true 200 OK",
+		}
+		if d := cmp.Diff(want, lines); d != "" {
+			t.Fatalf("the wire lines (-want +got):\n%s", d)
+		}
+		if e := got[1]; e.Op != "ERROR" || e.Watch != "w2" || e.Status != 200 || e.Try != 1 {
+			t.Errorf("the stream's ERROR line has op %q, watch %q, status %d, try %d; want ERROR, w2, 200 (its stream's), 1", e.Op, e.Watch, e.Status, e.Try)
+		}
+		if e := got[2]; e.Watch != "" || e.Try != 1 || e.Status != 200 {
+			t.Errorf("the LIST's line has watch %q, try %d, status %d; want none, 1, 200", e.Watch, e.Try, e.Status)
+		}
+	})
 }

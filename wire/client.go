@@ -105,10 +105,10 @@ type Exchange struct {
 	Err    error
 	// RetryAfter is the Retry-After header, as sent ("" for none).
 	RetryAfter string
-	// Context is the context the request was made with: an observer
-	// tells requests apart by what its caller put in it (a simulator
-	// names the watch a try belongs to).
-	Context context.Context
+	// Request is the try as it was sent: its context carries the
+	// caller's values, so an observer can tell which of its calls a try
+	// belongs to.
+	Request *http.Request
 }
 
 // tries is the bookkeeping of one request's tries: how many, what the
@@ -220,7 +220,7 @@ func (c *client) do(ctx context.Context, uri string, try int) (*http.Response, e
 	req.Header.Set("Accept", jsonType)
 	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.http.Do(req)
-	x := Exchange{Method: http.MethodGet, URI: uri, Try: try, Err: err, Context: ctx}
+	x := Exchange{Method: http.MethodGet, URI: uri, Try: try, Err: err, Request: req}
 	if resp != nil {
 		x.Status, x.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 	}

@@ -33,8 +33,10 @@
 //     again after that long, and a connection broken under a LIST (reset,
 //     EOF) or a WATCH (EOF, timeout) after 1 s, up to 10 times. A WATCH
 //     whose connection broke every time is an empty watch, not an error.
-//   - each try is reported (Options.Observe): a simulator's trace shows
-//     the requests as kubectl -v=6 would.
+//   - each try is reported (Options.Observe), with its number, its
+//     status, the Retry-After it was sent and the request as it went out
+//     (whose context is the caller's): a simulator's trace shows the
+//     requests as kubectl -v=6 would, each try named after its call.
 //
 // Every rule here is held to client-go's by differential tests: the same
 // requests from both clients to an in-process kube-apiserver (package

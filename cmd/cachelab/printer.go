@@ -23,8 +23,10 @@ type printer struct {
 	style  trace.TextStyle
 	filter trace.Filter // --only, --object
 	// story is what each step did to --object's object, told after the
-	// run in the text output.
+	// run in the text output, each sentence with its cause where the
+	// trace shows it (narrator).
 	story      []trace.StoryStep
+	narrator   *trace.Narrator
 	queueWorld bool
 }
 
@@ -48,6 +50,7 @@ func (p *printer) header(h trace.Header) error {
 	if p.html != nil {
 		p.html.header(h)
 	}
+	p.narrator = trace.NewNarrator(h)
 	if p.mm != nil {
 		p.mm.run.Header, p.mm.started = h, true
 		return nil
@@ -75,7 +78,10 @@ func (p *printer) step(sr trace.StepResult) error {
 	trace.WriteStep(p.w, p.filter.Step(sr), p.style)
 	if p.filter.Object != "" {
 		p.queueWorld = p.queueWorld || trace.QueueWorld(sr)
-		if st, ok := trace.StoryOf(sr, p.filter.Object, p.queueWorld); ok {
+		if p.narrator == nil { // a trace always has its header first; this keeps a printer without one safe
+			p.narrator = trace.NewNarrator(trace.Header{})
+		}
+		if st, ok := trace.StoryOf(sr, p.narrator.Step(sr, p.queueWorld), p.filter.Object); ok {
 			p.story = append(p.story, st)
 		}
 	}
@@ -115,8 +121,10 @@ func (p *printer) summary(line string) error {
 }
 
 // wrap fits each line of text to the terminal's width (trace.Wrap),
-// continuing it after indent; the trace's own lines are wrapped by
-// trace.WriteStep, under the text after the layer column.
+// keeping its own indentation (a story's sentence stays under its step)
+// and continuing it after indent, or further in under a line indented
+// as far; the trace's own lines are wrapped by trace.WriteStep, under
+// the text after the layer column.
 func (p *printer) wrap(text, indent string) string {
 	if p.style.Width <= 0 {
 		return text
@@ -124,7 +132,12 @@ func (p *printer) wrap(text, indent string) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 		line = strings.TrimSuffix(line, "\n")
-		b.WriteString(strings.Join(trace.Wrap(line, p.style.Width-len(indent)), "\n"+indent) + "\n")
+		body := strings.TrimLeft(line, " ")
+		lead, next := line[:len(line)-len(body)], indent
+		if len(lead) >= len(next) {
+			next = lead + "  "
+		}
+		b.WriteString(lead + strings.Join(trace.Wrap(body, p.style.Width-len(next)), "\n"+next) + "\n")
 	}
 	return b.String()
 }

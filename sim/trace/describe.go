@@ -146,7 +146,7 @@ func DescribeEvent(ev watch.Event) string {
 			rv = m.GetResourceVersion()
 		}
 		if IsInitialEventsEnd(ev.Object) {
-			return "BOOKMARK rv " + rv + " (initial events end)"
+			return "BOOKMARK rv " + rv + InitialEventsEndMark
 		}
 		return "BOOKMARK rv " + rv
 	case watch.Error:
@@ -203,7 +203,7 @@ func DescribeList(obj runtime.Object) (rv string, n int, cont string) {
 	if l, err := meta.ListAccessor(obj); err == nil {
 		rv = l.GetResourceVersion()
 		if l.GetContinue() != "" {
-			cont = " (more pages)"
+			cont = MorePagesMark
 		}
 	}
 	items, _ := meta.ExtractList(obj)

@@ -55,6 +55,18 @@
 // each line wraps at spaces, continuing under the text after the layer
 // column (Wrap). A 10,000-object start is then some 30 lines, not 50,000.
 //
+// # Stories
+//
+// An object's story (StoryOf, WriteStory; --object, the HTML page's
+// drawer) tells each event about it as a sentence, step by step. A
+// Narrator, given the steps in order, adds each sentence's cause where
+// the trace shows it: the relist that replaced the store and the 410 it
+// came after, the disconnect a write did not reach the informer through,
+// the resync that sent an unchanged object again. It reads only the
+// world's lines and the compared layers, so both sides tell the same
+// story where they agree, and it never adds a cause the trace does not
+// show.
+//
 // # JSON
 //
 // --output json writes a run as JSON lines (JSONWriter): a header record,

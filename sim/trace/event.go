@@ -32,12 +32,27 @@ type Event struct {
 	// MODIFIED, DELETED, BOOKMARK, ERROR), a delta's type (Added,
 	// Replaced, Sync, ReplacedAll, ...), a handler call (OnAdd, OnUpdate,
 	// OnDelete), an indexer change (add, update, delete), a write
-	// (create, update, delete, put-raw, delete-raw), or a request (LIST,
-	// WATCH, WATCH-LIST, or "answer" for what came back).
+	// (create, update, delete, put-raw, delete-raw), a request (LIST,
+	// WATCH, WATCH-LIST, or "answer" for what came back), a wire line's
+	// HTTP method (or ERROR, for an error that came inside a watch's
+	// stream), or, for the world, the lever that a line reports (Lever*
+	// constants; "" for the others).
 	Op string `json:"op,omitempty"`
 	// Initial marks a watch event that is one of a watch-list's initial
 	// events (before its end bookmark).
 	Initial bool `json:"initial,omitempty"`
+	// Status is an HTTP status: the one a try got (a wire line; for the
+	// wire line of an ERROR inside a watch's stream, the stream's), the
+	// code of a watch's ERROR event, or of a request's error answer; 0
+	// where there is none (a try that failed without one).
+	Status int `json:"status,omitempty"`
+	// Try is which try of its request a wire line is: 1 for the first,
+	// 2 for the first retry, and so on.
+	Try int `json:"try,omitempty"`
+	// RetryAfter is the Retry-After header a try's response carried, as
+	// the server sent it ("1"): a client that tries again waits that
+	// many seconds first.
+	RetryAfter string `json:"retryAfter,omitempty"`
 	// Detail is the rest of the line in words: the object as
 	// name@rv with its marks, or what a request asked and got.
 	Detail string `json:"detail"`
@@ -58,7 +73,7 @@ const (
 	KindWrite     Kind = "write"     // etcd: one object created, updated or deleted (Op, Key, UID, RV, PrevRV)
 	KindWorld     Kind = "world"     // etcd or sim: anything else the world or a lever did
 	KindRequest   Kind = "request"   // request: a LIST or WATCH request, or its answer
-	KindWire      Kind = "wire"      // wire: one try of an HTTP request and its status (Op: the method)
+	KindWire      Kind = "wire"      // wire: one try of an HTTP request (Op: the method; Watch, Try, Status, RetryAfter), or an ERROR inside a watch's 200 stream (Op: ERROR)
 	KindEvent     Kind = "event"     // watch: an event on a watch (Watch, Op, Key, RV, Initial)
 	KindWatchEnd  Kind = "watch-end" // watch: a watch closed by the server
 	KindReflector Kind = "reflector" // reflector: a replace, a resync, a backoff, a watch's end
@@ -111,3 +126,37 @@ func (e Event) Base() string {
 	base, _, _ := strings.Cut(e.Layer, "/")
 	return base
 }
+
+// The levers a world line reports (Event.Op of a KindWorld event): the
+// ones an object's story names as the cause of what came after them
+// (Narrator).
+const (
+	LeverDisconnect       = "disconnect"        // the connection to the server is lost: watches dropped
+	LeverReconnect        = "reconnect"         // the connection is back
+	LeverCloseWatch       = "close-watch"       // the server ends each informer's watch
+	LeverCompact          = "compact"           // etcd's history before RV is gone
+	LeverHoldCache        = "hold-cache"        // a watch cache stops taking in etcd's events
+	LeverReleaseCache     = "release-cache"     // and catches up again
+	LeverRestartAPIServer = "restart-apiserver" // a kube-apiserver restarts: its watch cache ends every watch
+	LeverClock            = "clock"             // the scenario's clock moves
+	LeverStop             = "stop"              // the informers stop: the next start makes new ones
+	LeverEtcdRestore      = "etcd-restore"      // etcd goes back to a snapshot: its revision from PrevRV to RV
+	LeverEtcdWipe         = "etcd-wipe"         // etcd starts again on empty data: its revision from PrevRV to RV
+)
+
+// The marks a trace's words carry that stories read: they are written
+// where the line is made, and read back here, so that both agree.
+const (
+	// InitialEventsEndMark ends a watch-list's end bookmark's words.
+	InitialEventsEndMark = " (initial events end)"
+	// MorePagesMark ends a LIST answer's words when more pages follow.
+	MorePagesMark = " (more pages)"
+	// SameObjectMark ends an update whose old and new objects are the
+	// same: a resync's, or a relist's unchanged object.
+	SameObjectMark = " (same object: a resync or relist)"
+	// NewObjectMark ends an update whose old and new objects have
+	// different UIDs: the object was deleted and created again under
+	// the same name while the informer was not watching, and a relist
+	// found the new one where the cache held the old.
+	NewObjectMark = " (another object: the uid changed, deleted and created again unseen)"
+)

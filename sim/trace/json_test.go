@@ -22,6 +22,15 @@ func TestJSONRecordsMatchTheSchema(t *testing.T) {
 		events = append(events, trace.Event{Layer: trace.LayerNote, Kind: k, Key: "ns0/a", Op: "op", Handler: "h1", Detail: string(k)})
 	}
 	events[10].Layer = trace.HandlerLayer("h1") // a call is a handler's
+	// A wire line's typed fields (each try: its watch, number, status
+	// and Retry-After), a watch's ERROR with its status, and a world line
+	// naming its lever.
+	events = append(events,
+		trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: "GET", Watch: "w2", Try: 2, Status: 429, RetryAfter: "1", Detail: "w2 try 2 (after Retry-After: 1s) GET /api/v1/pods?watch=true 429 Too Many Requests (Retry-After: 1)"},
+		trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: "GET", Try: 1, Detail: "LIST GET /api/v1/pods failed: EOF"},
+		trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: "ERROR", Watch: "w2", Try: 1, Status: 200, Detail: "w2 ERROR 410 Expired came inside its 200 OK stream"},
+		trace.Event{Layer: trace.LayerWatch, Kind: trace.KindEvent, Op: "ERROR", Watch: "w2", Status: 410, Detail: "ERROR 410 Expired: too old"},
+		trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWorld, Op: trace.LeverCompact, RV: "5", Detail: "compact: history before rv 5 is gone"})
 	fails := []struct {
 		f    trace.Failure
 		v    trace.Verdict
@@ -83,6 +92,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"a parse error without its file:line", `{"record":"error","schema":2,"kind":"parse","message":"bad"}`},
 		{"a summary whose verdict and exit disagree", `{"record":"summary","schema":2,"scenario":"x","verdict":"agreed","exit":1,"stepsRun":0,"stepsTotal":0,"clock":"0s","clockMs":0,"events":{},"wallTimeMs":0}`},
 		{"another schema version", `{"record":"header","schema":1,"header":{}}`},
+		{"a wire line that does not say which try it is", `{"record":"event","step":1,"impl":"cachelab","layer":"wire","kind":"wire","op":"GET","status":200,"detail":"GET /api/v1/pods 200 OK"}`},
+		{"a status that is no HTTP status", `{"record":"event","step":1,"impl":"cachelab","layer":"wire","kind":"wire","op":"GET","try":1,"status":0,"detail":"GET /api/v1/pods"}`},
 	} {
 		if err := schemacheck.Record([]byte(tc.line)); err == nil {
 			t.Errorf("%s: the schema accepts %s", tc.why, tc.line)

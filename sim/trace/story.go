@@ -26,14 +26,14 @@ type StoryStep struct {
 }
 
 // StoryOf is the part of a step's story about the object key, or false
-// if the step did nothing to it. Each side's story keeps the layers that
-// are compared (Compared): cachelab shows its queue's pops, which
-// client-go's informer does not let anyone see, and a story told side by
-// side says what can be compared.
-func StoryOf(sr StepResult, key string, queueWorld bool) (StoryStep, bool) {
-	told := func(side string, events []Event) []string { return about(events, Tell(events, side, queueWorld), key) }
-	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: told(World, sr.World),
-		Cachelab: told(Cachelab, sr.Sides[Cachelab]), ClientGo: told(ClientGo, sr.Sides[ClientGo])}
+// if the step did nothing to it; told is how the step's events are told
+// (a Narrator's Step, which gives each sentence its cause). Each side's
+// story keeps the layers that are compared (Compared): cachelab shows
+// its queue's pops, which client-go's informer does not let anyone see,
+// and a story told side by side says what can be compared.
+func StoryOf(sr StepResult, told Told, key string) (StoryStep, bool) {
+	st := StoryStep{Index: sr.Index, Cmd: sr.Cmd, World: about(sr.World, told[World], key),
+		Cachelab: about(sr.Sides[Cachelab], told[Cachelab], key), ClientGo: about(sr.Sides[ClientGo], told[ClientGo], key)}
 	return st, len(st.World)+len(st.Cachelab)+len(st.ClientGo) > 0
 }
 

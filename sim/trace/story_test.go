@@ -21,8 +21,9 @@ func TestStory(t *testing.T) {
 	differ := StepResult{Index: 2, Cmd: "resync", Sides: map[string][]Event{Cachelab: {call}, ClientGo: {}}}
 	none := StepResult{Index: 3, Cmd: "create ns0/b", Sides: map[string][]Event{Cachelab: {other}, ClientGo: {other}}}
 	var steps []StoryStep
+	n := NewNarrator(Header{})
 	for _, sr := range []StepResult{same, differ, none} {
-		if st, ok := StoryOf(sr, "ns0/a", false); ok {
+		if st, ok := StoryOf(sr, n.Step(sr, false), "ns0/a"); ok {
 			steps = append(steps, st)
 		}
 	}

@@ -63,7 +63,9 @@ func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wi
 		return Wire{}, err
 	}
 	rt := cfg.Transport
-	observe := func(x wire.Exchange) { recordTry(rec, watchIDOf(x.Context), x.Method, x.URI, x.Status, x.Err) }
+	observe := func(x wire.Exchange) {
+		recordTry(rec, x.Request.Context(), x.Method, x.URI, x.Status, x.RetryAfter, x.Err)
+	}
 	lw, err := wire.NewListerWatcher(cfg, listwatch.Pods,
 		wire.Options{Namespace: ns, Observe: observe})
 	if err != nil {

@@ -97,14 +97,28 @@ func (p *Conn) OnCluster(c clock.Clock) {
 // request records a request (op LIST, WATCH or WATCH-LIST, at rv) or its
 // answer (op "answer"), in the trace and in the history.
 func (p *Conn) request(op, watchID, rv, text string) {
+	p.record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: op, Watch: watchID, RV: rv, Detail: text})
+}
+
+func (p *Conn) record(e trace.Event) {
 	p.mu.Lock()
-	p.history = append(p.history, text)
+	p.history = append(p.history, e.Detail)
 	p.mu.Unlock()
-	p.rec.Record(trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: op, Watch: watchID, RV: rv, Detail: text})
+	p.rec.Record(e)
 }
 
 // answer records how a request was answered.
 func (p *Conn) answer(watchID, rv, text string) { p.request("answer", watchID, rv, "  -> "+text) }
+
+// refused records a request answered with an error, and the error's
+// HTTP status where it has one (an API status).
+func (p *Conn) refused(watchID string, err error, suffix string) {
+	e := trace.Event{Layer: trace.LayerRequest, Kind: trace.KindRequest, Op: "answer", Watch: watchID, Detail: "  -> " + DescribeErr(err) + suffix}
+	if st, ok := err.(apierrors.APIStatus); ok { // as DescribeErr names it
+		e.Status = int(st.Status().Code)
+	}
+	p.record(e)
+}
 
 // Requests is every request line so far, for "show requests".
 func (p *Conn) Requests() []string {
@@ -228,20 +242,21 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 	p.addSelectors(&opts)
 	p.request("LIST", "", opts.ResourceVersion, "LIST "+p.where()+trace.DescribeListOptions(opts))
 	if err := p.admit(ctx, "list", "", p.nextPage(opts)); err != nil {
-		p.answer("", "", DescribeErr(err))
+		p.refused("", err, "")
 		return nil, err
 	}
 	var src *apistorage.Source
 	if cacheServed(p.base) {
 		ctx, src = apistorage.WithSource(ctx)
 	}
+	ctx, _ = withWireCall(ctx, "LIST") // its tries' wire lines name it (wiretries.go)
 	obj, err := p.serveList(ctx, opts)
 	from := ""
 	if src != nil {
 		from = " (from " + src.String() + ")"
 	}
 	if err != nil {
-		p.answer("", "", DescribeErr(err)+from)
+		p.refused("", err, from)
 		switch {
 		case listwatch.IsStorageReadError(err):
 			p.holdRetries(heldCorrupt)
@@ -283,12 +298,13 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	}
 	timeout := serverTimeout(&opts)
 	srv := p.current()
-	inner, err := srv.WatchWithContext(withWatchID(ctx, id), opts)
+	ctx, call := withWireCall(ctx, id) // its tries' wire lines name it (wiretries.go)
+	inner, err := srv.WatchWithContext(ctx, opts)
 	if err != nil {
 		p.watchFailed(id, err)
 		return nil, err
 	}
-	w := &connWatch{id: id, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
+	w := &connWatch{id: id, call: call, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
 		initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock
@@ -310,7 +326,7 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 // server (an unready watch cache answers 429). The reflector's wait that
 // follows a 429 parks the connection when it begins (RewatchBackoff).
 func (p *Conn) watchFailed(id string, err error) {
-	p.answer(id, "", DescribeErr(err))
+	p.refused(id, err, "")
 }
 
 // maxWatchTimeout is how long the simulated server lets a watch live:

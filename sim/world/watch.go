@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -32,13 +33,16 @@ type connWatch struct {
 	// line; "" when nothing is (guarded by p.mu).
 	endNote string
 	server  Server // where it was opened (a later UseServer leaves it there)
-	p       *Conn
-	ctx     context.Context // the request's: when it ends, the client ended the watch
-	inner   watch.Interface
-	out     chan watch.Event
-	stop    chan struct{}
-	once    sync.Once
-	done    chan struct{}
+	// call is the request that opened it, over the wire: its tries
+	// (wiretries.go); none went out in process.
+	call  *wireCall
+	p     *Conn
+	ctx   context.Context // the request's: when it ends, the client ended the watch
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+	done  chan struct{}
 }
 
 func (w *connWatch) ResultChan() <-chan watch.Event { return w.out }
@@ -146,6 +150,11 @@ func (w *connWatch) relay() {
 			return
 		}
 		w.p.recordEvent(w, ev)
+		if st, ok := ev.Object.(*metav1.Status); ok && ev.Type == watch.Error {
+			if tries, _ := w.call.last(); tries > 0 {
+				recordStreamError(w.p.rec, w.call, st)
+			}
+		}
 		if w.p.countForCut(ev) {
 			// The event the scenario's cut waited for (CutAfter):
 			// handed over, and the watch ends with it.
@@ -204,6 +213,9 @@ func (p *Conn) recordEvent(w *connWatch, ev watch.Event) {
 	}
 	e := trace.ObjectEvent(trace.LayerWatch, trace.KindEvent, string(ev.Type), ev.Object, text)
 	e.Watch, e.Initial = id, w.initial && ev.Type != watch.Bookmark && ev.Type != watch.Error
+	if st, ok := ev.Object.(*metav1.Status); ok && ev.Type == watch.Error {
+		e.Status = int(st.Code)
+	}
 	if trace.IsInitialEventsEnd(ev.Object) || ev.Type == watch.Error {
 		w.initial = false
 	}

@@ -120,7 +120,9 @@ func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host 
 	if err != nil {
 		return Wire{}, err
 	}
-	observe := func(x wire.Exchange) { recordTry(rec, watchIDOf(x.Context), x.Method, x.URI, x.Status, x.Err) }
+	observe := func(x wire.Exchange) {
+		recordTry(rec, x.Request.Context(), x.Method, x.URI, x.Status, x.RetryAfter, x.Err)
+	}
 	tr := wire.NewTransport(tlsc)
 	noHandshakeTimeout(tr)
 	lw, err := wire.NewListerWatcher(wire.Config{Host: cc.Host, TLS: tlsc, Transport: tr}, api.Resource(), wire.Options{Observe: observe})
@@ -216,46 +218,15 @@ type tryRecorder struct {
 
 func (t tryRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.rt.RoundTrip(req)
-	status := 0
+	status, retryAfter := 0, ""
 	if resp != nil {
-		status = resp.StatusCode
+		status, retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 	}
-	recordTry(t.rec, watchIDOf(req.Context()), req.Method, req.URL.RequestURI(), status, err)
+	recordTry(t.rec, req.Context(), req.Method, req.URL.RequestURI(), status, retryAfter, err)
 	return resp, err
 }
 
 func (t tryRecorder) WrappedRoundTripper() http.RoundTripper { return t.rt }
-
-// recordTry writes one try as a wire line, as kubectl -v=6 shows it:
-// "GET /api/v1/pods?limit=500&resourceVersion=0 200 OK", or the error
-// that came instead of a status. watchID names the watch a WATCH's try
-// opens ("" for a LIST's), so that a picture of the run can say whose
-// try it was when several requests' tries come in one step.
-func recordTry(rec *trace.Recorder, watchID, method, uri string, status int, err error) {
-	text := fmt.Sprintf("%s %s %d %s", method, uri, status, http.StatusText(status))
-	if err != nil {
-		text = fmt.Sprintf("%s %s failed: %s", method, uri, loopback.ReplaceAllString(errText(err), "127.0.0.1:PORT"))
-	}
-	rec.Record(trace.Event{Layer: trace.LayerWire, Kind: trace.KindWire, Op: method, Watch: watchID, Detail: text})
-}
-
-// watchKey is the context key under which a Conn names the watch a
-// request opens, for the wire lines of its tries.
-type watchKey struct{}
-
-// withWatchID is ctx naming the watch its request opens.
-func withWatchID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, watchKey{}, id)
-}
-
-// watchIDOf is the watch a request's context names, or "".
-func watchIDOf(ctx context.Context) string {
-	if ctx == nil {
-		return ""
-	}
-	id, _ := ctx.Value(watchKey{}).(string)
-	return id
-}
 
 // errText is a transport error without the URL it repeats.
 func errText(err error) string {

@@ -85,7 +85,7 @@ func (b *builder) explored(r Run) {
 				events = append(events, e)
 			}
 		}
-		b.add(step, WithoutFaults, events, nil) // not in the step's order: no story tells it
+		b.add(step, WithoutFaults, events, make([]trace.Telling, len(events)), nil) // not in the step's order: no story tells it
 	}
 }
 

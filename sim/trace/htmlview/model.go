@@ -140,11 +140,13 @@ func build(r Run) view {
 	for _, sr := range r.Steps {
 		b.queueWorld = b.queueWorld || trace.QueueWorld(sr)
 	}
+	narrator := trace.NewNarrator(r.Header)
 	for _, sr := range r.Steps {
 		st := viewStep{N: sr.Index, Pos: sr.Pos, Cmd: sr.Cmd, Agree: sr.Divergence == nil}
-		st.Seq = b.add(sr.Index, trace.World, sr.World, st.Seq)
+		told := narrator.Step(sr, b.queueWorld)
+		st.Seq = b.add(sr.Index, trace.World, sr.World, told[trace.World], st.Seq)
 		for _, impl := range []string{trace.Cachelab, trace.ClientGo} {
-			st.Seq = b.add(sr.Index, impl, sr.Sides[impl], st.Seq)
+			st.Seq = b.add(sr.Index, impl, sr.Sides[impl], told[impl], st.Seq)
 		}
 		b.v.Steps = append(b.v.Steps, st)
 		if sr.Divergence != nil && b.v.Divergence == nil {
@@ -168,10 +170,10 @@ func build(r Run) view {
 	return b.v
 }
 
-// add puts a step's events of one side into their cells, and their
-// order across lanes on to seq.
-func (b *builder) add(step int, impl string, events []trace.Event, seq []int) []int {
-	told := trace.Tell(events, impl, b.queueWorld)
+// add puts a step's events of one side into their cells, each with how
+// a story tells it (told: a trace.Narrator's), and their order across
+// lanes on to seq.
+func (b *builder) add(step int, impl string, events []trace.Event, told []trace.Telling, seq []int) []int {
 	for i, e := range events {
 		l := b.lanes[lane{impl, e.Layer, e.Informer}]
 		c := b.cell(step, l)

@@ -2,6 +2,7 @@ package mermaid
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/cachelab/cachelab/sim/trace"
@@ -43,17 +44,28 @@ func (ev events) request(e trace.Event) line {
 	return l
 }
 
-// wire is one HTTP try of a request (--server apiserver): its method and
-// status, without the URL the request's own line says in words; crossed
-// for a 4xx or 5xx status, or a try that got none.
+// wire is one HTTP try of a request (--server apiserver), from its typed
+// fields: the method and status, without the URL the request's own line
+// says in words, the try's number past the first, and Retry-After;
+// crossed for a 4xx or 5xx status, a try that got none, or an ERROR that
+// came inside a 200 stream.
 func (ev events) wire(e trace.Event) line {
 	l := line{layer: e.Layer, key: e.Key}
-	f := strings.Fields(e.Detail) // GET /api/v1/pods?... 200 OK, or GET /... failed: why
-	what := e.Detail
-	if len(f) >= 3 {
-		what = f[0] + " " + strings.Join(f[2:], " ")
+	var what string
+	switch {
+	case e.Op == "ERROR":
+		what, l.fault = "ERROR inside the 200 stream", true
+	case e.Status == 0:
+		what, l.fault = e.Op+" failed", true
+	default:
+		what, l.fault = fmt.Sprintf("%s %d %s", e.Op, e.Status, http.StatusText(e.Status)), e.Status >= 400
 	}
-	l.fault = len(f) >= 3 && (isErrorStatus(f[2]) || f[2] == "failed:")
+	if e.Try > 1 {
+		what = fmt.Sprintf("try %d: %s", e.Try, what)
+	}
+	if e.RetryAfter != "" {
+		what += " (Retry-After: " + e.RetryAfter + ")"
+	}
 	l.text = arrow("api", arrowFor(l.fault, true), ev.at("refl", e), mark(l.fault)+named(e.Watch, "HTTP "+clip(what, 80)))
 	return l
 }
