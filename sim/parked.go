@@ -65,12 +65,6 @@ func (s *side) do(f func()) {
 	pprof.Do(context.Background(), pprof.Labels(sideLabel, s.id), func(context.Context) { f() })
 }
 
-// labelled returns ctx with the side's label, for a goroutine to set on
-// itself (pprof.SetGoroutineLabels).
-func (s *side) labelled(ctx context.Context) context.Context {
-	return pprof.WithLabels(ctx, pprof.Labels(sideLabel, s.id))
-}
-
 // mark is what a side has shown so far: its connection's state and how
 // many trace lines it has.
 type mark struct {
