@@ -126,9 +126,10 @@ func (r *runner) resyncPeriodOf(s *side) time.Duration {
 
 // waitResyncArmed waits until each reflector that watches has armed its
 // resync timer. Both stacks make that timer on a goroutine of the
-// reflector's own once its watch loop starts, which a settled step does
-// not wait for; a clock moved before it is made would not fire it, and on
-// a busy machine one side would resync and the other not.
+// reflector's own once its watch loop starts; a clock moved before it is
+// made would not fire it, and on a busy machine one side would resync and
+// the other not. Settling now waits for a side's goroutines to park, which
+// covers this too; the check stays as a cheap, explicit guard.
 func (r *runner) waitResyncArmed() error {
 	deadline := time.Now().Add(r.opts.SettleTimeout)
 	for _, p := range r.livePairs() {

@@ -54,8 +54,8 @@ func TestOverlappingRunsShareAStack(t *testing.T) {
 }
 
 // A reflector makes its resync timer on a goroutine of its own once its
-// watch loop starts (both stacks), which a settled step does not wait
-// for. On a busy machine that goroutine can run after the next step has
+// watch loop starts (both stacks), which a settled step once did not
+// wait for. On a busy machine that goroutine can run after the next step has
 // moved the clock, and the resync it should have fired came a period
 // late, on one side or both (found by go test ./sim -count=20). The tick
 // is handled on that goroutine too, and in the queue world settling once
