@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cachelab/cachelab/apistorage/source"
 	"github.com/cachelab/cachelab/internal/clockctx"
 	"github.com/cachelab/cachelab/listwatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -179,7 +180,7 @@ func (lw *ListerWatcher) list(ctx context.Context, opts metav1.ListOptions) (run
 	if err != nil {
 		return nil, err
 	}
-	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
+	if src := source.Of(ctx); src != nil {
 		src.Server = lw.srv.Name()
 		src.Etcd = !lw.srv.Cached()
 	}
@@ -346,3 +347,7 @@ func wire(obj runtime.Object) runtime.Object {
 	}
 	return obj.DeepCopyObject()
 }
+
+// NotesSource is true: a LIST notes in its context's Source (WithSource)
+// whether the cache or etcd answered it.
+func (lw *ListerWatcher) NotesSource() bool { return true }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/value"
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+
+	"github.com/cachelab/cachelab/apistorage/source"
 )
 
 // noDeadlines is the etcd3 store with every context's deadline hidden
@@ -71,51 +73,24 @@ func (s noDeadlines) GetCurrentResourceVersion(ctx context.Context) (uint64, err
 	return s.Interface.GetCurrentResourceVersion(plain(ctx))
 }
 
-// Source is where a request's answer came from: the watch cache, or
-// etcd (a request the cache delegator passed on, or any request without
-// the cache).
-type Source struct {
-	Etcd   bool   // etcd answered, not the cache
-	Server string // the server's name (Options.Name), if it has one
-}
-
-func (s *Source) String() string {
-	if s == nil {
-		return ""
-	}
-	where := "cache"
-	if s.Etcd {
-		where = "etcd"
-	}
-	if s.Server != "" {
-		return s.Server + "'s " + where
-	}
-	return where
-}
-
-type sourceKey struct{}
+// Source is where a request's answer came from (package source).
+type Source = source.Source
 
 // WithSource returns a context that notes where a LIST's answer comes
 // from; read it from the Source once the LIST has returned.
-func WithSource(ctx context.Context) (context.Context, *Source) {
-	s := &Source{}
-	return context.WithValue(ctx, sourceKey{}, s), s
-}
+func WithSource(ctx context.Context) (context.Context, *Source) { return source.With(ctx) }
 
 // SourceOf is the Source a context notes a LIST's answer in (WithSource),
 // or nil: a server in front of this one (kube-apiserver over HTTP) fills
 // in its client's from its own.
-func SourceOf(ctx context.Context) *Source {
-	s, _ := ctx.Value(sourceKey{}).(*Source)
-	return s
-}
+func SourceOf(ctx context.Context) *Source { return source.Of(ctx) }
 
 // servedByEtcd is the store behind the cache delegator: whatever reaches
 // it is served by etcd, and the request's Source says so.
 type servedByEtcd struct{ storage.Interface }
 
 func (s servedByEtcd) mark(ctx context.Context) {
-	if src, ok := ctx.Value(sourceKey{}).(*Source); ok {
+	if src := source.Of(ctx); src != nil {
 		src.Etcd = true
 	}
 }

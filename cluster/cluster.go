@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -10,10 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -85,19 +87,19 @@ func where(rules *clientcmd.ClientConfigLoadingRules) string {
 func (c *Cluster) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	cfg := c.Config()
-	cfg.Timeout = 15 * time.Second
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
+	rc := c.Config()
+	rc.NegotiatedSerializer = codecs.WithoutConversion()
+	var err error
+	if c.rest, err = rest.UnversionedRESTClientFor(rc); err != nil {
 		return err
 	}
-	v, err := disc.ServerVersion()
-	if err != nil {
+	var v version.Info
+	if err := getJSON(ctx, c.rest, "/version", &v); err != nil {
 		return fmt.Errorf("no answer to GET /version: %w", err)
 	}
 	c.version = v.GitVersion
-	core, err := disc.ServerResourcesForGroupVersion("v1")
-	if err != nil {
+	var core metav1.APIResourceList
+	if err := getJSON(ctx, c.rest, "/api/v1", &core); err != nil {
 		return fmt.Errorf("no answer to GET /api/v1: %w", err)
 	}
 	served := map[string]bool{}
@@ -115,12 +117,26 @@ func (c *Cluster) probe(ctx context.Context) error {
 		return err
 	}
 	c.dyn = dyn
-	rc := c.Config()
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
-	if c.rest, err = rest.UnversionedRESTClientFor(rc); err != nil {
+	return ctx.Err()
+}
+
+// codecs is what the cluster's REST client needs to send and read JSON.
+// Its answers are read raw, so it registers no API group's types: the
+// kubernetes/scheme of client-go's discovery client would compile every
+// group's (k8s.io/api), a tenth of cachelab's build, for two GETs.
+var codecs = serializer.NewCodecFactory(runtime.NewScheme())
+
+// getJSON GETs path and decodes its JSON answer into out, as client-go's
+// discovery client reads /version and /api/v1.
+func getJSON(ctx context.Context, rc rest.Interface, path string, out any) error {
+	raw, err := rc.Get().AbsPath(path).Do(ctx).Raw()
+	if err != nil {
 		return err
 	}
-	return ctx.Err()
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("its answer is not what kube-apiserver answers: %w", err)
+	}
+	return nil
 }
 
 // Config is a copy of the cluster's client configuration, with a dialer

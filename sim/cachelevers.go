@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // The levers of the watch-cache world: kube-apiserver's cache falling
@@ -22,7 +22,7 @@ import (
 
 // apiserver is the kube-apiserver a lever acts on, and its name in the
 // trace ("" when the run has one).
-func (r *runner) apiserver(a scenario.Args) (*apistorage.Server, string, error) {
+func (r *runner) apiserver(a scenario.Args) (world.APIServer, string, error) {
 	n, given, err := a.APIServer()
 	if err != nil {
 		return nil, "", err
@@ -44,7 +44,7 @@ func (r *runner) apiserver(a scenario.Args) (*apistorage.Server, string, error) 
 // it did with etcd's revision: do says it, given the cache's owner (""
 // when the run has one kube-apiserver, else "apiserver-N's "); lever
 // names it (trace.Lever*).
-func (r *runner) onCache(a scenario.Args, lever string, do func(api *apistorage.Server, owner string, rev int64) (string, error)) error {
+func (r *runner) onCache(a scenario.Args, lever string, do func(api world.APIServer, owner string, rev int64) (string, error)) error {
 	api, name, err := r.apiserver(a)
 	if err != nil {
 		return err
@@ -66,14 +66,14 @@ func (r *runner) onCache(a scenario.Args, lever string, do func(api *apistorage.
 }
 
 func holdCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, trace.LeverHoldCache, func(api *apistorage.Server, owner string, rev int64) (string, error) {
+	return r.onCache(a, trace.LeverHoldCache, func(api world.APIServer, owner string, rev int64) (string, error) {
 		api.HoldCache()
 		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev), nil
 	})
 }
 
 func releaseCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, trace.LeverReleaseCache, func(api *apistorage.Server, owner string, rev int64) (string, error) {
+	return r.onCache(a, trace.LeverReleaseCache, func(api world.APIServer, owner string, rev int64) (string, error) {
 		api.ReleaseCache()
 		// A cache held since a restart now lists etcd. The LISTs held at
 		// it go again only once it is ready: let through at once, a retry
@@ -89,7 +89,7 @@ func releaseCache(r *runner, a scenario.Args) error {
 
 // waitReady waits, for at most the settle timeout, until api's watch
 // cache has listed etcd and is ready.
-func (r *runner) waitReady(api *apistorage.Server) error {
+func (r *runner) waitReady(api world.APIServer) error {
 	ctx, cancel := context.WithTimeout(r.ctx, r.opts.SettleTimeout)
 	defer cancel()
 	return api.WaitReady(ctx)
@@ -154,7 +154,7 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	}
 	r.clients = append(r.clients, c)
 	n := len(r.apis) + 1
-	api, err := apistorage.New(r.ctx, c, r.res, apistorage.Options{Cache: true, Clock: r.worldClock(), Name: fmt.Sprintf("apiserver-%d", n)})
+	api, err := r.full.NewAPIServer(r.ctx, c, r.res, r.worldClock(), fmt.Sprintf("apiserver-%d", n))
 	if err != nil {
 		return err
 	}

@@ -51,8 +51,12 @@ var embeddedLevers = map[string]string{
 // Check says why sc cannot run with opts, or nil: a *RefusedError for
 // the first step that the run's world (Options.Server), its etcd
 // (Options.Etcd, an external one) or its etcd's size
-// (Options.EtcdMembers) cannot carry out.
+// (Options.EtcdMembers) cannot carry out; a *NotLinkedError if the run
+// needs what this build leaves out (NeedsFull).
 func Check(sc *scenario.Scenario, opts Options) error {
+	if err := checkLinked(sc, opts); err != nil {
+		return err
+	}
 	if opts.Replay != nil {
 		return checkReplay(sc, opts)
 	}

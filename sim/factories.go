@@ -22,8 +22,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/factory"
@@ -32,6 +30,7 @@ import (
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
+	"github.com/cachelab/cachelab/sim/world"
 )
 
 // podsGVR is the one resource the world has.
@@ -51,7 +50,7 @@ type simFactory struct {
 	name string
 	cfg  startConfig // its namespace and selectors, and its default resync
 	cl   clFactory
-	cg   informers.SharedInformerFactory
+	cg   world.ClientGoFactory
 	// ctx is what each side's Start runs its informers in (cachelab's,
 	// client-go's); stop cancels them.
 	ctx    [2]context.Context
@@ -106,7 +105,7 @@ func cmdFactory(r *runner, a scenario.Args) error {
 	if r.opts.factoryPlant != nil {
 		f.cl = r.opts.factoryPlant(f.cl)
 	}
-	f.cg = informers.NewSharedInformerFactoryWithOptions(nil, cfg.resync)
+	f.cg = r.full.NewClientGoFactory(cfg.resync)
 	for i := range f.ctx {
 		f.ctx[i], f.cancel[i] = context.WithCancel(context.Background())
 	}
@@ -182,7 +181,7 @@ func cmdInformer(r *runner, a scenario.Args) error {
 		}
 		return cl.inf.(cachelabInformer).inf
 	})
-	gotCG := f.cg.InformerFor(examplePod(), func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+	gotCG := f.cg.InformerFor(examplePod(), func(resync time.Duration) cache.SharedIndexInformer {
 		if !build(cg, resync) {
 			return nil
 		}

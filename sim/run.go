@@ -16,12 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
-	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/controller"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
-	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/recording"
 	"github.com/cachelab/cachelab/sim/scenario"
@@ -146,8 +144,8 @@ type runner struct {
 	opts      Options
 	ctx       context.Context
 	etcd      *listwatch.Embedded         // nil with an external etcd
-	apis      []*apistorage.Server        // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	https     []*kubeapiserver.Server     // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
+	apis      []world.APIServer           // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
+	https     []world.HTTPSServer         // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
 	proxies   map[wireKey]*tcpproxy.Proxy // with Options.Wire: each side's way to each of https, which disconnect cuts (wire.go)
 	wireCut   bool                        // with Options.Wire: disconnect cut the proxies, and reconnect has not restored them
 	wires     map[wireKey]world.Wire      // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
@@ -157,6 +155,7 @@ type runner struct {
 	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
 	clock     *scenarioclock.Clock
+	full      *world.Full // what package sim/full links in; Check made sure the run has what it needs
 	// users maps each side's user (userOf) to its goroutines' label
 	// (parked.go), for kube-apiserver to put on the goroutines that
 	// serve it; read from the server's goroutines.
@@ -344,7 +343,7 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	if opts.SettleTimeout == 0 {
 		opts.SettleTimeout = 10 * time.Second
 	}
-	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: scenarioclock.New(epoch)}
+	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: scenarioclock.New(epoch), full: world.Linked()}
 	r.classic = r.stack() == informer.Classic
 	if err := claimProcess(r.stack()); err != nil {
 		return nil, err
@@ -600,11 +599,11 @@ func (r *runner) connect() error {
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
-		api, err := apistorage.New(r.ctx, r.clients[3], r.res, apistorage.Options{Cache: true, Clock: r.worldClock()})
+		api, err := r.full.NewAPIServer(r.ctx, r.clients[3], r.res, r.worldClock(), "")
 		if err != nil {
 			return err
 		}
-		r.apis = []*apistorage.Server{api}
+		r.apis = []world.APIServer{api}
 		if err := r.serveHTTPS(api); err != nil {
 			return err
 		}

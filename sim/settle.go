@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -131,7 +130,7 @@ func (r *runner) poppedAfterTick(cg *side) bool {
 // watch cache for it to catch up, which only the clock or the cache
 // catching up ends (apistorage's Stalled).
 func (r *runner) stalled(s *side, c world.State) bool {
-	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && apistorage.Stalled(r.apis...)
+	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && r.full.Stalled(r.apis...)
 }
 
 // cachesCaughtUp reports whether every kube-apiserver's cache has taken

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/cachelab/cachelab/apistorage"
-	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 	"github.com/cachelab/cachelab/tcpproxy"
@@ -37,11 +35,11 @@ type wireKey struct {
 
 // serveHTTPS starts kube-apiserver over HTTPS in front of api, with
 // Options.Wire; without it, nothing.
-func (r *runner) serveHTTPS(api *apistorage.Server) error {
+func (r *runner) serveHTTPS(api world.APIServer) error {
 	if !r.opts.Wire {
 		return nil
 	}
-	srv, err := kubeapiserver.New(r.ctx, api, kubeapiserver.Options{Clock: r.worldClock(), Labels: r.userLabels})
+	srv, err := r.full.ServeHTTPS(r.ctx, api, r.worldClock(), r.userLabels)
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
@@ -148,12 +146,19 @@ func (r *runner) wireArrived(s *side, c world.State) bool {
 
 // onTheWire is what every kube-apiserver has of the side's: its watches,
 // and its requests not yet answered.
-func (r *runner) onTheWire(s *side) (watches kubeapiserver.WatchCount, pending int) {
+func (r *runner) onTheWire(s *side) (watches wireWatches, pending int) {
 	for _, srv := range r.https {
-		w := srv.Watches(s.user)
-		watches.Open += w.Open
-		watches.Taken += w.Taken
+		open, taken := srv.Watches(s.user)
+		watches.Open += open
+		watches.Taken += taken
 		pending += srv.Pending(s.user)
 	}
 	return watches, pending
+}
+
+// wireWatches is a side's watches the kube-apiservers serve, and the
+// events their handlers have taken to send.
+type wireWatches struct {
+	Open  int
+	Taken int64
 }

@@ -156,6 +156,9 @@ func (m *Main) Run(ctx context.Context, args []string) (code int) {
 	if err = ended(ctx, cmd, err); err == nil {
 		return exitOK
 	}
+	if nl := notLinked(err); nl != nil && m.exiting {
+		return m.relink(ctx, args, nl)
+	}
 	m.errorf("cachelab: %v", err)
 	var ee *exitError
 	if !errors.As(err, &ee) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cachelab/cachelab/sim"
+	simworld "github.com/cachelab/cachelab/sim/world"
 )
 
 // builtWith are the modules whose versions decide what a trace shows, as
@@ -53,7 +54,10 @@ func (m *Main) printVersion() error {
 	fmt.Fprintf(w, "cachelab\t%s\n", sim.Version)
 	for _, b := range builtWith {
 		v := deps[b.module]
-		if v == "" {
+		switch {
+		case v == "" && b.name == "apiserver" && simworld.Linked() == nil:
+			v = "not in this build (it builds cachelab with -tags full when a run needs the watch cache)"
+		case v == "":
 			v = "unknown (not in this binary's build information)"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", b.name, v, b.module)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 
-	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/apistorage/source"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -245,9 +245,9 @@ func (p *Conn) ListWithContext(ctx context.Context, opts metav1.ListOptions) (ru
 		p.refused("", err, "")
 		return nil, err
 	}
-	var src *apistorage.Source
+	var src *source.Source
 	if cacheServed(p.base) {
-		ctx, src = apistorage.WithSource(ctx)
+		ctx, src = source.With(ctx)
 	}
 	ctx, _ = withWireCall(ctx, "LIST") // its tries' wire lines name it (wiretries.go)
 	obj, err := p.serveList(ctx, opts)

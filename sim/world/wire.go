@@ -15,9 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/apistorage/source"
 	"github.com/cachelab/cachelab/internal/dynclient"
-	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/wire"
 )
@@ -46,8 +45,8 @@ import (
 // WatchList gate) goes to the storage behind it.
 type WireServer struct {
 	client httpClient
-	api    *apistorage.ListerWatcher
-	srv    *kubeapiserver.Server
+	api    Server // the storage behind kube-apiserver, for the levers
+	srv    HTTPSServer
 	user   string
 }
 
@@ -58,9 +57,9 @@ var _ Server = (*WireServer)(nil)
 // log of the user's last LIST, for the trace's answer line.
 func (s *WireServer) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	obj, err := s.client.ListWithContext(ctx, opts)
-	if src := apistorage.SourceOf(ctx); src != nil {
-		if last, ok := s.srv.LastList(s.user); ok {
-			*src = last.From
+	if src := source.Of(ctx); src != nil {
+		if last, ok := s.srv.LastListFrom(s.user); ok {
+			*src = last
 		}
 	}
 	return obj, err
@@ -82,15 +81,9 @@ func (s *WireServer) RequestProgress(ctx context.Context) error { return s.api.R
 
 func (s *WireServer) SetWatchListFeature(on bool) { s.api.SetWatchListFeature(on) }
 
-// cacheServed reports whether a server answers from kube-apiserver's
-// watch cache, in process or over the wire.
-func cacheServed(s Server) bool {
-	switch s.(type) {
-	case *apistorage.ListerWatcher, *WireServer:
-		return true
-	}
-	return false
-}
+// NotesSource is true: the storage behind kube-apiserver says where it
+// answered each LIST.
+func (s *WireServer) NotesSource() bool { return true }
 
 // httpClient is one side's HTTP client of a resource in a namespace:
 // package wire's ListerWatcher, or client-go's dynamic client made one
@@ -110,22 +103,17 @@ type Wire struct {
 // CachelabWire is cachelab's side over the wire: package wire's
 // ListerWatcher, authenticated as user, reaching srv at host (a proxy in
 // front of it), each try recorded in rec.
-func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host string, rec *trace.Recorder) (Wire, error) {
-	cc, err := srv.Client(user)
-	if err != nil {
-		return Wire{}, err
-	}
-	cc.Host = host
-	tlsc, err := cc.TLS()
+func CachelabWire(srv HTTPSServer, api APIServer, user, host string, rec *trace.Recorder) (Wire, error) {
+	ep, err := srv.Endpoint(user, host)
 	if err != nil {
 		return Wire{}, err
 	}
 	observe := func(x wire.Exchange) {
 		recordTry(rec, x.Request.Context(), x.Method, x.URI, x.Status, x.RetryAfter, x.Err)
 	}
-	tr := wire.NewTransport(tlsc)
+	tr := wire.NewTransport(ep.TLS)
 	noHandshakeTimeout(tr)
-	lw, err := wire.NewListerWatcher(wire.Config{Host: cc.Host, TLS: tlsc, Transport: tr}, api.Resource(), wire.Options{Observe: observe})
+	lw, err := wire.NewListerWatcher(wire.Config{Host: ep.Host, TLS: ep.TLS, Transport: tr}, api.Resource(), wire.Options{Observe: observe})
 	if err != nil {
 		return Wire{}, err
 	}
@@ -146,15 +134,14 @@ func CachelabWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host 
 // defaults, authenticated as user, reaching srv at host (a proxy in
 // front of it); each try is recorded in rec by a round tripper below
 // client-go's.
-func ClientGoWire(srv *kubeapiserver.Server, api *apistorage.Server, user, host string, rec *trace.Recorder) (Wire, error) {
-	cc, err := srv.Client(user)
+func ClientGoWire(srv HTTPSServer, api APIServer, user, host string, rec *trace.Recorder) (Wire, error) {
+	ep, err := srv.Endpoint(user, host)
 	if err != nil {
 		return Wire{}, err
 	}
-	cc.Host = host
 	res := api.Resource()
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
-	dyn, closeIdle, err := clientGoDynamic(cc.REST(), rec) // with a transport of the run's own
+	dyn, closeIdle, err := clientGoDynamic(ep.REST, rec) // with a transport of the run's own
 	if err != nil {
 		return Wire{}, err
 	}

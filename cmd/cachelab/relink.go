@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/cachelab/cachelab/sim"
+	simworld "github.com/cachelab/cachelab/sim/world"
+)
+
+// A plain build of cachelab (go run ./cmd/cachelab, the README's first
+// command) leaves out kube-apiserver's watch cache and client-go's typed
+// informer factory: they are about half of what a cold build compiles,
+// and the main job does not need them (sim/world's Full). A run that
+// needs them is refused before its first step (sim.NotLinkedError); the
+// process then builds cachelab with -tags full, once, into the user's
+// cache directory, and runs the same command line there, in the same
+// directory, with the same streams, and exits as it exits. Go's build
+// cache makes every build after the first a link at most.
+
+// modulePath is cachelab's module, which a relink builds from.
+const modulePath = "github.com/cachelab/cachelab"
+
+// relinkTo is what builds the full binary: the go command's arguments,
+// run in the current directory. A binary built from a checkout
+// ("(devel)") builds from the module the directory is in, which must be
+// cachelab's; one installed at a version builds that version.
+func relinkTo(bi *debug.BuildInfo, out string) ([]string, error) {
+	if bi == nil || bi.Main.Path != modulePath {
+		return nil, errors.New("this binary does not say which cachelab it was built from")
+	}
+	pkg := modulePath + "/cmd/cachelab"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return []string{"install", "-tags", "full", pkg + "@" + v}, nil
+	}
+	return []string{"build", "-tags", "full", "-o", out, pkg}, nil
+}
+
+// relink builds the full cachelab and runs args in it (see above), or
+// says why it cannot, with what to do instead.
+func (m *Main) relink(ctx context.Context, args []string, why *sim.NotLinkedError) int {
+	bin, err := m.buildFull(ctx, why)
+	if err != nil {
+		m.errorf("cachelab: %v", err)
+		return exitUsage
+	}
+	cmd := exec.Command(bin, args...) // not CommandContext: a signal reaches it too, and it cleans up
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = m.Stdin, m.Stdout, m.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee) && ee.Exited():
+		return ee.ExitCode()
+	case errors.As(err, &ee):
+		return exitSignalBase + signalNumber(ee)
+	}
+	m.errorf("cachelab: running the full build: %v", err)
+	return exitRunError
+}
+
+// buildFull builds cachelab with -tags full into the user's cache
+// directory and returns the binary's path.
+func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, error) {
+	advice := "build it yourself: go build -tags full ./cmd/cachelab (in cachelab's checkout)"
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("%v; building it needs the go command, which is not on PATH: %s", why, advice)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("%v; no cache directory to build it in (%v): %s", why, err, advice)
+	}
+	dir := filepath.Join(cache, "cachelab", "full-"+runtime.GOOS+"_"+runtime.GOARCH)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("%v; %v: %s", why, err, advice)
+	}
+	bin := filepath.Join(dir, "cachelab"+exeSuffix())
+	bi, _ := debug.ReadBuildInfo()
+	goArgs, err := relinkTo(bi, bin)
+	if err != nil {
+		return "", fmt.Errorf("%v; %v: %s", why, err, advice)
+	}
+	if goArgs[0] == "build" {
+		// From a checkout: the current directory must be in it.
+		out, err := exec.CommandContext(ctx, gobin, "list", "-m").Output()
+		if err != nil || strings.TrimSpace(string(out)) != modulePath {
+			return "", fmt.Errorf("%v; this cachelab was built from a checkout, and the current directory is not in one: %s", why, advice)
+		}
+	}
+	fmt.Fprintf(m.Stderr, "cachelab: %s, which this build leaves out to build faster; building cachelab with it (go %s; "+
+		"a few minutes the first time, then cached) ...\n", why.Scenario+" "+why.Needs, strings.Join(goArgs, " "))
+	build := exec.CommandContext(ctx, gobin, goArgs...)
+	build.Stdout, build.Stderr = m.Stderr, m.Stderr
+	if goArgs[0] == "install" {
+		build.Env = append(os.Environ(), "GOBIN="+dir)
+	}
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building cachelab with -tags full: %v", err)
+	}
+	return bin, nil
+}
+
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+// notLinked is the run's *sim.NotLinkedError, if err is one.
+func notLinked(err error) *sim.NotLinkedError {
+	var nl *sim.NotLinkedError
+	if errors.As(err, &nl) && simworld.Linked() == nil {
+		return nl
+	}
+	return nil
+}
+
+// signalNumber is the number of the signal that ended a process.
+func signalNumber(ee *exec.ExitError) int {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return int(ws.Signal())
+	}
+	return exitRunError - exitSignalBase
+}
