@@ -12,8 +12,12 @@ import (
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
-// Version is cachelab's version, printed in every trace header.
-const Version = "0.5.0"
+// Version is cachelab's version, printed in every trace header and by
+// `cachelab version`. It is a variable, not a constant, so that a release
+// build stamps its tag into it (.goreleaser.yaml: -ldflags -X
+// github.com/cachelab/cachelab/sim.Version=...; the linker can set only a
+// string variable); a build from source says the version below.
+var Version = "0.5.0"
 
 // clientGoVersion is the client-go the binary was built with.
 func clientGoVersion() string {
