@@ -40,8 +40,11 @@ func TestReleaseConfigImageTakesTheLinuxBinaries(t *testing.T) {
 }
 
 // The release image (release.Dockerfile, built by goreleaser) runs a
-// scenario to the end: the binary is static, and the nonroot user can
-// write the embedded etcd's data directory. Where no container engine
+// scenario to the end: the binary is static, it is the full build (the
+// scenario runs behind the watch cache, the default world, which a plain
+// build could only reach by building itself with the go command, which
+// the image has not), and the nonroot user can write the embedded etcd's
+// data directory. Where no container engine
 // answers, the test skips at once, saying so. Where one does, it costs a
 // build of cachelab for Linux as the release builds it (several minutes
 // on a cold build cache) and a pull of distroless: -short skips it.
@@ -74,6 +77,9 @@ func TestReleaseImageRunsAScenario(t *testing.T) {
 	out := docker(t, time.Minute, "run", "--rm", image, "version")
 	if first, _, _ := strings.Cut(out, "\n"); strings.Join(strings.Fields(first), " ") != "cachelab image-test" {
 		t.Errorf("the image's cachelab version says %q, want the stamped version image-test", first)
+	}
+	if strings.Contains(out, "not in this build") {
+		t.Errorf("the image's cachelab is a plain build, without every world:\n%s", out)
 	}
 	out = docker(t, 5*time.Minute, "run", "--rm", image, "run", "add-update-delete")
 	if want := "client-go agreed at every step"; !strings.Contains(out, want) {

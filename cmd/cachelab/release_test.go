@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/build/constraint"
 	"os"
 	"reflect"
 	"regexp"
@@ -82,11 +83,13 @@ func TestReleaseConfigBuildsEveryPlatformStampedAndFull(t *testing.T) {
 	}{
 		{"env", b.Env, "CGO_ENABLED=0"}, // a static binary, for distroless/static
 		{"flags", b.Flags, "-trimpath"},
-		{"tags", b.Tags, "apiserver"}, // kube-apiserver's worlds: release binaries carry every world
 	} {
 		if !slices.Contains(want.list, want.item) {
 			t.Errorf("build %s %q has no %q", want.what, want.list, want.item)
 		}
+	}
+	if !fullBuild(t, b.Tags) {
+		t.Errorf("build tags %q leave out sim/full (cmd/cachelab/full.go): release binaries carry every world", b.Tags)
 	}
 	if got, want := sorted(b.Goos), []string{"darwin", "linux", "windows"}; !slices.Equal(got, want) {
 		t.Errorf("goos %q, want %q", got, want)
@@ -101,6 +104,23 @@ func TestReleaseConfigBuildsEveryPlatformStampedAndFull(t *testing.T) {
 	if c.Checksum.NameTemplate == "" {
 		t.Error("no checksum file named")
 	}
+}
+
+// fullBuild reports whether a build with tags compiles
+// cmd/cachelab/full.go, which links in sim/full: the watch-cache world
+// and client-go's informer factory.
+func fullBuild(t *testing.T, tags []string) bool {
+	t.Helper()
+	src, err := os.ReadFile("full.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(src), "\n")
+	expr, err := constraint.Parse(line)
+	if err != nil {
+		t.Fatalf("full.go: %v", err)
+	}
+	return expr.Eval(func(tag string) bool { return slices.Contains(tags, tag) })
 }
 
 // stampedVar is the variable the build's ldflags stamp the release's
