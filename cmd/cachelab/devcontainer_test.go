@@ -11,8 +11,9 @@ import (
 
 // The workshop room's devcontainer (.devcontainer/devcontainer.json, which
 // may hold comments; this one holds none, so that encoding/json reads it)
-// uses the Go go.mod asks for, prepares the build cache, and has VS Code's
-// Go extension.
+// uses the Go go.mod asks for, prepares the build cache, installs the
+// full cachelab (every world, so that no run builds on the day), and has
+// VS Code's Go extension.
 func TestDevcontainerPreparesARoom(t *testing.T) {
 	data, err := os.ReadFile("../../.devcontainer/devcontainer.json")
 	if err != nil {
@@ -33,7 +34,7 @@ func TestDevcontainerPreparesARoom(t *testing.T) {
 	if want := "mcr.microsoft.com/devcontainers/go:" + goModMinor(t); dc.Image != want {
 		t.Errorf("image %q, want %q (go.mod's Go)", dc.Image, want)
 	}
-	for _, step := range []string{"go mod download", "./cmd/cachelab", "./notebooks/..."} {
+	for _, step := range []string{"go mod download", "-tags full ./cmd/cachelab", "./notebooks/..."} {
 		if !strings.Contains(dc.OnCreateCommand, step) {
 			t.Errorf("onCreateCommand %q does not prepare %q", dc.OnCreateCommand, step)
 		}
