@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -71,32 +72,39 @@ func (m *Main) relink(ctx context.Context, args []string, why *sim.NotLinkedErro
 // buildFull builds cachelab with -tags full into the user's cache
 // directory and returns the binary's path.
 func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, error) {
-	advice := "build it yourself: go build -tags full ./cmd/cachelab (in cachelab's checkout)"
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("%v; building it needs the go command, which is not on PATH: %s", why, advice)
+		return "", fmt.Errorf("%v (building it here needs the go command, which is not on PATH)", why)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("%v; no cache directory to build it in (%v): %s", why, err, advice)
+		return "", fmt.Errorf("%v (no cache directory to build it in: %v)", why, err)
 	}
-	dir := filepath.Join(cache, "cachelab", "full-"+runtime.GOOS+"_"+runtime.GOARCH)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("%v; %v: %s", why, err, advice)
-	}
-	bin := filepath.Join(dir, "cachelab"+exeSuffix())
 	bi, _ := debug.ReadBuildInfo()
-	goArgs, err := relinkTo(bi, bin)
+	goArgs, err := relinkTo(bi, "")
 	if err != nil {
-		return "", fmt.Errorf("%v; %v: %s", why, err, advice)
+		return "", fmt.Errorf("%v (%v)", why, err)
 	}
+	// One binary per checkout, or per version: two checkouts that shared
+	// one would rebuild it in turn, and a run could start one half
+	// written by the other.
+	from := goArgs[len(goArgs)-1]
 	if goArgs[0] == "build" {
 		// From a checkout: the current directory must be in it.
-		out, err := exec.CommandContext(ctx, gobin, "list", "-m").Output()
-		if err != nil || strings.TrimSpace(string(out)) != modulePath {
-			return "", fmt.Errorf("%v; this cachelab was built from a checkout, and the current directory is not in one: %s", why, advice)
+		out, err := exec.CommandContext(ctx, gobin, "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
+		path, dir, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+		if err != nil || path != modulePath {
+			return "", fmt.Errorf("%v (this binary was built from a checkout, and to build the full one the current directory must be in it)", why)
 		}
+		from = dir
 	}
+	sum := sha256.Sum256([]byte(from))
+	dir := filepath.Join(cache, "cachelab", fmt.Sprintf("full-%s_%s-%x", runtime.GOOS, runtime.GOARCH, sum[:6]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("%v (%v)", why, err)
+	}
+	bin := filepath.Join(dir, "cachelab"+exeSuffix())
+	goArgs, _ = relinkTo(bi, bin)
 	fmt.Fprintf(m.Stderr, "cachelab: %s, which this build leaves out to build faster; building cachelab with it (go %s; "+
 		"a few minutes the first time, then cached) ...\n", why.Scenario+" "+why.Needs, strings.Join(goArgs, " "))
 	build := exec.CommandContext(ctx, gobin, goArgs...)
