@@ -113,7 +113,8 @@ func restartAPIServer(r *runner, a scenario.Args) error {
 			s.conn.Resume()
 		}
 	}()
-	if err := api.RestartCache(); err != nil {
+	r.asWorld(func() { err = api.RestartCache() })
+	if err != nil {
 		return err
 	}
 	if who == "" {
@@ -154,7 +155,10 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	}
 	r.clients = append(r.clients, c)
 	n := len(r.apis) + 1
-	api, err := r.full.NewAPIServer(r.ctx, c, r.res, r.worldClock(), fmt.Sprintf("apiserver-%d", n))
+	var api world.APIServer
+	r.asWorld(func() {
+		api, err = r.full.NewAPIServer(r.ctx, c, r.res, r.worldClock(), fmt.Sprintf("apiserver-%d", n))
+	})
 	if err != nil {
 		return err
 	}

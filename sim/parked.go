@@ -233,3 +233,43 @@ func (r *runner) quietMoment() []string {
 	}
 	return d
 }
+
+// runLabel labels the goroutines a run's world starts on its own behalf:
+// kube-apiserver's watch caches (asWorld). Its sides' carry sideLabel.
+const runLabel = "cachelab.run"
+
+// runIDs numbers the runs of the process, for runLabel.
+var runIDs atomic.Int64
+
+// asWorld runs f, which starts the world's goroutines (a watch cache),
+// with the run's label: every goroutine it starts is the run's.
+func (r *runner) asWorld(f func()) {
+	if r.runID == "" {
+		r.runID = "r" + strconv.FormatInt(runIDs.Add(1), 10)
+	}
+	pprof.Do(context.Background(), pprof.Labels(runLabel, r.runID), func(context.Context) { f() })
+}
+
+// ofThisRun is dump without the goroutines another run in the process
+// labelled as its own: its sides' and its world's. A watch cache is
+// quiet when every goroutine of the cacher's is parked, and in a process
+// that runs many scenarios at once (the tests, explore -j) another run's
+// cacher is always busy somewhere; waiting for all of them at one moment
+// made a run's settling wait on the others (seen: a run whose clock reads
+// were late kept the others from settling for 10 s). Unlabelled
+// goroutines stay: they may be this run's.
+func (r *runner) ofThisRun(dump []string) []string {
+	mine := map[string]bool{}
+	r.users.Range(func(_, id any) bool { mine[id.(string)] = true; return true })
+	var out []string
+	for _, g := range dump {
+		if side := goroutines.Label(g, sideLabel); side != "" && !mine[side] {
+			continue
+		}
+		if run := goroutines.Label(g, runLabel); run != "" && run != r.runID {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}

@@ -156,6 +156,7 @@ type runner struct {
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
 	clock     *scenarioclock.Clock
 	full      *world.Full // what package sim/full links in; Check made sure the run has what it needs
+	runID     string      // the label of the goroutines its world starts (asWorld)
 	// users maps each side's user (userOf) to its goroutines' label
 	// (parked.go), for kube-apiserver to put on the goroutines that
 	// serve it; read from the server's goroutines.
@@ -599,7 +600,9 @@ func (r *runner) connect() error {
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
-		api, err := r.full.NewAPIServer(r.ctx, r.clients[3], r.res, r.worldClock(), "")
+		var api world.APIServer
+		var err error
+		r.asWorld(func() { api, err = r.full.NewAPIServer(r.ctx, r.clients[3], r.res, r.worldClock(), "") })
 		if err != nil {
 			return err
 		}

@@ -170,8 +170,9 @@ func (r *runner) cachesQuiescent() bool {
 	r.quietAt, r.quietDump = nil, nil
 	goroutines.ShowLabels()
 	all := goroutines.All()
+	mine := r.ofThisRun(all)
 	for _, a := range r.apis {
-		if !a.QuiescentIn(all) {
+		if !a.QuiescentIn(mine) {
 			return false
 		}
 	}
