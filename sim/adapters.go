@@ -228,7 +228,20 @@ func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, err
 // before anything reads them. The informer hands its clock to the
 // controller and reflector it builds in Run, so resync timers, watch
 // durations and re-watch backoff all run on the fake clock, as in
-// cachelab. (Its relist backoff always uses the real clock.)
+// cachelab.
+//
+// Its relist backoff waits on the real clock, and nothing here can
+// change that without changing client-go (REFERENCE.md F6): the reflector
+// runs each ListAndWatch under r.delayHandler.Until, and
+// wait.DelayFunc.Until (apimachinery's util/wait, delay.go) makes its
+// timer with the package's internalClock, a clock.RealClock value, not
+// an interface a caller could replace. The clock given here reaches only
+// the delays' reset (DelayWithReset: the sequence starts again after 2
+// minutes of this clock). ReflectorOptions.Backoff changes the delays,
+// not the clock, and the informer's controller builds its reflector
+// without it. So a placement that relists waits 0.8 to 1.6 s of real
+// time (more after repeated failures), and cachelab's side waits the
+// same way (RelistClock) so that both meet the world as it is then.
 func setClock(inf cache.SharedIndexInformer, c clock.Clock) error {
 	v := reflect.ValueOf(inf)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
