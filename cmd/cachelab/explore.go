@@ -27,7 +27,7 @@ type exploreOptions struct {
 	maxFaults int
 	between   bool
 	plant     string
-	jobs      int
+	jobs      jobsFlag
 	sample    int
 	sampleSed uint64
 	seed      uint64
@@ -90,7 +90,7 @@ shards anywhere: as the indexes of a Kubernetes Indexed Job, or a CI
 matrix (docs/exploring.md).
 
 The report is deterministic: the same command prints the same bytes on every
-run, with any -j. How long it took goes to stderr.
+run, with any -j. How long it took, and at what -j, goes to stderr.
 
 Faults:
 ` + strings.Join(kinds, "\n") + `
@@ -105,10 +105,9 @@ Faults:
 	f.StringVar(&o.faults, "faults", strings.Join(scenario.DefaultFaults, ","), "the faults to place, comma-separated")
 	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
 	f.BoolVar(&o.between, "between-steps", false, "place faults only between steps, none inside a step")
-	// 16: a run mostly waits, so on two CPUs the scenarios whose runs wait
-	// longest (an etcd restore, relist backoffs) explore in 36-60 s at 16
-	// and in 63-80 s at 8; CPU-bound ones take the same time at either.
-	f.IntVarP(&o.jobs, "jobs", "j", 16, "placements run at once (a run mostly waits: on the scenario's settling, and on client-go's relist backoff, which waits real time)")
+	f.VarP(&o.jobs, "jobs", "j", "placements run at once, or auto: 4 per CPU in the etcd world (a run mostly waits: on settling, "+
+		"and on client-go's relist backoff, which waits real time), 2 per CPU behind the watch cache (each run's settling "+
+		"dumps every goroutine of the process), at most 16")
 	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
 	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
@@ -173,13 +172,11 @@ record). --out DIR writes each group's scenario file, as explore does.
 }
 
 func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error {
-	if o.jobs < 1 || o.jobs > 64 {
-		return usage(fmt.Errorf("--jobs %d: want 1 to 64", o.jobs))
-	}
 	sc, err := sim.Load(name)
 	if err != nil {
 		return usage(nearScenario(name, err))
 	}
+	jobs := m.jobs(o, sc)
 	shard, shards, err := o.parseShard()
 	if err != nil {
 		return usage(err)
@@ -214,7 +211,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			ran = done
 		}
 	}
-	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: o.jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
+	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
 		Run: runs, OnRun: onRun}
 	began := m.Now()
 	exploreRun := m.exploreRun
@@ -225,7 +222,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	if err != nil {
 		return exploreFailed(ctx, err, sc.Name, ran, total)
 	}
-	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6))
+	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v at -j %d%s\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6), jobs, o.jobs.auto())
 	rec := ex.Record()
 	if shards > 1 {
 		return m.writeRecord(rec)

@@ -32,6 +32,9 @@ func newCLI(stdin string, terminal bool, env map[string]string) *cli {
 	c.Getenv = func(k string) string { return env[k] }
 	c.IsTerminal = func(any) bool { return terminal }
 	c.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	// explore's -j auto as on 2 CPUs (CI's), so that the timing line it
+	// prints is the same on every machine.
+	c.cpusUsable = func() int { return 2 }
 	return c
 }
 

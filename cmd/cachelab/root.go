@@ -52,6 +52,9 @@ type Main struct {
 	// exploreRun runs an exploration: explore.Run, or in tests a
 	// stand-in around it.
 	exploreRun func(context.Context, *scenario.Scenario, explore.Options) (*explore.Exploration, error)
+	// cpusUsable is how many CPUs explore's -j auto counts:
+	// runtime.GOMAXPROCS if nil, a fixed number in tests.
+	cpusUsable func() int
 	// exiting is set when the process ends with the run (runProcess):
 	// the run then closes without waiting for etcd's last goroutines.
 	exiting bool

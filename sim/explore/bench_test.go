@@ -22,8 +22,10 @@ import (
 //
 //	go test ./sim/explore -run XXX -bench Explore -benchtime 1x -count 3
 //
-// A run mostly waits (settling, and client-go's relist backoff, which
-// waits real time, 0.8-1.6 s), so workers overlap well beyond the cores.
+// In the etcd world a run mostly waits (settling, and client-go's relist
+// backoff, which waits real time, 0.8-1.6 s), so workers overlap beyond
+// the cores, though the CPU a placement costs grows with how many run at
+// once (AutoJobs).
 func BenchmarkExplore(b *testing.B) {
 	small, err := sim.Load("add-update-delete")
 	if err != nil {
