@@ -140,14 +140,18 @@ func initialMark(initial bool) string {
 
 // traceReflector turns cachelab's reflector steps into trace lines. The
 // requests and events themselves are recorded by the connection (world.Conn).
-// reflectorTrace records cachelab's reflector's events, and hands each
-// re-watch backoff it draws to client-go's (backoffJitter).
+// reflectorTrace records cachelab's reflector's events, hands each
+// re-watch backoff it draws to client-go's (backoffJitter), and tells
+// Options.OnRealWait of each relist backoff, a wait of real time.
 func reflectorTrace(s *side, stack informer.Stack) func(reflector.Event) {
 	return func(e reflector.Event) {
 		if e.Step == reflector.StepRewatchBackoff {
 			s.jitter.drawn(e.Delay)
 		}
 		traceReflector(s.rec, s.conn, stack, e)
+		if e.Step == reflector.StepRelistBackoff && s.realWait != nil {
+			s.realWait(e.Delay)
+		}
 	}
 }
 

@@ -37,7 +37,9 @@
 // without faults and once per placement, each an ordinary Run compared
 // with client-go, and tells each run's story against the one without
 // faults; it uses this package's API (Run, Result) and package
-// scenario's, and nothing inside either. A scenario's "# Explore:" lines
+// scenario's, and nothing inside either. A run tells Options.OnRealWait
+// of each wait it makes on the real clock (a relist backoff, below), so
+// that explore runs another placement meanwhile. A scenario's "# Explore:" lines
 // (scenario.ExploreHint) name placements worth running. A planted bug (plants.go, Options.Plant) puts a known bug into
 // cachelab's side, for the comparison, and explore, to find.
 //

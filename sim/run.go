@@ -82,6 +82,12 @@ type Options struct {
 	// OnStep, if set, hears each step's result as soon as it is known;
 	// returning false stops the run.
 	OnStep func(trace.StepResult) bool
+	// OnRealWait, if set, hears that the run has begun to wait d of real
+	// time, computing nothing meanwhile: a relist backoff, which
+	// client-go waits on the real clock whatever clock it is given
+	// (setClock), and cachelab's side as long (RelistClock). It is called
+	// on the run's goroutines, as cachelab's reflector starts the wait.
+	OnRealWait func(d time.Duration)
 	// Plant, if set, names a known bug (Plants) to put into cachelab's
 	// side: the comparison with client-go should find it.
 	Plant string
@@ -671,7 +677,7 @@ func (r *runner) newPair(label string) ([]*side, error) {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
 		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
-			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}})
+			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}, realWait: r.opts.OnRealWait})
 	}
 	pair[0].peer, pair[1].peer = pair[1], pair[0]
 	return pair, nil

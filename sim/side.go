@@ -105,8 +105,11 @@ type side struct {
 	// jitter, shared by both sides' running informers, gives client-go's
 	// re-watch backoffs cachelab's draws.
 	jitter *backoffJitter
-	done   sync.WaitGroup
-	mu     sync.Mutex // guards enqueued
+	// realWait hears each relist backoff cachelab's reflector starts
+	// (Options.OnRealWait), or is nil.
+	realWait func(time.Duration)
+	done     sync.WaitGroup
+	mu       sync.Mutex // guards enqueued
 
 	// What the previous step ended with, to report what a step changed.
 	lastIndexer map[string]string // key -> rv
