@@ -105,9 +105,9 @@ Faults:
 	f.StringVar(&o.faults, "faults", strings.Join(scenario.DefaultFaults, ","), "the faults to place, comma-separated")
 	f.IntVar(&o.maxFaults, "max-faults", 1, "faults per placement, 1 or 2")
 	f.BoolVar(&o.between, "between-steps", false, "place faults only between steps, none inside a step")
-	f.VarP(&o.jobs, "jobs", "j", "placements run at once, or auto: 4 per CPU in the etcd world (a run mostly waits: on settling, "+
-		"and on client-go's relist backoff, which waits real time), 2 per CPU behind the watch cache (each run's settling "+
-		"dumps every goroutine of the process), at most 16")
+	f.VarP(&o.jobs, "jobs", "j", "placements run at once, or auto: 2 per CPU computing, and while some wait out client-go's relist "+
+		"backoff (real time), others in their place, up to 8 per CPU in the etcd world and 4 behind the watch cache (where "+
+		"each run's settling dumps every goroutine of the process), at most 16")
 	f.IntVar(&o.sample, "sample", 0, "run a seeded random choice of this many placements instead of all")
 	f.Uint64Var(&o.sampleSed, "sample-seed", 1, "the seed of --sample's choice")
 	f.Uint64Var(&o.seed, "seed", 1, "each run's seed (cachelab's backoff jitter)")
@@ -176,7 +176,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	if err != nil {
 		return usage(nearScenario(name, err))
 	}
-	jobs := m.jobs(o, sc)
+	most, computing := m.jobs(o, sc)
 	shard, shards, err := o.parseShard()
 	if err != nil {
 		return usage(err)
@@ -211,7 +211,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 			ran = done
 		}
 	}
-	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: jobs, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
+	opts := explore.Options{Faults: faults, MaxFaults: o.maxFaults, BetweenSteps: o.between, Jobs: most, Computing: computing, Sample: o.sample, SampleSeed: o.sampleSed, Shard: shard, Shards: shards,
 		Run: runs, OnRun: onRun}
 	began := m.Now()
 	exploreRun := m.exploreRun
@@ -222,7 +222,7 @@ func (m *Main) explore(cmd *cobra.Command, name string, o *exploreOptions) error
 	if err != nil {
 		return exploreFailed(ctx, err, sc.Name, ran, total)
 	}
-	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v at -j %d%s\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6), jobs, o.jobs.auto())
+	fmt.Fprintf(m.Stderr, "%s: %d placements run in %v at %s\n", sc.Name, ex.Run, m.Now().Sub(began).Round(1e6), o.jobs.said(most, computing))
 	rec := ex.Record()
 	if shards > 1 {
 		return m.writeRecord(rec)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strconv"
 
@@ -9,18 +10,20 @@ import (
 	"github.com/cachelab/cachelab/sim/scenario"
 )
 
-// jobs is how many placements explore runs at once: -j N, or for -j
-// auto what explore.AutoJobs chooses for the exploration's world (the
+// jobs is how many placements explore runs at once, and how many of
+// them compute (explore.Options.Jobs, Computing): -j N, N of each; -j
+// auto, what explore.AutoJobs chooses for the exploration's world (the
 // scenario's, unless --server says) and the CPUs.
-func (m *Main) jobs(o *exploreOptions, sc *scenario.Scenario) int {
+func (m *Main) jobs(o *exploreOptions, sc *scenario.Scenario) (most, computing int) {
 	if o.jobs != autoJobs {
-		return int(o.jobs)
+		return int(o.jobs), int(o.jobs)
 	}
 	world := o.server.value
 	if world == "" {
 		world = sc.WrittenFor()
 	}
-	return explore.AutoJobs(world, m.cpus())
+	computing, most = explore.AutoJobs(world, m.cpus())
+	return most, computing
 }
 
 // cpus is how many CPUs the process may use (runtime.GOMAXPROCS), for
@@ -61,11 +64,10 @@ func (j *jobsFlag) Set(s string) error {
 	return nil
 }
 
-// auto is what the timing line on stderr adds to -j N: " (auto)" when
-// explore chose N.
-func (j jobsFlag) auto() string {
-	if j == autoJobs {
-		return " (auto)"
+// said is how the timing line on stderr says what ran at once.
+func (j jobsFlag) said(most, computing int) string {
+	if j != autoJobs {
+		return fmt.Sprintf("-j %d", most)
 	}
-	return ""
+	return fmt.Sprintf("-j auto (%d computing, up to %d in all)", computing, most)
 }

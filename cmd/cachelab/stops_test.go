@@ -95,11 +95,11 @@ func TestClosedStdoutEveryCommand(t *testing.T) {
 		want string // the end of stderr
 	}{
 		{[]string{"explore", "add-update-delete", "--faults", "close-watch", "--sample", "1"},
-			"placements run in 0s at -j 4 (auto)\ncachelab: stdout was closed (broken pipe) while writing the report\n"},
+			"placements run in 0s at -j auto (4 computing, up to 8 in all)\ncachelab: stdout was closed (broken pipe) while writing the report\n"},
 		{[]string{"explore", "add-update-delete", "--faults", "close-watch", "--sample", "1", "--output", "json"},
-			"placements run in 0s at -j 4 (auto)\ncachelab: stdout was closed (broken pipe) while writing the exploration's record\n"},
+			"placements run in 0s at -j auto (4 computing, up to 8 in all)\ncachelab: stdout was closed (broken pipe) while writing the exploration's record\n"},
 		{[]string{"explore", "add-update-delete", "--faults", "close-watch", "--sample", "2", "--shard", "1/2"},
-			"placements run in 0s at -j 4 (auto)\ncachelab: stdout was closed (broken pipe) while writing the exploration's record\n"},
+			"placements run in 0s at -j auto (4 computing, up to 8 in all)\ncachelab: stdout was closed (broken pipe) while writing the exploration's record\n"},
 		{append([]string{"explore", "merge"}, records...),
 			"cachelab: stdout was closed (broken pipe) while writing the report\n"},
 		{append([]string{"explore", "merge", "--output", "json"}, records...),

@@ -26,6 +26,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/scenario"
@@ -39,8 +42,13 @@ type Options struct {
 	// MaxFaults is how many faults a placement has at most: 1 or 2
 	// (1 if 0).
 	MaxFaults int
-	// Jobs is how many placements run at once (1 if 0).
+	// Jobs is how many placements run at once at most (1 if 0).
 	Jobs int
+	// Computing, if above 0, is how many of those may compute at once:
+	// a run that waits real time (a relist backoff: sim.Options.OnRealWait)
+	// does not count while it waits, so another starts meanwhile, up to
+	// Jobs in all. Jobs if 0 (or above Jobs). AutoJobs chooses both.
+	Computing int
 	// Sample, if above 0, runs a seeded random choice of that many
 	// placements (SampleSeed) instead of all.
 	Sample     int
@@ -275,39 +283,53 @@ func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*Exploration, e
 		placed = mine
 	}
 	ex.Run = len(placed)
+	outcomes, err := ex.runAll(ctx, placed, o)
+	if err != nil {
+		return nil, err
+	}
+	ex.Groups = groupOutcomes(outcomes)
+	return ex, nil
+}
+
+// runAll runs the placements, as many at once as o says (pool), and
+// returns their outcomes in placement order.
+func (ex *Exploration) runAll(ctx context.Context, placed []placedRun, o Options) ([]Outcome, error) {
+	computing := o.Computing
+	if computing < 1 || computing > o.Jobs {
+		computing = o.Jobs
+	}
+	p := newPool(computing, o.Jobs, clock.RealClock{})
 	outcomes := make([]Outcome, len(placed))
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		done int
-		next = make(chan int)
 	)
-	for range min(o.Jobs, max(len(placed), 1)) {
+	for i := range placed {
+		r := p.start(ctx)
+		if r == nil {
+			break
+		}
+		opts := o.Run
+		opts.OnRealWait = func(d time.Duration) {
+			p.waits(r, d)
+			if o.Run.OnRealWait != nil {
+				o.Run.OnRealWait(d)
+			}
+		}
 		wg.Go(func() {
-			for i := range next {
-				outcomes[i] = ex.runPlacement(ctx, placed[i], o.Run)
-				mu.Lock()
-				done++
-				if o.OnRun != nil {
-					o.OnRun(done, len(placed))
-				}
-				mu.Unlock()
+			defer p.end(r)
+			outcomes[i] = ex.runPlacement(ctx, placed[i], opts)
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if o.OnRun != nil {
+				o.OnRun(done, len(placed))
 			}
 		})
 	}
-	for i := range placed {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ex.Groups = groupOutcomes(outcomes)
-	return ex, nil
+	return outcomes, ctx.Err()
 }
 
 // quietGaps is how many gaps from the first no informer has made a
