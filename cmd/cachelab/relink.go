@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -31,19 +32,30 @@ import (
 const modulePath = "github.com/cachelab/cachelab"
 
 // relinkTo is what builds the full binary: the go command's arguments,
-// run in the current directory. A binary built from a checkout
-// ("(devel)") builds from the module the directory is in, which must be
-// cachelab's; one installed at a version builds that version.
-func relinkTo(bi *debug.BuildInfo, out string) ([]string, error) {
+// run in the current directory. In a checkout of cachelab (checkout is
+// the module's directory there, "" outside one) it builds from the
+// checkout, whatever the binary says of itself: go build stamps a
+// checkout's binary with a pseudo-version (+dirty when edited), which no
+// proxy serves. Outside one, a binary installed at a published version
+// installs that version.
+func relinkTo(bi *debug.BuildInfo, checkout, out string) ([]string, error) {
+	pkg := modulePath + "/cmd/cachelab"
+	if checkout != "" {
+		return []string{"build", "-tags", "full", "-o", out, pkg}, nil
+	}
 	if bi == nil || bi.Main.Path != modulePath {
 		return nil, errors.New("this binary does not say which cachelab it was built from")
 	}
-	pkg := modulePath + "/cmd/cachelab"
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return []string{"install", "-tags", "full", pkg + "@" + v}, nil
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" || strings.Contains(v, "+") || pseudoVersion.MatchString(v) {
+		return nil, errors.New("this binary was built from a checkout, and to build the full one the current directory must be in it")
 	}
-	return []string{"build", "-tags", "full", "-o", out, pkg}, nil
+	return []string{"install", "-tags", "full", pkg + "@" + v}, nil
 }
+
+// pseudoVersion matches a Go pseudo-version's tail: a commit, not a
+// release (v0.0.0-20261129120000-abcdef123456).
+var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)
 
 // relink builds the full cachelab and runs args in it (see above), or
 // says why it cannot, with what to do instead.
@@ -80,8 +92,15 @@ func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, 
 	if err != nil {
 		return "", fmt.Errorf("%v (no cache directory to build it in: %v)", why, err)
 	}
+	// In a checkout of cachelab, build from it (relinkTo).
+	checkout := ""
+	if out, err := exec.CommandContext(ctx, gobin, "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output(); err == nil {
+		if path, dir, _ := strings.Cut(strings.TrimSpace(string(out)), " "); path == modulePath {
+			checkout = dir
+		}
+	}
 	bi, _ := debug.ReadBuildInfo()
-	goArgs, err := relinkTo(bi, "")
+	goArgs, err := relinkTo(bi, checkout, "")
 	if err != nil {
 		return "", fmt.Errorf("%v (%v)", why, err)
 	}
@@ -89,14 +108,8 @@ func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, 
 	// one would rebuild it in turn, and a run could start one half
 	// written by the other.
 	from := goArgs[len(goArgs)-1]
-	if goArgs[0] == "build" {
-		// From a checkout: the current directory must be in it.
-		out, err := exec.CommandContext(ctx, gobin, "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
-		path, dir, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
-		if err != nil || path != modulePath {
-			return "", fmt.Errorf("%v (this binary was built from a checkout, and to build the full one the current directory must be in it)", why)
-		}
-		from = dir
+	if checkout != "" {
+		from = checkout
 	}
 	sum := sha256.Sum256([]byte(from))
 	dir := filepath.Join(cache, "cachelab", fmt.Sprintf("full-%s_%s-%x", runtime.GOOS, runtime.GOARCH, sum[:6]))
@@ -104,7 +117,7 @@ func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, 
 		return "", fmt.Errorf("%v (%v)", why, err)
 	}
 	bin := filepath.Join(dir, "cachelab"+exeSuffix())
-	goArgs, _ = relinkTo(bi, bin)
+	goArgs, _ = relinkTo(bi, checkout, bin)
 	fmt.Fprintf(m.Stderr, "cachelab: %s, which this build leaves out to build faster; building cachelab with it (go %s; "+
 		"a few minutes the first time, then cached) ...\n", why.Scenario+" "+why.Needs, strings.Join(goArgs, " "))
 	build := exec.CommandContext(ctx, gobin, goArgs...)

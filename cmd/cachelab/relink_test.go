@@ -47,26 +47,40 @@ func TestRelinkBuildsTheSameCachelab(t *testing.T) {
 	main := func(version string) *debug.BuildInfo {
 		return &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: version}}
 	}
+	build := []string{"build", "-tags", "full", "-o", "/c/cachelab", modulePath + "/cmd/cachelab"}
 	cases := []struct {
-		bi   *debug.BuildInfo
-		want []string
+		bi       *debug.BuildInfo
+		checkout string
+		want     []string // nil: it cannot
 	}{
-		{main("(devel)"), []string{"build", "-tags", "full", "-o", "/c/cachelab", modulePath + "/cmd/cachelab"}},
-		{main(""), []string{"build", "-tags", "full", "-o", "/c/cachelab", modulePath + "/cmd/cachelab"}},
-		{main("v0.4.0"), []string{"install", "-tags", "full", modulePath + "/cmd/cachelab@v0.4.0"}},
+		// In a checkout, from it, whatever the binary says of itself.
+		{main("(devel)"), "/src/cachelab", build},
+		{main("v0.0.0-20261129120000-abcdef123456+dirty"), "/src/cachelab", build},
+		{main("v0.4.0"), "/src/cachelab", build},
+		{nil, "/src/cachelab", build},
+		// Outside one, only a published version.
+		{main("v0.4.0"), "", []string{"install", "-tags", "full", modulePath + "/cmd/cachelab@v0.4.0"}},
+		{main("v0.4.1-0.20261129120000-abcdef123456"), "", nil},
+		{main("v0.0.0-20261129120000-abcdef123456"), "", nil},
+		{main("v0.4.0+dirty"), "", nil},
+		{main("(devel)"), "", nil},
+		{nil, "", nil},
+		{&debug.BuildInfo{Main: debug.Module{Path: "example.com/other", Version: "v1.0.0"}}, "", nil},
 	}
 	for _, c := range cases {
-		got, err := relinkTo(c.bi, "/c/cachelab")
+		got, err := relinkTo(c.bi, c.checkout, "/c/cachelab")
+		if c.want == nil {
+			if err == nil {
+				t.Errorf("%+v in %q: relinkTo = %q, want an error", c.bi, c.checkout, got)
+			}
+			continue
+		}
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("%+v in %q: %v", c.bi, c.checkout, err)
+			continue
 		}
 		if d := cmp.Diff(c.want, got); d != "" {
-			t.Errorf("version %q: (-want +got)\n%s", c.bi.Main.Version, d)
-		}
-	}
-	for _, bi := range []*debug.BuildInfo{nil, {Main: debug.Module{Path: "example.com/other"}}} {
-		if _, err := relinkTo(bi, "/c/cachelab"); err == nil {
-			t.Errorf("relinkTo(%v) built something", bi)
+			t.Errorf("%+v in %q: (-want +got)\n%s", c.bi, c.checkout, d)
 		}
 	}
 }
