@@ -192,6 +192,7 @@ func TestCLI(t *testing.T) {
 		Setup:               setupProcs,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":       cmdExits,
+			"bigsession":  cmdBigSession,
 			"jsonlines":   cmdJSONLines,
 			"explorejson": cmdExploreJSON,
 			"mermaid":     cmdMermaid,
