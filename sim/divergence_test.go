@@ -74,10 +74,12 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 		}
 		cat = append(cat, sc)
 	}
-	for _, sc := range inStackOrder(cat, otherStack) {
+	for _, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {
-			other := otherStack(sc)
-			parallelIn(t, other)
+			other := informer.Classic
+			if newHeader(sc, stackOf(sc), scenario.DefaultServer, Options{}).Stack == informer.Classic {
+				other = informer.Default
+			}
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Stack: other})
 			if err != nil {
 				t.Fatal(err)
@@ -130,7 +132,7 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range inStackOrder(cat, stackOf) {
+	for _, sc := range cat {
 		if sc.Server == "" {
 			t.Errorf("%s: no \"# Server:\" line: say %s, %s or %s", sc.File, scenario.ServerEtcd, scenario.ServerWatchCache, scenario.ServerAny)
 			continue
@@ -143,7 +145,6 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 			if sc.WrittenFor() == scenario.ServerWatchCache {
 				other = scenario.ServerEtcd
 			}
-			parallelIn(t, stackOf(sc))
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Server: other})
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"flag"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -13,7 +12,5 @@ import (
 // watch relay and every handler held by the scenario.
 func TestMain(m *testing.M) {
 	loadgen.MaybeRun() // a test's load process (load_test.go) runs no tests
-	flag.Parse()
-	setParallel() // parallel_test.go
 	goleak.VerifyTestMain(m)
 }

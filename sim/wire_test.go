@@ -78,7 +78,6 @@ func otherStack(sc *scenario.Scenario) informer.Stack {
 // whose story differs over HTTP (storyOverTheWire) is held, wire lines
 // and all, to testdata/traces/over-the-wire.
 func runOverTheWire(t *testing.T, sc *scenario.Scenario, opts Options, other string) {
-	parallelIn(t, runsStack(sc, opts))
 	opts.Seed, opts.Wire = 1, true
 	res, err := Run(context.Background(), sc, opts)
 	if err != nil {
