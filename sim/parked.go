@@ -253,11 +253,12 @@ func (r *runner) asWorld(f func()) {
 // ofThisRun is dump without the goroutines another run in the process
 // labelled as its own: its sides' and its world's. A watch cache is
 // quiet when every goroutine of the cacher's is parked, and in a process
-// that runs many scenarios at once (the tests, explore -j) another run's
+// that runs many scenarios at once (explore -j, FuzzRunner) another run's
 // cacher is always busy somewhere; waiting for all of them at one moment
-// made a run's settling wait on the others (seen: a run whose clock reads
-// were late kept the others from settling for 10 s). Unlabelled
-// goroutines stay: they may be this run's.
+// made a run's settling wait on the others (seen when the tests once ran
+// the catalog side by side: runs whose clock reads were late kept the
+// others from settling for 10 s). Unlabelled goroutines stay: they may be
+// this run's.
 func (r *runner) ofThisRun(dump []string) []string {
 	mine := map[string]bool{}
 	r.users.Range(func(_, id any) bool { mine[id.(string)] = true; return true })

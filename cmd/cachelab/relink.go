@@ -99,25 +99,24 @@ func (m *Main) buildFull(ctx context.Context, why *sim.NotLinkedError) (string, 
 			checkout = dir
 		}
 	}
-	bi, _ := debug.ReadBuildInfo()
-	goArgs, err := relinkTo(bi, checkout, "")
-	if err != nil {
-		return "", fmt.Errorf("%v (%v)", why, err)
-	}
 	// One binary per checkout, or per version: two checkouts that shared
 	// one would rebuild it in turn, and a run could start one half
 	// written by the other.
-	from := goArgs[len(goArgs)-1]
-	if checkout != "" {
-		from = checkout
+	bi, _ := debug.ReadBuildInfo()
+	from := checkout
+	if from == "" && bi != nil {
+		from = bi.Main.Version
 	}
 	sum := sha256.Sum256([]byte(from))
 	dir := filepath.Join(cache, "cachelab", fmt.Sprintf("full-%s_%s-%x", runtime.GOOS, runtime.GOARCH, sum[:6]))
+	bin := filepath.Join(dir, "cachelab"+exeSuffix())
+	goArgs, err := relinkTo(bi, checkout, bin)
+	if err != nil {
+		return "", fmt.Errorf("%v (%v)", why, err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("%v (%v)", why, err)
 	}
-	bin := filepath.Join(dir, "cachelab"+exeSuffix())
-	goArgs, _ = relinkTo(bi, checkout, bin)
 	fmt.Fprintf(m.Stderr, "cachelab: %s, which this build leaves out to build faster; building cachelab with it (go %s; "+
 		"a few minutes the first time, then cached) ...\n", why.Scenario+" "+why.Needs, strings.Join(goArgs, " "))
 	build := exec.CommandContext(ctx, gobin, goArgs...)
