@@ -57,6 +57,11 @@ type ClientOptions struct {
 	// watch stream from whichever member came up next. A simulator uses
 	// it so that the member serving a watch is the same on every run.
 	InOrder bool
+
+	// crashes says that the server is an Embedded, which this process
+	// crashes and restarts: its clients read a stopped server's answer
+	// as Unavailable (crashed.go). Only Embedded.ClientOptions sets it.
+	crashes bool
 }
 
 // DefaultDialTimeout is DialTimeout's default: etcdctl's.
@@ -191,6 +196,9 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 		// round_robin; without it, the default config applies.
 		dial = []grpc.DialOption{grpc.WithDisableServiceConfig(),
 			grpc.WithDefaultServiceConfig(`{"loadBalancingPolicy": "pick_first"}`)}
+	}
+	if opts.crashes {
+		dial = append(dial, crashedDialOptions()...)
 	}
 	client, err := clientv3.New(clientv3.Config{Endpoints: opts.Endpoints, DialTimeout: opts.DialTimeout,
 		TLS: tlsCfg, Logger: zap.NewNop(), DialOptions: dial})

@@ -159,9 +159,9 @@ func (t *etcdTLS) remove() error {
 // refuses the connection in the TLS handshake.
 func (e *Embedded) ClientOptions() ClientOptions {
 	if e.tls.client == nil {
-		return ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS}
+		return ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS, crashes: true}
 	}
-	return ClientOptions{Endpoints: e.Endpoints(), TLSConfig: e.tls.client}
+	return ClientOptions{Endpoints: e.Endpoints(), TLSConfig: e.tls.client, crashes: true}
 }
 
 // ClientFiles writes a client certificate of e's CA, its key and the CA's
