@@ -74,12 +74,10 @@ func TestScenariosInTheOtherStack(t *testing.T) {
 		}
 		cat = append(cat, sc)
 	}
-	for _, sc := range cat {
+	for _, sc := range inStackOrder(cat, otherStack) {
 		t.Run(sc.Name, func(t *testing.T) {
-			other := informer.Classic
-			if newHeader(sc, stackOf(sc), scenario.DefaultServer, Options{}).Stack == informer.Classic {
-				other = informer.Default
-			}
+			other := otherStack(sc)
+			parallelIn(t, other)
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Stack: other})
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +130,7 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range cat {
+	for _, sc := range inStackOrder(cat, stackOf) {
 		if sc.Server == "" {
 			t.Errorf("%s: no \"# Server:\" line: say %s, %s or %s", sc.File, scenario.ServerEtcd, scenario.ServerWatchCache, scenario.ServerAny)
 			continue
@@ -145,6 +143,7 @@ func TestScenariosInTheOtherWorld(t *testing.T) {
 			if sc.WrittenFor() == scenario.ServerWatchCache {
 				other = scenario.ServerEtcd
 			}
+			parallelIn(t, stackOf(sc))
 			res, err := Run(context.Background(), sc, Options{Seed: 1, Server: other})
 			if err != nil {
 				t.Fatal(err)

@@ -50,6 +50,7 @@ func TestControllerStepScalesWithKeys(t *testing.T) {
 		{scenario.ServerEtcd, informer.Classic, "3", "5000"},
 	} {
 		t.Run(tc.server+"/"+string(tc.stack), func(t *testing.T) {
+			parallelIn(t, tc.stack)
 			src := script("start-controller workers="+tc.workers, "start", "bulk-create n="+tc.n)
 			res, err := runOne(t, "many-keys", src, Options{Server: tc.server, Stack: tc.stack})
 			if err != nil {
@@ -136,6 +137,7 @@ delete ns0/a ns0/b
 `
 	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
 		t.Run(string(stack), func(t *testing.T) {
+			parallelIn(t, stack)
 			res := sameEveryRun(t, "held-retry", src, Options{Stack: stack}, 3)
 			last := res.Steps[len(res.Steps)-1]
 			for impl, events := range last.Sides {
@@ -362,6 +364,7 @@ func TestQuietSecondsPassInOneMove(t *testing.T) {
 		{"two-apiservers", twoAPIServers, informer.Default},
 	} {
 		t.Run(tc.name+"/"+string(tc.stack), func(t *testing.T) {
+			parallelIn(t, tc.stack)
 			ref, err := runOne(t, tc.name, tc.src, Options{Stack: tc.stack, secondBySecond: true})
 			if err != nil {
 				t.Fatal(err)
@@ -388,6 +391,7 @@ func TestADayBehindTheWatchCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	parallelIn(t, stackOf(sc))
 	ses, err := Open(context.Background(), sc, Options{Seed: 1, Server: scenario.ServerWatchCache})
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,9 @@ func TestLateClockReads(t *testing.T) {
 // output (without wire lines, over the wire), or in the other world
 // testdata/traces/other-world.
 func runLate(t *testing.T, sc *scenario.Scenario, opts Options) {
+	// Not side by side (parallel_test.go): every clock read of these
+	// runs sleeps, and eight of them at once under -race kept a watch
+	// cache from ever being seen quiet within the settle timeout.
 	opts.Seed, opts.lateReads, opts.lateTimers = 1, 10*time.Millisecond, 10*time.Millisecond
 	want := expectedTrace(sc)
 	if opts.Server != "" {

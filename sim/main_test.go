@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flag"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -12,5 +13,7 @@ import (
 // watch relay and every handler held by the scenario.
 func TestMain(m *testing.M) {
 	loadgen.MaybeRun() // a test's load process (load_test.go) runs no tests
+	flag.Parse()
+	setParallel() // parallel_test.go
 	goleak.VerifyTestMain(m)
 }

@@ -255,7 +255,7 @@ func (r *runner) asWorld(f func()) {
 // quiet when every goroutine of the cacher's is parked, and in a process
 // that runs many scenarios at once (explore -j, FuzzRunner) another run's
 // cacher is always busy somewhere; waiting for all of them at one moment
-// made a run's settling wait on the others (seen when the tests once ran
+// made a run's settling wait on the others (seen when the tests first ran
 // the catalog side by side: runs whose clock reads were late kept the
 // others from settling for 10 s). Unlabelled goroutines stay: they may be
 // this run's.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/browsertest"
 	"github.com/cachelab/cachelab/internal/mermaiddraw"
 	"github.com/cachelab/cachelab/internal/schemacheck"
@@ -37,14 +38,30 @@ func TestScenarios(t *testing.T) {
 	}
 	builtins := len(files)
 	files = append(files, regressions(t)...)
-	var pages []htmlview.Run
-	for i, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			r := runScenarioFile(t, file)
-			if i < builtins && !t.Failed() {
-				pages = append(pages, r)
+	ran := make([]*htmlview.Run, builtins)
+	t.Run("runs", func(t *testing.T) { // side by side (parallel_test.go)
+		stackOfFile := func(i int) informer.Stack {
+			sc, err := Load(files[i])
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			return stackOf(sc)
+		}
+		for _, i := range inStackOrder(indices(len(files)), stackOfFile) {
+			t.Run(filepath.Base(files[i]), func(t *testing.T) {
+				parallelIn(t, stackOfFile(i))
+				r := runScenarioFile(t, files[i])
+				if i < builtins && !t.Failed() {
+					ran[i] = &r
+				}
+			})
+		}
+	})
+	var pages []htmlview.Run // in the catalog's order
+	for _, r := range ran {
+		if r != nil {
+			pages = append(pages, *r)
+		}
 	}
 	t.Run("every page fits at 1280x800", func(t *testing.T) { pagesFit(t, pages) })
 	t.Run("Mermaid draws every diagram", func(t *testing.T) { diagramsDraw(t, pages) })

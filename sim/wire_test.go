@@ -78,6 +78,7 @@ func otherStack(sc *scenario.Scenario) informer.Stack {
 // whose story differs over HTTP (storyOverTheWire) is held, wire lines
 // and all, to testdata/traces/over-the-wire.
 func runOverTheWire(t *testing.T, sc *scenario.Scenario, opts Options, other string) {
+	parallelIn(t, runsStack(sc, opts))
 	opts.Seed, opts.Wire = 1, true
 	res, err := Run(context.Background(), sc, opts)
 	if err != nil {
@@ -280,6 +281,7 @@ func TestPauseOverTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{Seed: 1, Wire: true}
+	parallelIn(t, runsStack(sc, opts)) // its pause is 11 s of nothing to do
 	opts.OnStep = func(sr trace.StepResult) bool {
 		if sr.Cmd == "disconnect" {
 			time.Sleep(11 * time.Second) // a person reading the step: the input here, not a wait for anything
