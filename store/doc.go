@@ -73,7 +73,7 @@
 // one per key noted, and no more than a quarter of the store's count
 // (plus 64) are noted before the slice is dropped.
 //
-// # Another Store: the expiration cache
+// # Two more Stores: the expiration cache and the undelta store
 //
 // ExpirationCache (NewExpirationCache; client-go's NewTTLStore,
 // NewExpirationStore and NewFakeExpirationStore) is a Store whose entries
@@ -88,6 +88,10 @@
 //
 // Nothing expires in the background, so an entry nobody reads stays in
 // memory (X1–X7).
+//
+// UndeltaStore (NewUndeltaStore) is a plain Store that, after every
+// successful write, hands its whole content to a PushFunc: a stream of
+// changes becomes a stream of complete states (U1, U2).
 //
 // # Metrics
 //
@@ -106,8 +110,8 @@
 // AtomicFIFO feature gate (off: the RV reads as ""). Error and panic
 // texts are client-go's, so traces compare line for line.
 //
-// expiration_cache.go and expiration_cache_fakes.go (ExpirationCache and
-// its policies) mirror those files. The
+// expiration_cache.go, expiration_cache_fakes.go (ExpirationCache and its
+// policies) and undelta_store.go (UndeltaStore) mirror those files. The
 // expiration cache's one constructor with options is NewExpirationCache,
 // which takes the clock that client-go's takes only in
 // NewFakeExpirationStore; NewTTLStore, NewExpirationStore and
@@ -124,12 +128,12 @@
 //     come before it in map order; cachelab has updated none (one of the
 //     outcomes client-go leaves to chance). The items and the
 //     resourceVersion are left as client-go leaves them.
-//   - The expiration cache's List and ListKeys come in key order
-//     (client-go's: map order), as the Cache's do.
+//   - The expiration cache's List, ListKeys and the undelta store's
+//     pushes come in key order (client-go's: map order), as List does.
 //   - A nil key function means MetaNamespaceKeyFunc and a nil clock the
-//     real one, for the expiration cache as for New; client-go's panics
-//     at its first use.
-//   - Its LastStoreSyncResourceVersion reports the remembered
+//     real one, for the expiration and undelta stores as for New;
+//     client-go's panic at their first use.
+//   - Their LastStoreSyncResourceVersion reports the remembered
 //     resourceVersion as client-go's does with AtomicFIFO on (the
-//     default); it has no HideResourceVersion.
+//     default); they have no HideResourceVersion.
 package store
