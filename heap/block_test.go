@@ -193,6 +193,36 @@ func TestWhichCallsWakePop(t *testing.T) {
 	)
 }
 
+// client-go: heap.go AddIfNotPresent, Pop (HP4): a write broadcasts, it
+// does not signal one waiter. Two Pops wait beside two objects that a
+// failed BulkAdd left unannounced; one AddIfNotPresent that stores nothing
+// wakes both, and both pop. Which Pop gets which object is a race, in
+// client-go too, so the objects popped are compared as a set.
+func TestAWriteWakesEveryWaitingPop(t *testing.T) {
+	cl, cg := newHeaps("prio")
+	for _, h := range []heapAPI{cl, cg} {
+		synctest.Test(t, func(t *testing.T) {
+			p1, p2 := startPop(h, "p1"), startPop(h, "p2")
+			synctest.Wait()
+			if err := h.BulkAdd([]any{j("a", 1), j("b", 2), Bad(9)}); err == nil {
+				t.Fatalf("%T: BulkAdd of an unkeyable object succeeded", h)
+			}
+			synctest.Wait()
+			if got := []string{p1.poll(), p2.poll()}; !slices.Equal(got, []string{"waiting", "waiting"}) {
+				t.Fatalf("%T: after the failed BulkAdd, pops returned %q, want both waiting", h, got)
+			}
+			_ = h.AddIfNotPresent(j("a", 0))
+			synctest.Wait()
+			got := []string{p1.poll(), p2.poll()}
+			slices.Sort(got)
+			if !slices.Equal(got, []string{"a:1", "b:2"}) {
+				t.Errorf("%T: after one AddIfNotPresent, pops returned %q, want a:1 and b:2", h, got)
+			}
+			h.Close()
+		})
+	}
+}
+
 // client-go: heap.go Pop after Close (HP5): a closed heap is drained, and
 // only then does Pop fail.
 func TestClosedHeapDrains(t *testing.T) {
