@@ -123,11 +123,13 @@ func TestPopWaits(t *testing.T) {
 			"(end) close",
 		)
 	})
-	t.Run("until Close", func(t *testing.T) {
-		runBoth(t, []blockStep{startP("p1"), do("close", func(h heapAPI) error { h.Close(); return nil })},
+	t.Run("until Close, every one of them", func(t *testing.T) {
+		runBoth(t, []blockStep{startP("p1"), startP("p2"), do("close", func(h heapAPI) error { h.Close(); return nil })},
 			"start p1",
+			"start p2",
 			"close",
 			"  p1 → error: heap is closed",
+			"  p2 → error: heap is closed",
 			"(end) close",
 		)
 	})
