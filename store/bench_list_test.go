@@ -65,8 +65,8 @@ func BenchmarkStoreList(b *testing.B) {
 				for _, r := range listRegimes {
 					b.Run(fmt.Sprintf("op=%s/n=%d/after=%s/impl=%s", op.name, n, r.name, impl.name), func(b *testing.B) {
 						b.ReportAllocs()
-						cpu := startCPU()
-						defer cpu.report(b)
+						cpu := StartCPU()
+						defer cpu.Report(b)
 						for i := 0; b.Loop(); i++ {
 							r.write(s, i, stored, extra)
 							op.call(s)

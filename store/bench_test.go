@@ -2,9 +2,7 @@ package store_test
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/tools/cache"
 
@@ -52,8 +50,8 @@ func BenchmarkStore(b *testing.B) {
 			name := func(op string) string { return fmt.Sprintf("op=%s/n=%d/impl=%s", op, n, impl.name) }
 			b.Run(name("Add"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					s := impl.new()
 					for _, o := range v1 {
@@ -64,8 +62,8 @@ func BenchmarkStore(b *testing.B) {
 			s := filled[i]
 			b.Run(name("Update"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for i := 0; b.Loop(); i++ {
 					objs := v1
 					if i%2 == 0 {
@@ -78,25 +76,25 @@ func BenchmarkStore(b *testing.B) {
 			})
 			b.Run(name("Delete"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					for _, o := range v1 {
 						_ = s.Delete(o)
 					}
 					b.StopTimer()
-					cpu.stop()
+					cpu.Stop()
 					for _, o := range v1 {
 						_ = s.Add(o)
 					}
-					cpu.restart()
+					cpu.Restart()
 					b.StartTimer()
 				}
 			})
 			b.Run(name("Get"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					for _, o := range v1 {
 						_, _, _ = s.Get(o)
@@ -105,24 +103,24 @@ func BenchmarkStore(b *testing.B) {
 			})
 			b.Run(name("List"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					_ = s.List()
 				}
 			})
 			b.Run(name("ByIndex"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					_, _ = s.ByIndex("app", "app-3")
 				}
 			})
 			b.Run(name("Replace"), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu := startCPU()
-				defer cpu.report(b)
+				cpu := StartCPU()
+				defer cpu.Report(b)
 				for b.Loop() {
 					_ = s.Replace(append([]any(nil), v2...), "2")
 				}
@@ -145,32 +143,4 @@ func fillAll(objs []any) []indexer {
 		}
 	}
 	return out
-}
-
-// cpuMeter reports the process's CPU time (user+system, GC included) per
-// op as "cpu-ns/op". On a shared machine a benchmark that waits for a core
-// is slower by the clock but not by this, so it is the figure to compare
-// when the machine is busy. Start it just before b.Loop.
-type cpuMeter struct {
-	start, paused, pausedAt time.Duration
-}
-
-func startCPU() *cpuMeter { return &cpuMeter{start: processCPU()} }
-
-// stop and restart go with b.StopTimer and b.StartTimer: the CPU time
-// between them is not counted.
-func (m *cpuMeter) stop()    { m.pausedAt = processCPU() }
-func (m *cpuMeter) restart() { m.paused += processCPU() - m.pausedAt }
-
-// report must run after b.Loop has returned false (b.N is then final).
-func (m *cpuMeter) report(b *testing.B) {
-	b.ReportMetric(float64(processCPU()-m.start-m.paused)/float64(b.N), "cpu-ns/op")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

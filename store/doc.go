@@ -73,6 +73,26 @@
 // one per key noted, and no more than a quarter of the store's count
 // (plus 64) are noted before the slice is dropped.
 //
+// # Two more Stores: the expiration cache and the undelta store
+//
+// ExpirationCache (NewExpirationCache; client-go's NewTTLStore,
+// NewExpirationStore and NewFakeExpirationStore) is a Store whose entries
+// expire. Every write stamps its object with the cache's clock; a read
+// that finds the entry expired (by its ExpirationPolicy, a TTLPolicy
+// unless told otherwise) deletes it and reports it absent:
+//
+//	t=0   Add(a)               entries: a@0
+//	t=5s  Add(b)               entries: a@0 b@5s
+//	t=11s ListKeys → [a b]     (asks no policy: a is expired, but still there)
+//	t=11s List → [b]           entries: b@5s        (a deleted by the read)
+//
+// Nothing expires in the background, so an entry nobody reads stays in
+// memory (X1–X7).
+//
+// UndeltaStore (NewUndeltaStore) is a plain Store that, after every
+// successful write, hands its whole content to a PushFunc: a stream of
+// changes becomes a stream of complete states (U1, U2).
+//
 // # Metrics
 //
 // A store made with a reserved Options.Identifier publishes the
@@ -90,6 +110,14 @@
 // AtomicFIFO feature gate (off: the RV reads as ""). Error and panic
 // texts are client-go's, so traces compare line for line.
 //
+// expiration_cache.go, expiration_cache_fakes.go (ExpirationCache and its
+// policies) and undelta_store.go (UndeltaStore) mirror those files. The
+// expiration cache's one constructor with options is NewExpirationCache,
+// which takes the clock that client-go's takes only in
+// NewFakeExpirationStore; NewTTLStore, NewExpirationStore and
+// NewFakeExpirationStore are kept with client-go's signatures, so that
+// code written for client-go (and client-go's own tests) runs unchanged.
+//
 // Differences in behaviour, all at the edges:
 //   - New with nil Indexers makes a store with an empty Indexers map, as
 //     client-go's NewStore does; client-go's NewIndexer(keyFunc, nil)
@@ -100,4 +128,12 @@
 //     come before it in map order; cachelab has updated none (one of the
 //     outcomes client-go leaves to chance). The items and the
 //     resourceVersion are left as client-go leaves them.
+//   - The expiration cache's List, ListKeys and the undelta store's
+//     pushes come in key order (client-go's: map order), as List does.
+//   - A nil key function means MetaNamespaceKeyFunc and a nil clock the
+//     real one, for the expiration and undelta stores as for New;
+//     client-go's panic at their first use.
+//   - Their LastStoreSyncResourceVersion reports the remembered
+//     resourceVersion as client-go's does with AtomicFIFO on (the
+//     default); they have no HideResourceVersion.
 package store
