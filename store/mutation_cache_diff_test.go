@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	. "github.com/cachelab/cachelab/internal/difftest"
 	"github.com/cachelab/cachelab/store"
@@ -390,4 +392,24 @@ func TestMutationCacheSize(t *testing.T) {
 		"get a/web → a/web@3 uid=u1 app=web | keys [b/api a/web]",
 		"byindex app=web → [a/web@3 uid=u1 app=web b/api@8 uid=u4 app=web] | keys [b/api a/web]",
 	)
+}
+
+// client-go: mutation_cache.go, apimachinery LRUExpireCache (MC1): a
+// negative TTL expires a copy at once (it is never answered), and a
+// negative MaxCacheSize panics when the cache is made.
+func TestMutationNegativeSettings(t *testing.T) {
+	runMC(t, MCConfig{TTL: -time.Second}, []MCOp{storeAdd(web2), mutate(web3), getKey("a/web")},
+		"add a/web@2 uid=u1 app=web → [] | keys []",
+		"mutation a/web@3 uid=u1 app=web → ok | keys []",
+		"get a/web → a/web@2 uid=u1 app=web | keys []",
+	)
+	cl := CatchPanic(func() {
+		store.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), store.NewStore(store.MetaNamespaceKeyFunc), store.MutationCacheOptions{MaxCacheSize: -1})
+	})
+	cg := CatchPanic(func() {
+		cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), cache.NewStore(cache.MetaNamespaceKeyFunc), cache.MutationCacheOptions{MaxCacheSize: -1})
+	})
+	if cl != cg || cl != "maxSize must be > 0" {
+		t.Errorf("MaxCacheSize -1: cachelab panics %q, client-go %q", cl, cg)
+	}
 }
