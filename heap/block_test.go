@@ -113,7 +113,7 @@ func addJ(name string, prio int) blockStep {
 	return do(fmt.Sprintf("add %s:%d", name, prio), func(h heapAPI) error { return h.Add(j(name, prio)) })
 }
 
-// client-go: heap.go Pop, Add, Close (HP4, HP5)
+// client-go: heap.go Pop, Add, Close (B4, B5)
 func TestPopWaits(t *testing.T) {
 	t.Run("until an add", func(t *testing.T) {
 		runBoth(t, []blockStep{startP("p1"), addJ("a", 1)},
@@ -160,7 +160,7 @@ func TestPopWaits(t *testing.T) {
 	})
 }
 
-// client-go: heap.go BulkAdd, AddIfNotPresent, Delete (HP4, HP6). A
+// client-go: heap.go BulkAdd, AddIfNotPresent, Delete (B4, B6). A
 // BulkAdd that stops at an object it cannot key keeps what it added but
 // wakes nobody: the waiting Pop sleeps beside the objects, which shows
 // which later calls wake it. Delete and reads do not; an empty BulkAdd
@@ -195,7 +195,7 @@ func TestWhichCallsWakePop(t *testing.T) {
 	)
 }
 
-// client-go: heap.go AddIfNotPresent, Pop (HP4): a write broadcasts, it
+// client-go: heap.go AddIfNotPresent, Pop (B4): a write broadcasts, it
 // does not signal one waiter. Two Pops wait beside two objects that a
 // failed BulkAdd left unannounced; one AddIfNotPresent that stores nothing
 // wakes both, and both pop. Which Pop gets which object is a race, in
@@ -225,7 +225,7 @@ func TestAWriteWakesEveryWaitingPop(t *testing.T) {
 	}
 }
 
-// client-go: heap.go Pop after Close (HP5): a closed heap is drained, and
+// client-go: heap.go Pop after Close (B5): a closed heap is drained, and
 // only then does Pop fail.
 func TestClosedHeapDrains(t *testing.T) {
 	runBoth(t, []blockStep{

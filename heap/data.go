@@ -34,7 +34,7 @@ func newHeapData(less LessFunc) *heapData {
 }
 
 // set stores obj under key: a stored key gets the new object and moves to
-// where it now belongs (HP1), a new key is pushed.
+// where it now belongs (B1), a new key is pushed.
 func (h *heapData) set(key string, obj any) {
 	if item, ok := h.items[key]; ok {
 		item.obj = obj
@@ -44,7 +44,7 @@ func (h *heapData) set(key string, obj any) {
 	stdheap.Push(h, keyed{key, &heapItem{obj: obj}})
 }
 
-// setIfAbsent pushes obj unless key is stored (HP2).
+// setIfAbsent pushes obj unless key is stored (B2).
 func (h *heapData) setIfAbsent(key string, obj any) {
 	if _, ok := h.items[key]; !ok {
 		stdheap.Push(h, keyed{key, &heapItem{obj: obj}})

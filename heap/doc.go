@@ -21,25 +21,25 @@
 // up or down in O(log n) (heap.Fix), and a delete removes it in O(log n)
 // (heap.Remove). The sifting is container/heap's, driven by the same calls
 // as client-go's, because only the same algorithm given the same history
-// pops equal objects in the same order (HP3).
+// pops equal objects in the same order (B3).
 //
 // # Invariants
 //
-//   - HP1: one object per key; Add (and Update, the same) replaces a
+//   - B1: one object per key; Add (and Update, the same) replaces a
 //     stored key's object and moves it to where its new value belongs.
-//   - HP2: AddIfNotPresent leaves a stored key's object and place alone.
-//   - HP3: Pop returns the smallest object; equal ones come out in the
+//   - B2: AddIfNotPresent leaves a stored key's object and place alone.
+//   - B3: Pop returns the smallest object; equal ones come out in the
 //     order container/heap's sifting leaves them, not the order they
 //     were added: a..g added with one priority pop a g f e d c b.
-//   - HP4: Pop waits while the heap is empty and open. Every Add,
+//   - B4: Pop waits while the heap is empty and open. Every Add,
 //     Update, AddIfNotPresent and successful BulkAdd wakes every waiting
 //     Pop; the first to get the lock pops, the others wait again.
-//   - HP5: after Close, the adds fail with "heap is closed", Pop drains
+//   - B5: after Close, the adds fail with "heap is closed", Pop drains
 //     what is left and then fails the same way; Delete and the reads
 //     still work.
-//   - HP6: BulkAdd adds a list under one lock; an object that cannot be
+//   - B6: BulkAdd adds a list under one lock; an object that cannot be
 //     keyed stops it, keeps what came before, and wakes nobody.
-//   - HP7: Delete, Get and GetByKey find an object by key alone; Delete
+//   - B7: Delete, Get and GetByKey find an object by key alone; Delete
 //     of a key not stored fails with "object not found". List and
 //     ListKeys return everything stored, in key order.
 //
@@ -54,7 +54,7 @@
 // (a queue, but neither a FIFO nor a Store); its keys and their errors are
 // package store's (store.KeyFunc, store.KeyError), as client-go's are
 // tools/cache's. Every rule above is checked against client-go's Heap by
-// differential tests and a fuzzer (REFERENCE.md, HP1–HP7).
+// differential tests and a fuzzer (REFERENCE.md, B1–B7).
 //
 // Differences in shape:
 //   - the closed heap and the missing key are the errors ErrClosed and

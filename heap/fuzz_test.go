@@ -11,7 +11,7 @@ import (
 // that keys meet again and priorities tie; now and then an object that
 // cannot be keyed) against cachelab's and client-go's Heap, with one of
 // three orders, comparing every result, every Pop included, and the whole
-// state after every step (HP1–HP7).
+// state after every step (B1–B7).
 func FuzzHeap(f *testing.F) {
 	for _, s := range [][]byte{
 		{},

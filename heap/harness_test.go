@@ -187,7 +187,7 @@ func sortedJobs(objs []any) []any {
 }
 
 // checkKeyOrder fails unless cachelab's List and ListKeys come in key
-// order, List()[i] being the object stored under ListKeys()[i] (HP7): the
+// order, List()[i] being the object stored under ListKeys()[i] (B7): the
 // state compared with client-go is sorted, so it cannot see this.
 func checkKeyOrder(t *testing.T, h heapAPI, stepNo int, op hop) {
 	t.Helper()

@@ -12,11 +12,11 @@ import (
 const closedMsg = "heap is closed"
 
 // ErrClosed is returned by Add, Update, AddIfNotPresent and BulkAdd once
-// the heap is closed, and by Pop once it is closed and empty (HP5). Its
+// the heap is closed, and by Pop once it is closed and empty (B5). Its
 // text is client-go's, which has no error value, only the text.
 var ErrClosed = errors.New(closedMsg)
 
-// ErrNotFound is returned by Delete when no object has the key (HP7).
+// ErrNotFound is returned by Delete when no object has the key (B7).
 var ErrNotFound = errors.New("object not found")
 
 // LessFunc reports whether a goes before b: Pop returns the object that
@@ -53,9 +53,9 @@ func (h *Heap) key(obj any) (string, error) {
 }
 
 // Add stores obj under its key, replacing the object stored there and
-// moving it to where obj belongs (HP1), and wakes every waiting Pop (HP4).
+// moving it to where obj belongs (B1), and wakes every waiting Pop (B4).
 // The key is computed before the heap is locked, so an object the key
-// function refuses gets a store.KeyError even from a closed heap (HP5).
+// function refuses gets a store.KeyError even from a closed heap (B5).
 func (h *Heap) Add(obj any) error {
 	key, err := h.key(obj)
 	if err != nil {
@@ -75,8 +75,8 @@ func (h *Heap) Add(obj any) error {
 func (h *Heap) Update(obj any) error { return h.Add(obj) }
 
 // AddIfNotPresent stores obj unless its key is stored already, in which
-// case the stored object keeps its value and place (HP2). It wakes every
-// waiting Pop either way (HP4). A consumer that pops an object and puts
+// case the stored object keeps its value and place (B2). It wakes every
+// waiting Pop either way (B4). A consumer that pops an object and puts
 // it back to retry uses it, so as not to undo a newer Add by the producer.
 func (h *Heap) AddIfNotPresent(obj any) error {
 	key, err := h.key(obj)
@@ -97,7 +97,7 @@ func (h *Heap) AddIfNotPresent(obj any) error {
 // and then wakes every waiting Pop, so that none pops before all are in.
 // It checks for a closed heap first. An object the key function refuses
 // stops it with a store.KeyError: the objects before it stay added, and no
-// Pop is woken (HP6).
+// Pop is woken (B6).
 func (h *Heap) BulkAdd(list []any) error {
 	h.lock.Lock()
 	defer h.lock.Unlock()
@@ -117,7 +117,7 @@ func (h *Heap) BulkAdd(list []any) error {
 
 // Delete removes the object with obj's key; the rest of obj is ignored.
 // It returns ErrNotFound if the key is not stored, and works on a closed
-// heap too (HP7).
+// heap too (B7).
 func (h *Heap) Delete(obj any) error {
 	key, err := h.key(obj)
 	if err != nil {
@@ -131,9 +131,9 @@ func (h *Heap) Delete(obj any) error {
 	return nil
 }
 
-// Pop removes and returns the smallest object (HP3). While the heap is
-// empty it waits for an add or Close (HP4); once closed, it returns what
-// is left and then ErrClosed (HP5).
+// Pop removes and returns the smallest object (B3). While the heap is
+// empty it waits for an add or Close (B4); once closed, it returns what
+// is left and then ErrClosed (B5).
 func (h *Heap) Pop() (any, error) {
 	h.lock.Lock()
 	defer h.lock.Unlock()
@@ -172,7 +172,7 @@ func (h *Heap) sortedKeysRLocked() []string {
 	return keys
 }
 
-// Get returns the object stored under obj's key (HP7).
+// Get returns the object stored under obj's key (B7).
 func (h *Heap) Get(obj any) (item any, exists bool, err error) {
 	key, err := h.key(obj)
 	if err != nil {
@@ -192,7 +192,7 @@ func (h *Heap) GetByKey(key string) (item any, exists bool, err error) {
 	return nil, false, nil
 }
 
-// Close closes the heap and wakes every waiting Pop (HP5). Closing twice
+// Close closes the heap and wakes every waiting Pop (B5). Closing twice
 // is harmless.
 func (h *Heap) Close() {
 	h.lock.Lock()

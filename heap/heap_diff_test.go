@@ -6,7 +6,7 @@ import (
 	. "github.com/cachelab/cachelab/internal/difftest"
 )
 
-// client-go: heap.go Add, Update, Pop (HP1)
+// client-go: heap.go Add, Update, Pop (B1)
 func TestAddReplacesAndMoves(t *testing.T) {
 	run(t, "prio", []hop{
 		add(j("a", 10)), add(j("b", 1)), add(j("c", 11)), add(j("d", 30)),
@@ -26,7 +26,7 @@ func TestAddReplacesAndMoves(t *testing.T) {
 	)
 }
 
-// client-go: heap.go AddIfNotPresent (HP2)
+// client-go: heap.go AddIfNotPresent (B2)
 func TestAddIfNotPresentKeepsTheStoredObject(t *testing.T) {
 	run(t, "prio", []hop{
 		addIfNotPresent(j("a", 10)), addIfNotPresent(j("b", 1)),
@@ -42,7 +42,7 @@ func TestAddIfNotPresentKeepsTheStoredObject(t *testing.T) {
 	)
 }
 
-// client-go: heap.go Pop through container/heap (HP3). Equal priorities
+// client-go: heap.go Pop through container/heap (B3). Equal priorities
 // do not come out in the order they went in: the root goes first, then
 // the last leaf, which Pop swapped to the root and nothing sifted down.
 func TestEqualPrioritiesPopInHeapOrder(t *testing.T) {
@@ -77,7 +77,7 @@ func TestEqualPrioritiesPopInHeapOrder(t *testing.T) {
 	})
 }
 
-// client-go: heap.go Close, Add, AddIfNotPresent, BulkAdd, Delete, Pop (HP5)
+// client-go: heap.go Close, Add, AddIfNotPresent, BulkAdd, Delete, Pop (B5)
 func TestClosedHeap(t *testing.T) {
 	run(t, "prio", []hop{
 		add(j("a", 2)), add(j("b", 1)), closeHeap(),
@@ -102,7 +102,7 @@ func TestClosedHeap(t *testing.T) {
 	)
 }
 
-// client-go: heap.go BulkAdd (HP6)
+// client-go: heap.go BulkAdd (B6)
 func TestBulkAdd(t *testing.T) {
 	run(t, "prio", []hop{
 		bulkAdd(j("a", 3), j("b", 2), j("a", 1)), // a listed twice: the last wins
@@ -118,7 +118,7 @@ func TestBulkAdd(t *testing.T) {
 	)
 }
 
-// client-go: heap.go Delete, Get, GetByKey, List, ListKeys (HP7)
+// client-go: heap.go Delete, Get, GetByKey, List, ListKeys (B7)
 func TestFindByKey(t *testing.T) {
 	run(t, "prio,name", []hop{
 		add(j("b", 1)), add(j("a", 1)), add(j("c", 0)),

@@ -27,6 +27,11 @@
 //     ThreadSafeStore, and is what implements Store and Indexer.
 //   - An Indexer answers "which objects have index value v" from a
 //     precomputed reverse map, kept current on every write (S3).
+//   - A MutationCache (mutation_cache.go) sits in front of an informer's
+//     store for a controller that must read its own writes at once: it
+//     keeps what each write returned for a TTL and answers with the newer
+//     of that and the store's object, by integer resourceVersion
+//     (M1–M7).
 //
 // # Invariants
 //
@@ -102,10 +107,13 @@
 // # Mirrors client-go
 //
 // store.go (Store, cache, the key functions), thread_safe_store.go
-// (threadSafeMap, storeIndex), index.go (Indexer, IndexFunc) in
-// k8s.io/client-go/tools/cache, v0.37.2. Differences in shape: one
-// constructor (New) with an Options struct instead of NewStore/NewIndexer
-// and option funcs; Transaction returns error rather than
+// (threadSafeMap, storeIndex), index.go (Indexer, IndexFunc),
+// mutation_cache.go (MutationCache) in k8s.io/client-go/tools/cache,
+// v0.37.2. NewStore and NewIndexer (newstore.go) are New in client-go's
+// words, so that code written against tools/cache, client-go's own tests
+// among it, reads the same here. Differences in shape: one
+// constructor (New) with an Options struct, which NewStore and NewIndexer
+// wrap (with WithTransformer their only option func); Transaction returns error rather than
 // *TransactionError; HideResourceVersion stands in for client-go's
 // AtomicFIFO feature gate (off: the RV reads as ""). Error and panic
 // texts are client-go's, so traces compare line for line.
@@ -122,8 +130,8 @@
 //   - New with nil Indexers makes a store with an empty Indexers map, as
 //     client-go's NewStore does; client-go's NewIndexer(keyFunc, nil)
 //     keeps the nil map, and its AddIndexers then panics (assignment to
-//     entry in nil map). cachelab has one constructor and cannot tell the
-//     two apart.
+//     entry in nil map). cachelab's NewIndexer goes through New too, and
+//     makes the empty map.
 //   - When an IndexFunc panics, client-go has updated the indices that
 //     come before it in map order; cachelab has updated none (one of the
 //     outcomes client-go leaves to chance). The items and the
@@ -136,4 +144,9 @@
 //   - Their LastStoreSyncResourceVersion reports the remembered
 //     resourceVersion as client-go's does with AtomicFIFO on (the
 //     default); they have no HideResourceVersion.
+//   - The mutation cache's tombstone (the deletion OnDelete remembers)
+//     answers every metav1.Object method; client-go's panics in all but
+//     GetNamespace, GetName, GetUID and GetResourceVersion. Neither is
+//     meant to be seen (M6 says when it is). MutationCacheOptions.Clock
+//     is cachelab's: client-go's cache reads time.Now.
 package store
