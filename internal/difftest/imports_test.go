@@ -10,7 +10,7 @@ import (
 // tests they must not import client-go or kube-apiserver, directly or
 // through another package.
 func TestFromScratchPackagesDoNotImportClientGo(t *testing.T) {
-	scratch := []string{"store", "heap", "fifo", "deltafifo", "reflector", "informer", "metrics", "listwatch", "workqueue", "controller", "wire", "synctrack"}
+	scratch := []string{"store", "heap", "fifo", "deltafifo", "reflector", "informer", "metrics", "listwatch", "workqueue", "controller", "wire", "synctrack", "consistencydetector"}
 	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
 	for _, p := range scratch {
 		args = append(args, "github.com/cachelab/cachelab/"+p)
