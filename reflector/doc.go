@@ -47,6 +47,12 @@
 //     client-go: logged, utilruntime.PanicHandlers run, and the process
 //     crashes unless utilruntime.ReallyCrash is false; then the next round
 //     comes after the backoff (F8).
+//   - With the data consistency detector on (package
+//     consistencydetector: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR at process
+//     start), a watch-list's initial events are compared with a LIST of the
+//     end bookmark's RV from etcd before they are stored; on a difference
+//     the round panics, before Replace, and the panic is handled as above
+//     (CD6). LIST mode has no such check.
 //   - Every watch a round opened is stopped when the round ends, however
 //     it ends (F8). client-go leaves a watch-list stream open when storing
 //     its initial list fails or panics; cachelab stops that one too, a
@@ -56,7 +62,7 @@
 //
 // reflector.go (Reflector, ListAndWatch, watchList, list, watch,
 // handleAnyWatch), listwatch.go (ListerWatcher, ToListerWatcherWithContext),
-// retry_with_deadline.go, tools/pager, and the backoff
+// reflector_data_consistency_detector.go, retry_with_deadline.go, tools/pager, and the backoff
 // NewReflectorWithOptions builds, in k8s.io/client-go v0.37.2. Differences
 // in shape: one constructor with Options; UseWatchList is an option (the
 // WatchListClient gate in client-go); relist backoff waits on

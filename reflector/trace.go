@@ -21,6 +21,10 @@ const (
 	StepWatchListFallback Step = "watch-list-fallback"
 	// StepList: a LIST page request (F1, F5).
 	StepList Step = "list"
+	// StepConsistencyCheck: with the data consistency detector on, the
+	// watch-list's Count initial objects are about to be compared with a
+	// LIST of RV from etcd, before they are stored (CD6).
+	StepConsistencyCheck Step = "consistency-check"
 	// StepReplace: the store has been given the listed objects
 	// (Store.Replace returned).
 	StepReplace Step = "replace"
@@ -60,9 +64,11 @@ type Event struct {
 	// StepEventDropped.
 	Type   watch.EventType
 	Object any
-	// RV is the resourceVersion a StepReplace brings the store to.
+	// RV is the resourceVersion a StepReplace brings the store to, and
+	// the one a StepConsistencyCheck lists.
 	RV string
-	// Count is how many objects a StepReplace hands over.
+	// Count is how many objects a StepReplace hands over, or a
+	// StepConsistencyCheck compares.
 	Count int
 	// Delay is the wait of a backoff step.
 	Delay time.Duration

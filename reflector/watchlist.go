@@ -46,7 +46,7 @@ func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
 			continue
 		}
 		r.setRVUnavailable(false)
-		if err := r.storeInitialEvents(w, temp, rv); err != nil {
+		if err := r.storeInitialEvents(ctx, w, temp, rv); err != nil {
 			return nil, err
 		}
 		return w, nil
@@ -54,17 +54,20 @@ func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
 	return nil, nil
 }
 
-// storeInitialEvents replaces the store's content with the initial events.
-// If that fails or panics, the stream is stopped. (client-go leaves it
-// open then: its watchList returns the error, or unwinds, without
-// stopping it, and a real server keeps the watch until its timeout.)
-func (r *Reflector) storeInitialEvents(w watch.Interface, temp *store.Cache, rv string) (err error) {
+// storeInitialEvents replaces the store's content with the initial events,
+// once the data consistency detector, if it is on, has found them to be
+// etcd's (CD6). If that fails or panics, the stream is stopped. (client-go
+// leaves it open then: its watchList returns the error, or unwinds,
+// without stopping it, and a real server keeps the watch until its
+// timeout.)
+func (r *Reflector) storeInitialEvents(ctx context.Context, w watch.Interface, temp *store.Cache, rv string) (err error) {
 	stored := false
 	defer func() {
 		if !stored {
 			w.Stop()
 		}
 	}()
+	r.checkConsistency(ctx, rv, temp)
 	if err := r.replace(temp.List(), rv); err != nil {
 		return fmt.Errorf("unable to sync watch-list result: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/cachelab/cachelab/store"
@@ -57,6 +58,11 @@ func Pod(key string, opts ...ObjOption) *unstructured.Unstructured {
 // RV sets the resourceVersion.
 func RV(rv int) ObjOption {
 	return func(u *unstructured.Unstructured) { u.SetResourceVersion(strconv.Itoa(rv)) }
+}
+
+// UID sets the UID.
+func UID(uid string) ObjOption {
+	return func(u *unstructured.Unstructured) { u.SetUID(types.UID(uid)) }
 }
 
 // Label sets one label.

@@ -19,6 +19,7 @@ import (
 
 // ReflectorConfig sets up both reflectors of a ReflectorWorld the same way.
 type ReflectorConfig struct {
+	Name          string        // both reflectors' name (ReflectorOptions.Name), which a panic may carry
 	WatchList     bool          // client-go's WatchListClient gate; cachelab's UseWatchList
 	NoWatchListLW bool          // the servers decline watch-list (F1)
 	Bookmarks     bool          // the store takes bookmarks (ReflectorBookmarkStore)
@@ -62,6 +63,7 @@ func NewReflectorWorld(t *testing.T, cfg ReflectorConfig) *ReflectorWorld {
 		cgStore = cgBookmarkStore{cgRecStore{rec(w.CGLog)}}
 	}
 	opts := reflector.Options{
+		Name:                          cfg.Name,
 		ExpectedType:                  &unstructured.Unstructured{},
 		ResyncPeriod:                  cfg.ResyncPeriod,
 		WatchListPageSize:             cfg.PageSize,
@@ -72,7 +74,7 @@ func NewReflectorWorld(t *testing.T, cfg ReflectorConfig) *ReflectorWorld {
 		opts.ShouldResync = func() bool { return cfg.ShouldResync("cachelab") }
 	}
 	w.CLR = reflector.New(w.CL, clStore, opts)
-	w.CGR = cache.NewReflectorWithOptions(w.CG, &unstructured.Unstructured{}, cgStore, cache.ReflectorOptions{ResyncPeriod: cfg.ResyncPeriod})
+	w.CGR = cache.NewReflectorWithOptions(w.CG, &unstructured.Unstructured{}, cgStore, cache.ReflectorOptions{Name: cfg.Name, ResyncPeriod: cfg.ResyncPeriod})
 	w.CGR.WatchListPageSize = cfg.PageSize
 	w.CGR.MaxInternalErrorRetryDuration = cfg.MaxInternalErrorRetryDuration
 	if cfg.ShouldResync != nil {

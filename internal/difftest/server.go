@@ -51,6 +51,10 @@ type Server struct {
 	// EmptyListRV serves lists without a resourceVersion, as some
 	// hand-written ListerWatchers do (F3's RV "" watch).
 	EmptyListRV bool
+	// LoseFromWatchList names objects (ns/name) a watch-list's initial
+	// events leave out, while a LIST still has them: a watch cache that
+	// lost them, for the data consistency detector to find (CD6).
+	LoseFromWatchList map[string]bool
 }
 
 type snapshot struct {
@@ -356,6 +360,9 @@ func (s *Server) WatchWithContext(_ context.Context, opts metav1.ListOptions) (w
 	switch {
 	case initial || opts.ResourceVersion == "" || opts.ResourceVersion == "0":
 		for _, o := range s.sortedLocked() {
+			if initial && s.LoseFromWatchList[objKey(o)] {
+				continue
+			}
 			w.send(watch.Event{Type: watch.Added, Object: o.DeepCopy()})
 		}
 		if initial && opts.AllowWatchBookmarks && !s.SkipEndBookmark {
