@@ -162,6 +162,9 @@ func traceReflector(rec *trace.Recorder, p *world.Conn, stack informer.Stack, e 
 	case reflector.StepReplace:
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("replace: %d %s, store at rv %s", e.Count, plural(e.Count, "object", "objects"), e.RV))
 		p.Replaced()
+	case reflector.StepConsistencyCheck:
+		rec.Add(trace.LayerReflector, trace.KindReflector, "", fmt.Sprintf("data consistency check: %d %s from the watch-list against a LIST of rv %s (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR)",
+			e.Count, plural(e.Count, "object", "objects"), e.RV))
 	case reflector.StepWatchListFallback:
 		rec.Add(trace.LayerReflector, trace.KindReflector, "", "watch-list failed; falling back to LIST: "+errText(e.Err))
 	case reflector.StepWatchEnded:

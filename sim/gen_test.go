@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -35,10 +36,57 @@ func genScenario(rng *rand.Rand) string {
 	} else {
 		text += "# Server: etcd\n"
 	}
-	for range 3 + rng.IntN(13) {
+	n := 3 + rng.IntN(13)
+	for i, written := 0, 0; i < n; i++ {
 		text += g.acceptedStep(text)
+		written++
+		if late := g.lateStep(text, written+n-1-i < 15); late != "" {
+			text += late
+			written++
+		}
 	}
 	return text
+}
+
+// genLate are the commands added to the table after the seed corpus
+// (fuzzSeeds, testdata/fuzz) was chosen for what its scenarios do. Drawn
+// by step, among genOrder, each would change the scenario of every seed
+// (one more weight, one more draw); lateStep adds them between the drawn
+// steps instead, from a stream of its own, and the drawn steps stay as
+// each seed has them.
+var genLate = map[string]genStep{
+	"watch-list-lose": {func(g *gen) int { return g.unless(len(g.objects) > 0, 1, 0) }, func(g *gen) string { return "watch-list-lose " + g.key(true) }},
+}
+
+// lateStream is the late source's stream: one with which no scenario of
+// the corpus gets a late step, so the corpus runs as it was chosen to.
+const lateStream = 6
+
+// lateStep may add one of genLate's commands after a drawn step, if room
+// is left for it among the 15 steps at most: rarely, by a source seeded
+// with the scenario so far (so the same seed adds the same), and only
+// where Parse accepts it. It draws nothing from g.rng, and a late command
+// changes nothing of gen's model that a later draw reads.
+func (g *gen) lateStep(text string, room bool) string {
+	if !room {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	r := rand.New(rand.NewPCG(h.Sum64(), lateStream))
+	for _, n := range slices.Sorted(maps.Keys(genLate)) {
+		if w := genLate[n].weight(g); w == 0 || r.IntN(24) >= w {
+			continue
+		}
+		main := g.rng
+		g.rng = r // the command's own choices (which object) come from the late source too
+		step := "\n" + genLate[n].write(g) + "\n----\n"
+		g.rng = main
+		if _, err := scenario.Parse("gen.txt", []byte(text+step)); err == nil {
+			return step
+		}
+	}
+	return ""
 }
 
 // acceptedStep draws steps until Parse accepts the file with one added,
@@ -219,6 +267,12 @@ func (g *gen) moveLeader() string {
 // genOrder is genSteps' keys in a fixed order, so a seed always gives
 // the same scenario.
 var genOrder = slices.Sorted(maps.Keys(genSteps))
+
+func init() {
+	// A late command is in the table, and so must be fuzzed
+	// (TestGenCoversEveryCommand), but is not drawn by step (genLate).
+	maps.Copy(genSteps, genLate)
+}
 
 // step draws a command by weight. A command whose weight is 0 where the
 // scenario stands is still drawn, rarely: Parse refuses it or, where the

@@ -91,6 +91,11 @@ type Options struct {
 	// Plant, if set, names a known bug (Plants) to put into cachelab's
 	// side: the comparison with client-go should find it.
 	Plant string
+	// ConsistencyDetector, if set, overrides the scenario's "# Env:
+	// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=..." line: DetectorOn or
+	// DetectorOff switches the data consistency detector for both sides
+	// (detector.go).
+	ConsistencyDetector string
 	// Wire runs the watch-cache world over HTTPS (the CLI's --server
 	// apiserver): kube-apiserver in-process (package kubeapiserver) serves
 	// the cache, and each side's informer reaches it through its own HTTP
@@ -291,17 +296,28 @@ var process struct {
 	stack informer.Stack
 	runs  int
 	klog  sync.Once
+	// detector is whether the runs have the data consistency detector
+	// on, a switch as process-wide as the gates (detector.go);
+	// restoreDetector puts back what the first run found.
+	detector        bool
+	restoreDetector func()
 }
 
-// claimProcess sets client-go's feature gates for st, unless runs in st
-// hold them already, and refuses while runs in the other stack do.
-func claimProcess(st informer.Stack) error {
+// claimProcess sets client-go's feature gates for st, and both
+// implementations' data consistency detector as detector says, unless
+// runs in st hold them already, and refuses while runs in the other stack
+// or with the other detector setting do.
+func claimProcess(st informer.Stack, detector bool) error {
 	process.Lock()
 	defer process.Unlock()
 	if process.runs > 0 {
 		if process.stack != st {
 			return fmt.Errorf("sim: a run in the %s stack is in progress in this process; client-go's feature gates "+
 				"are process-wide, so a run in the %s stack cannot overlap it", process.stack, st)
+		}
+		if process.detector != detector {
+			return fmt.Errorf("sim: a run with the data consistency detector %s is in progress in this process; the detector is "+
+				"process-wide (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR), so a run with it %s cannot overlap it", onOff(process.detector), onOff(detector))
 		}
 		process.runs++
 		return nil
@@ -311,7 +327,15 @@ func claimProcess(st informer.Stack) error {
 		return err
 	}
 	process.stack, process.runs = st, 1
+	process.detector, process.restoreDetector = detector, setDetector(detector)
 	return nil
+}
+
+func onOff(on bool) string {
+	if on {
+		return DetectorOn
+	}
+	return DetectorOff
 }
 
 // quietKlog silences klog, once per process: client-go logs its
@@ -329,6 +353,10 @@ func releaseProcess() {
 	process.Lock()
 	defer process.Unlock()
 	process.runs--
+	if process.runs == 0 && process.restoreDetector != nil {
+		process.restoreDetector()
+		process.restoreDetector = nil
+	}
 }
 
 // Session is a run in progress, stepped by the caller (the scenario tests
@@ -352,7 +380,7 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	}
 	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: scenarioclock.New(epoch), full: world.Linked()}
 	r.classic = r.stack() == informer.Classic
-	if err := claimProcess(r.stack()); err != nil {
+	if err := claimProcess(r.stack(), r.detector()); err != nil {
 		return nil, err
 	}
 	r.claimed = true
@@ -361,6 +389,9 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 		return nil, err
 	}
 	h := newHeader(sc, r.stack(), r.server(), opts)
+	if r.detector() {
+		h.Env = map[string]string{scenario.EnvDetector: "true"}
+	}
 	if r.etcd != nil && r.etcd.Members() > 1 {
 		h.Etcd = fmt.Sprintf("embedded, %d members", r.etcd.Members())
 	}
@@ -678,6 +709,9 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		}
 		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}, realWait: r.opts.OnRealWait})
+		if r.detector() {
+			watchForDetections(pair[len(pair)-1])
+		}
 	}
 	pair[0].peer, pair[1].peer = pair[1], pair[0]
 	return pair, nil
@@ -704,13 +738,19 @@ func (r *runner) pairs() [][2]*side {
 
 // live reports whether s's informer runs: it was started, by start or
 // its factory, and not stopped.
-func (r *runner) live(s *side) bool { return s.running && s.inf != nil && !s.halted }
+// A side whose reflector the data consistency detector stopped
+// (detector.go) runs no more either.
+func (r *runner) live(s *side) bool {
+	return s.running && s.inf != nil && !s.halted && !s.crashed.Load()
+}
 
-// livePairs is the pairs whose informers run.
+// livePairs is the pairs whose informers run. A pair whose cachelab
+// side the data consistency detector has stopped still runs while its
+// client-go side does: settling waits for that side's detection too.
 func (r *runner) livePairs() [][2]*side {
 	var out [][2]*side
 	for _, p := range r.pairs() {
-		if r.live(p[0]) {
+		if r.live(p[0]) || p[0].crashed.Load() && r.live(p[1]) {
 			out = append(out, p)
 		}
 	}
@@ -737,6 +777,7 @@ func (r *runner) close() {
 	r.stopControllers()
 	for _, s := range r.sides {
 		s.stop()
+		forgetDetections(s)
 	}
 	if r.claimed {
 		defer releaseProcess()

@@ -80,6 +80,7 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 	"fail-next":       failNext,
 	"expire-continue": expireContinue,
 	"server":          serverFeature,
+	"watch-list-lose": cmdWatchListLose,
 	"restart-etcd": func(r *runner, a scenario.Args) error {
 		if r.etcd == nil {
 			return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")

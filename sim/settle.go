@@ -276,6 +276,9 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		asked = began // the progress step has just asked
 	}
 	for {
+		if s.crashed.Load() {
+			return nil // the detector stopped it (detector.go): nothing more will come
+		}
 		c := s.conn.State()
 		// Work still on its way to the store. cachelab reports when a
 		// Replace is done and when each event is applied; client-go cannot,

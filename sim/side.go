@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,6 +87,9 @@ type side struct {
 	// running is set once the informer runs: start ran it, or its
 	// factory's Start did. It stays set after a stop, which sets halted.
 	running, halted bool
+	// crashed is set when the data consistency detector's panic stopped
+	// the informer (detector.go), on its reflector's goroutine.
+	crashed atomic.Bool
 
 	inf informerOps // nil before start
 	// plant, of a planted bug (Options.Plant), stands between cachelab's
@@ -233,6 +237,7 @@ func (s *side) fresh() {
 		}
 	}
 	s.handlers, s.inf, s.cancel, s.running, s.halted = hs, nil, nil, false, false
+	s.crashed.Store(false)
 	s.mu.Lock()
 	s.enqueued = 0
 	s.mu.Unlock()

@@ -81,6 +81,16 @@ func Current() string {
 	return id
 }
 
+// OwnLabel is the calling goroutine's pprof label key, or "" if it has
+// none: its own stack's header, read as Label reads a dump's. It costs one
+// small stack trace, without stopping the world.
+func OwnLabel(key string) string {
+	ShowLabels()
+	buf := make([]byte, 512)
+	buf = buf[:runtime.Stack(buf, false)]
+	return Label(string(buf), key)
+}
+
 // ID is a goroutine's number from its header ("goroutine 42 [...]:").
 func ID(g string) string {
 	id, _, _ := strings.Cut(strings.TrimPrefix(g, "goroutine "), " ")

@@ -86,3 +86,20 @@ func TestLabel(t *testing.T) {
 		t.Errorf("State = %q", got)
 	}
 }
+
+// A goroutine reads its own label, inherited from the one that started
+// it; one started without the label has none.
+func TestOwnLabel(t *testing.T) {
+	got := make(chan string, 2)
+	pprof.Do(context.Background(), pprof.Labels("cachelab.test", "s7"), func(context.Context) {
+		go func() { got <- OwnLabel("cachelab.test") }()
+	})
+	go func() { got <- OwnLabel("cachelab.test") }()
+	a, b := <-got, <-got
+	if a > b {
+		a, b = b, a
+	}
+	if a != "" || b != "s7" {
+		t.Errorf("labels %q and %q, want \"\" and \"s7\"", a, b)
+	}
+}

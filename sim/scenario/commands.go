@@ -68,6 +68,10 @@ var commands = map[string]*command{
 			"page": fmt.Sprintf("with list=: the page whose request fails (1-%d; 1 is the request without a continue token)", maxPage)}},
 	"expire-continue": {usage: "expire-continue",
 		help: "the next LIST page asked for with a continue token gets 410 Expired, as when etcd compacts past the list's revision between two pages"},
+	"watch-list-lose": {usage: "watch-list-lose <ns/name>",
+		help: "each informer's next watch-list leaves the object out of its initial events, though etcd and a LIST still have it: a watch cache that lost it, " +
+			"which the data consistency detector catches (switched on by the scenario's \"# Env:\" line, or cachelab run --consistency-detector on)",
+		minPos: 1, maxPos: 1},
 	"server": {usage: "server watch-list=on|off",
 		help:   "turn a kube-apiserver feature of the simulated server on or off: with watch-list=off a watch that asks for initial events is refused (422), as by kube-apiserver with its WatchList gate off",
 		values: map[string]string{"watch-list": "on or off"}},

@@ -84,6 +84,10 @@ func (p *dryRun) step(st Step, a Args) error {
 		return p.change(st.Line, st.Cmd, a.Pos)
 	case "put-raw":
 		return p.putRaw(st.Line, a.Pos[0])
+	case "watch-list-lose":
+		if _, ok := p.objects[a.Pos[0]]; !ok {
+			return fmt.Errorf("watch-list-lose %s: no object %s exists here for a watch-list to leave out; create it first", a.Pos[0], a.Pos[0])
+		}
 	case "delete-raw":
 		return p.deleteRaw(a.Pos[0])
 	case "etcd-snapshot":

@@ -33,7 +33,11 @@ type Scenario struct {
 	// ServerEtcd, ServerWatchCache, ServerAny, or "" (not said: the
 	// world its levers need, WrittenFor).
 	Server string
-	Steps  []Step
+	// Detector is its "# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true"
+	// line: the data consistency detector is on for both informers, as
+	// that variable switches it on for a process (package sim).
+	Detector bool
+	Steps    []Step
 	// Builtin marks a scenario of the catalog (embedded in the program);
 	// File then names it for messages only.
 	Builtin bool
@@ -146,6 +150,9 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 		return fail(n+1, "%v", err)
 	}
 	sc.IDs = ids
+	if sc.Detector, n, err = parseEnv(about); err != nil {
+		return fail(n+1, "%v", err)
+	}
 	serverLine := 0
 	for n, l := range about {
 		v, ok := strings.CutPrefix(l, "Server:")

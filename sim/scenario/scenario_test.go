@@ -105,6 +105,11 @@ func TestParseErrors(t *testing.T) {
 		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"twice", "# s\n# Covers: P1\n# Covers: E6\n\nstart\n----\n", "x.txt:3: a second # Covers: line (the first is line 2): put every ID the scenario covers on one line"},
+		// An "# Env:" line: the detector's variable, true or false, once.
+		{"env without a value", "# s\n# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR\n\nstart\n----\n", `x.txt:2: # Env: sets an environment variable of the informers' process, as KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true; not "KUBE_WATCHLIST_INCONSISTENCY_DETECTOR"`},
+		{"env another variable", "# s\n# Env: GODEBUG=x=1\n\nstart\n----\n", `x.txt:2: # Env: sets KUBE_WATCHLIST_INCONSISTENCY_DETECTOR (client-go's data consistency detector) and nothing else; not "GODEBUG"`},
+		{"env not a boolean", "# s\n# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=yes\n\nstart\n----\n", `x.txt:2: # Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR="yes": want true or false`},
+		{"env twice", "# s\n# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true\n# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true\n\nstart\n----\n", "x.txt:3: a second # Env: line (the first is line 2)"},
 		// Explore hints: a placement that can stand in the scenario, and a story.
 		{"hint without story", "# s\n# Explore: close-watch at=1\n\nstart\n----\n", "x.txt:2: an explore hint is # Explore: <fault> at=<gap>"},
 		{"hint unknown fault", "# s\n# Explore: unplug at=1: x\n\nstart\n----\n", `x.txt:2: the explore hint's fault "unplug" is not one explore places`},

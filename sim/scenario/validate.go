@@ -173,7 +173,7 @@ func checkPositional(name, p string) error {
 		default:
 			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced, metrics or workqueue", p)
 		}
-	case "create", "update", "delete", "delete-raw", "reconcile-fail", "reconcile-requeue":
+	case "create", "update", "delete", "delete-raw", "reconcile-fail", "reconcile-requeue", "watch-list-lose":
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)

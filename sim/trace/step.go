@@ -39,6 +39,10 @@ type Header struct {
 	// Plant names a known bug put into cachelab's side (sim.Plants), if
 	// any: then this trace is not cachelab's own.
 	Plant string `json:"plant,omitempty"`
+	// Env is the environment both sides' informers ran with, where it
+	// changes what they do: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true
+	// when the data consistency detector was on; nil otherwise.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // StepResult is what one step showed, per implementation, and whether

@@ -116,6 +116,14 @@ func writeHeader(w io.Writer, h Header) {
 	if h.Plant != "" {
 		fmt.Fprintf(w, "# planted bug in cachelab's side: %s (not cachelab's own behaviour)\n", h.Plant)
 	}
+	env := make([]string, 0, len(h.Env))
+	for k, v := range h.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	if len(env) > 0 {
+		fmt.Fprintf(w, "# env %s (both sides)\n", strings.Join(env, " "))
+	}
 }
 
 // WriteStep prints one step for people, escaped (Escape).

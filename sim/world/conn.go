@@ -68,6 +68,9 @@ type Conn struct {
 	cutPages        int           // with a drop armed between a LIST's pages (CutAfterPages): pages with more to come still to answer before it; 0 when none is armed
 	calls           int           // LIST and WATCH calls in progress (callsDone is signalled when one ends)
 	callsDone       *sync.Cond    // on mu
+	// lose are the objects (ns/name) the next watch-list leaves out of
+	// its initial events (lose.go).
+	lose map[string]bool
 	// cluster, on a cluster (OnCluster), is the scenario's clock, on
 	// which the connection ends each watch at its timeout; nil elsewhere.
 	cluster clock.Clock
@@ -306,6 +309,9 @@ func (p *Conn) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (w
 	}
 	w := &connWatch{id: id, call: call, p: p, ctx: ctx, inner: inner, server: srv, out: make(chan watch.Event), stop: make(chan struct{}), done: make(chan struct{}),
 		initial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
+	if w.initial {
+		w.lose = p.takeLost()
+	}
 	if timeout > 0 {
 		// The ListerWatcher ends the watch when the scenario's clock
 		// passes this; until it has, settling waits for it.

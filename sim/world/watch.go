@@ -26,6 +26,9 @@ type connWatch struct {
 	// initial is true while a watch-list's initial events come: from
 	// the request until its end bookmark (relay's goroutine only).
 	initial bool
+	// lose are the objects (ns/name) its initial events leave out
+	// (lose.go); relay's goroutine only.
+	lose    map[string]bool
 	through int64 // events taken from inner and done with (guarded by p.mu)
 	errored bool  // it has an ERROR event to hand over, or has handed one (guarded by p.mu)
 	// endNote says what is ending it below its client (a cut TCP
@@ -98,6 +101,9 @@ func (w *connWatch) relay() {
 				Detail: w.id + " " + trace.DescribeEvent(ev) + " from the cluster, kept from the reflector (its timing is the cluster's wall clock's)"})
 			continue
 		}
+		if ok && w.loses(ev) {
+			continue
+		}
 		if !ok {
 			select {
 			case <-w.stop:
@@ -146,6 +152,13 @@ func (w *connWatch) relay() {
 		select {
 		case w.out <- ev:
 		case <-w.stop:
+			w.p.relaying(w, -1)
+			return
+		case <-w.ctx.Done():
+			// The client gave up the request without stopping the
+			// watch, and reads no more: client-go's reflector, when the
+			// data consistency detector panics in its watch-list, leaves
+			// the stream open (REFERENCE.md F8, CD6).
 			w.p.relaying(w, -1)
 			return
 		}

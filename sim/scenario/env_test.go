@@ -1,0 +1,25 @@
+package scenario
+
+import "testing"
+
+// An "# Env:" line switches the data consistency detector for the run,
+// as the variable does for a process (CD1); without one it is off.
+func TestEnvLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"", false},
+		{"# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true\n", true},
+		{"# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=1\n", true},
+		{"# Env:KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=false\n", false},
+	} {
+		sc, err := Parse("x.txt", []byte("# s\n"+tc.line+"\nstart\n----\n"))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if sc.Detector != tc.want {
+			t.Errorf("%q: Detector=%t, want %t", tc.line, sc.Detector, tc.want)
+		}
+	}
+}
