@@ -16,7 +16,7 @@ import (
 // Covers:" line's), its world and its steps. With width above 0, every
 // line is wrapped to it, at spaces: the description (the file's comment
 // is wrapped at some 72 columns, which a narrower terminal would break
-// mid-word), and the heading, Covers, Server, Steps and the line about
+// mid-word), and the heading, Covers, Server, Env, Steps and the line about
 // --file, each continuing under its text (issue 47, case 21).
 func describe(w io.Writer, sc *scenario.Scenario, width int) {
 	writeHanging(w, "", "  ", sc.Name+"  ("+sc.File+")", width)
@@ -31,6 +31,9 @@ func describe(w io.Writer, sc *scenario.Scenario, width int) {
 	what, why, _ := strings.Cut(world(sc), "\n")
 	writeWrapped(w, "Server:  ", what, width)
 	writeWrapped(w, "         ", strings.TrimLeft(why, " "), width)
+	if sc.Detector {
+		writeWrapped(w, "Env:     ", "the data consistency detector is on for both sides: "+scenario.EnvDetector+" is true (its \"# Env:\" line)", width)
+	}
 	if len(sc.Hints) > 0 {
 		describeHints(w, sc, width)
 	}
@@ -41,13 +44,13 @@ func describe(w io.Writer, sc *scenario.Scenario, width int) {
 	writeHanging(w, "", "  ", fmt.Sprintf("'cachelab scenarios %s --file' prints the file, to copy and edit.", sc.Name), width)
 }
 
-// about is the scenario's description, its "Covers:", "Server:" and
-// "Explore:" lines aside (describe says those its own way), wrapped again
+// about is the scenario's description, its "Covers:", "Server:", "Env:"
+// and "Explore:" lines aside (describe says those its own way), wrapped again
 // to width (if above 0) when a line of it is too wide.
 func about(sc *scenario.Scenario, width int) []string {
 	var lines []string
 	for _, l := range strings.Split(sc.About, "\n") {
-		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") && !strings.HasPrefix(l, "Explore:") {
+		if !strings.HasPrefix(l, "Covers:") && !strings.HasPrefix(l, "Server:") && !strings.HasPrefix(l, "Explore:") && !strings.HasPrefix(l, "Env:") {
 			lines = append(lines, l)
 		}
 	}

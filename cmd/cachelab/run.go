@@ -30,6 +30,7 @@ type runOptions struct {
 	server        choice // "" keeps the scenario's own
 	seed          uint64
 	plant         string
+	detector      choice // --consistency-detector: "" keeps the scenario's own
 	step          bool
 	etcd          listwatch.ClientOptions // --etcd-* and --dial-timeout (etcd.go)
 	settleTimeout time.Duration
@@ -58,6 +59,7 @@ func (m *Main) runCommand() *cobra.Command {
 		stack:    choice{allowed: []string{string(informer.Default), string(informer.Classic)}},
 		server:   choice{allowed: []string{scenario.ServerWatchCache, scenario.ServerEtcd, serverAPIServer, serverCluster}},
 		progress: choice{value: "auto", allowed: []string{"auto", "always", "never"}},
+		detector: choice{allowed: []string{sim.DetectorOn, sim.DetectorOff}},
 	}
 	cmd := &cobra.Command{
 		Use:   "run <scenario name or file>",
@@ -172,6 +174,10 @@ file:line.`,
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context to run on, instead of its current one (implies the cluster: "+
 		"--kubeconfig, or $KUBECONFIG, else ~/.kube/config)")
 	f.StringVar(&o.plant, "plant", "", "plant a known bug in cachelab's side, to see the comparison catch it: "+plantNames())
+	f.Var(&o.detector, "consistency-detector", "on or off: the data consistency detector of both sides (client-go's, and cachelab's "+
+		"consistencydetector), instead of the scenario's own (its \"# Env: "+scenario.EnvDetector+"=true\" line): with it on, "+
+		"each watch-list is followed by a LIST of its resourceVersion, compared with what the watch-list gave; on a difference "+
+		"the reflector panics, which the trace shows as a log line on each side, and the simulator stops that informer where the process would end")
 	f.BoolVar(&o.rewrite, "rewrite", false, "write what each step printed into the scenario file's expected-output blocks, "+
 		"instead of checking them (a file only; it is rewritten once every step has run and client-go agreed, in place: through a symlink, "+
 		"keeping its hard links and its mode; a file marked read-only is refused before the run)")
@@ -238,6 +244,8 @@ func (m *Main) check(o *runOptions) error {
 		return fmt.Errorf("--settle-timeout %v: want a positive duration such as 10s", o.settleTimeout)
 	case o.rewrite && o.stack.value != "":
 		return errors.New("--rewrite writes the output of the scenario's own stack: drop --stack")
+	case o.rewrite && o.detector.value != "":
+		return errors.New("--rewrite writes the output of the scenario's own environment (its \"# Env:\" line): drop --consistency-detector")
 	case o.rewrite && o.server.value != "":
 		return errors.New("--rewrite writes the output of the scenario's own server (its \"# Server:\" line): drop --server")
 	case o.members != 0 && o.members != 1 && o.members != 3 && o.members != 5:
@@ -304,7 +312,7 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 		return usage(err)
 	}
 	server, overWire := worldOf(o.server.value)
-	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant,
+	opts := sim.Options{Stack: informer.Stack(o.stack.value), Server: server, Wire: overWire, Seed: o.seed, Plant: o.plant, ConsistencyDetector: o.detector.value,
 		Etcd: o.etcd, SettleTimeout: o.settleTimeout, EtcdMembers: o.members, CompactExternalEtcd: o.compactEtcd,
 		QuickClose: m.exiting, EtcdLogger: m.etcdLogger(), Replay: rp}
 	if o.onCluster() {
@@ -363,6 +371,9 @@ func (m *Main) run(ctx context.Context, name string, o *runOptions, p *printer, 
 	case check && o.stack.value != "":
 		check = false
 		m.errorf("%s: expected output not checked: --stack %s replaces the stack it was written for\n", sc.Name, o.stack.value)
+	case check && o.detector.value != "" && (o.detector.value == sim.DetectorOn) != sc.Detector:
+		check = false
+		m.errorf("%s: expected output not checked: --consistency-detector %s replaces the environment it was written for\n", sc.Name, o.detector.value)
 	case check && server != "" && server != sc.WrittenFor():
 		check = false
 		m.errorf("%s: expected output not checked: it was written for --server %s\n", sc.Name, sc.WrittenFor())
