@@ -341,6 +341,22 @@
 // layer that differs is sorted for its diff (BenchmarkScale: 1k, 10k and
 // 100k objects in both worlds).
 //
+// # The data consistency detector
+//
+// A scenario whose opening comment says "# Env:
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true" (Options.ConsistencyDetector
+// overrides it) runs both sides with the data consistency detector on,
+// client-go's and cachelab's (package consistencydetector), as that
+// variable does for a process: each watch-list is followed by a LIST of
+// its resourceVersion, a request line on both sides. watch-list-lose
+// makes a watch-list leave an object out, as a watch cache with a bug
+// would. A difference makes the reflector panic on its own goroutine,
+// where utilruntime.HandleCrash would end the process; the run contains
+// it instead (detector.go): a panic handler records it as a "log" line on
+// that side, stops that side's informer and ends the goroutine, and
+// every other panic goes on as before. Both sides must catch it for the
+// step to agree.
+//
 // # The queue world
 //
 // A SharedIndexInformer cannot be paused deterministically (its queue is

@@ -36,7 +36,8 @@
 //
 // The commands act on the world (create, update [times=n], delete,
 // bulk-create, put-raw, delete-raw, compact, progress, close-watch,
-// disconnect, reconnect, fail-next [page=n], expire-continue, server,
+// disconnect, reconnect, fail-next [page=n], expire-continue,
+// watch-list-lose, server,
 // restart-etcd, etcd-snapshot, etcd-restore, etcd-wipe, etcd-cluster,
 // etcd-stop-member, etcd-start-member, etcd-move-leader, advance, resync),
 // on the informers (start, start-queue, stop, add-handler,
@@ -56,6 +57,11 @@
 // means the same in both. A scenario with no such line is written for the
 // etcd world if it pulls one of that world's own levers (put-raw,
 // delete-raw), and for the watch cache otherwise (Scenario.WrittenFor).
+//
+// It may also say, on a line "# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true"
+// (Scenario.Detector, env.go), that the informers' process starts with
+// client-go's data consistency detector on; package sim switches it on
+// for both implementations.
 //
 // # What Parse refuses, and why
 //
