@@ -23,3 +23,20 @@ func TestEnvLine(t *testing.T) {
 		}
 	}
 }
+
+// A placement of a scenario with the detector on is written with its
+// "# Env:" line, so that explore's runs of it have the detector on too.
+func TestPlacementKeepsTheEnv(t *testing.T) {
+	sc, err := Parse("x.txt", []byte("# s.\n# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true\n\nstart\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := Placement{Faults: []PlacedFault{{Kind: "compact", At: 2}}}.Text(sc, ServerWatchCache, "", 0, nil)
+	placed, err := Parse("x.explored.txt", []byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if !placed.Detector {
+		t.Errorf("the placed scenario lost its # Env: line:\n%s", text)
+	}
+}

@@ -166,6 +166,9 @@ func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []
 		}
 	}
 	fmt.Fprintf(&b, "# Server: %s\n", server)
+	if sc.Detector {
+		fmt.Fprintf(&b, "# Env: %s=true\n", EnvDetector)
+	}
 	cmds := p.Commands(sc)
 	if upTo > 0 && upTo < len(cmds) {
 		cmds = cmds[:upTo]
