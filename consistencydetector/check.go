@@ -45,8 +45,7 @@ func CheckDataConsistency[T runtime.Object, U any](ctx context.Context, identity
 	if identity != "" {
 		logger = klog.LoggerWithName(logger, identity)
 	}
-	rv, opts, transform := lastSyncedResourceVersion, listOptions, listItemTransformFunc
-	if !canListExactly(rv, opts) {
+	if !canListExactly(lastSyncedResourceVersion, listOptions) {
 		logger.V(4).Info("Data consistency check is enabled but the parameters (RV, ListOptions) doesn't allow for creating a valid LIST request. Skipping the data consistency check.")
 		return
 	}
@@ -54,12 +53,12 @@ func CheckDataConsistency[T runtime.Object, U any](ctx context.Context, identity
 	// What was received is read before the LIST is sent: its length
 	// decides the LIST's limit.
 	retrieved := metaObjects(retrieveItemsFn())
-	opts = exactListOptions(rv, opts, len(retrieved))
+	opts := exactListOptions(lastSyncedResourceVersion, listOptions, len(retrieved))
 	list, ok := listUntilAnswered(ctx, logger, listFn, opts)
 	if !ok {
 		return
 	}
-	listed := metaObjects(transformItems(extractItems(list), transform))
+	listed := metaObjects(transformItems(extractItems(list), listItemTransformFunc))
 	compare(logger, identity, listed, retrieved)
 }
 
@@ -70,8 +69,9 @@ func canListExactly(rv string, opts metav1.ListOptions) bool {
 	return opts.Continue == "" && rv != "0"
 }
 
-// exactListOptions is the LIST that reads rv from etcd (CD3): opts with
-// the RV and an exact match. A request at RV "0" is served by the watch
+// exactListOptions is the LIST that reads rv as etcd had it (CD3): opts
+// with the RV and an exact match. (kube-apiserver answers it from etcd,
+// or from its watch cache's snapshot of rv when it keeps one.) A request at RV "0" is served by the watch
 // cache, which ignores its limit; if more items came back than the limit
 // allowed, that happened, and the LIST must not be limited either to be
 // comparable. Fewer items than the limit mean there was nothing more, and
