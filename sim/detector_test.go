@@ -7,6 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	cgdetector "k8s.io/client-go/util/consistencydetector"
+
+	"github.com/cachelab/cachelab/consistencydetector"
+	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -86,4 +90,35 @@ func TestOneSidedDetectionIsADivergence(t *testing.T) {
 			t.Errorf("crashed: %s %t, %s %t; want only %s", lossy.impl, lossy.crashed.Load(), lossy.peer.impl, lossy.peer.crashed.Load(), lossy.impl)
 		}
 	}
+}
+
+// A run with the other detector setting waits for the runs in progress
+// to end, until its context ends; then it has the process, with both
+// implementations' switch as it asks. A run in the other stack is still
+// refused at once.
+func TestClaimWaitsForTheOtherDetectorSetting(t *testing.T) {
+	if err := claimProcess(context.Background(), informer.Default, true); err != nil {
+		t.Fatal(err)
+	}
+	if !cgdetector.IsDataConsistencyDetectionForWatchListEnabled() || !consistencydetector.IsDataConsistencyDetectionForWatchListEnabled() {
+		t.Error("a run with the detector on: a switch is off")
+	}
+	if err := claimProcess(context.Background(), informer.Classic, true); err == nil || !strings.Contains(err.Error(), "stack") {
+		t.Errorf("a run in the other stack: %v, want refused", err)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := claimProcess(ended, informer.Default, false); err == nil || !strings.Contains(err.Error(), "waiting for the runs with the data consistency detector on to end") {
+		t.Errorf("a run with the detector off, its context ended: %v, want the wait's error", err)
+	}
+	claimed := make(chan error)
+	go func() { claimed <- claimProcess(context.Background(), informer.Default, false) }()
+	releaseProcess()
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	if cgdetector.IsDataConsistencyDetectionForWatchListEnabled() || consistencydetector.IsDataConsistencyDetectionForWatchListEnabled() {
+		t.Error("a run with the detector off: a switch is on")
+	}
+	releaseProcess()
 }

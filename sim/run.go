@@ -298,26 +298,38 @@ var process struct {
 	klog  sync.Once
 	// detector is whether the runs have the data consistency detector
 	// on, a switch as process-wide as the gates (detector.go);
-	// restoreDetector puts back what the first run found.
+	// restoreDetector puts back what the first run found. idle is
+	// closed when the last run in progress ends.
 	detector        bool
 	restoreDetector func()
+	idle            chan struct{}
 }
 
 // claimProcess sets client-go's feature gates for st, and both
 // implementations' data consistency detector as detector says, unless
-// runs in st hold them already, and refuses while runs in the other stack
-// or with the other detector setting do.
-func claimProcess(st informer.Stack, detector bool) error {
+// runs in st hold them already. It refuses while runs in the other stack
+// are in progress (the tests group their runs by stack), and waits, until
+// ctx ends, while runs of its stack with the other detector setting are:
+// a scenario's environment is its own, and runs side by side in one
+// process (the tests) would otherwise each have to know every other's.
+func claimProcess(ctx context.Context, st informer.Stack, detector bool) error {
 	process.Lock()
 	defer process.Unlock()
+	for process.runs > 0 && process.stack == st && process.detector != detector {
+		idle := process.idle
+		process.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			process.Lock()
+			return fmt.Errorf("sim: waiting for the runs with the data consistency detector %s to end: %w", onOff(!detector), ctx.Err())
+		}
+		process.Lock()
+	}
 	if process.runs > 0 {
 		if process.stack != st {
 			return fmt.Errorf("sim: a run in the %s stack is in progress in this process; client-go's feature gates "+
 				"are process-wide, so a run in the %s stack cannot overlap it", process.stack, st)
-		}
-		if process.detector != detector {
-			return fmt.Errorf("sim: a run with the data consistency detector %s is in progress in this process; the detector is "+
-				"process-wide (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR), so a run with it %s cannot overlap it", onOff(process.detector), onOff(detector))
 		}
 		process.runs++
 		return nil
@@ -328,6 +340,7 @@ func claimProcess(st informer.Stack, detector bool) error {
 	}
 	process.stack, process.runs = st, 1
 	process.detector, process.restoreDetector = detector, setDetector(detector)
+	process.idle = make(chan struct{})
 	return nil
 }
 
@@ -353,9 +366,9 @@ func releaseProcess() {
 	process.Lock()
 	defer process.Unlock()
 	process.runs--
-	if process.runs == 0 && process.restoreDetector != nil {
+	if process.runs == 0 {
 		process.restoreDetector()
-		process.restoreDetector = nil
+		close(process.idle)
 	}
 }
 
@@ -380,7 +393,7 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	}
 	r := &runner{sc: sc, opts: opts, ctx: ctx, res: listwatch.Pods, clock: scenarioclock.New(epoch), full: world.Linked()}
 	r.classic = r.stack() == informer.Classic
-	if err := claimProcess(r.stack(), r.detector()); err != nil {
+	if err := claimProcess(ctx, r.stack(), r.detector()); err != nil {
 		return nil, err
 	}
 	r.claimed = true
