@@ -23,8 +23,8 @@ import (
 // with a "# Env: KUBE_WATCHLIST_INCONSISTENCY_DETECTOR=true" line (or
 // Options.ConsistencyDetector) switches it on for both sides, client-go's
 // and cachelab's, with each package's ForTest setter, for as long as it
-// runs (claimProcess: runs that overlap in one process must agree on it,
-// as on the stack). Each run sets both switches, whatever the process's
+// runs (claimProcess: a run with the other setting waits for the runs in
+// progress to end). Each run sets both switches, whatever the process's
 // own environment said, so that a scenario's trace does not depend on
 // where it runs.
 //
