@@ -308,7 +308,8 @@
 // armed, so a busy machine cannot make a resync come a period late.
 // client-go's feature gates, which pick the stack, are process-wide: runs
 // may overlap in one process only in the same stack (Open refuses the
-// other).
+// other); so is the data consistency detector's switch, and a run with
+// the other setting waits for those in progress to end.
 //
 // Two things are left unshown because client-go itself leaves them to
 // chance. A slow handler held in an initial-list call is held on
