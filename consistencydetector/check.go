@@ -25,20 +25,20 @@ type ListFunc[T runtime.Object] func(ctx context.Context, options metav1.ListOpt
 // shape; any func(any) (any, error) converts to it.
 type TransformFunc func(interface{}) (interface{}, error)
 
-// retryInterval is how often a failed LIST is sent again (CD4).
+// retryInterval is how often a failed LIST is sent again (V4).
 const retryInterval = time.Second
 
 // CheckDataConsistency compares the items retrieveItemsFn returns with a
 // LIST, sent through listFn, of exactly lastSyncedResourceVersion, and
 // panics with "data inconsistency detected for <identity>, panicking!"
-// when they differ (CD5). It does not look at the process's switch: the
+// when they differ (V5). It does not look at the process's switch: the
 // caller does (IsDataConsistencyDetectionForWatchListEnabled).
 //
 // listOptions are the options the items were received with; the LIST
-// keeps them but for its resourceVersion and match (CD3), and no LIST is
-// sent at all when they could not form a valid exact one (CD2). A failing
+// keeps them but for its resourceVersion and match (V3), and no LIST is
+// sent at all when they could not form a valid exact one (V2). A failing
 // LIST is retried every second until ctx ends; the check then gives up
-// quietly, with an error in the log (CD4). identity names the caller in
+// quietly, with an error in the log (V4). identity names the caller in
 // the log and in the panic; it may be empty when ctx's logger names it.
 func CheckDataConsistency[T runtime.Object, U any](ctx context.Context, identity string, lastSyncedResourceVersion string, listFn ListFunc[T], listItemTransformFunc TransformFunc, listOptions metav1.ListOptions, retrieveItemsFn RetrieveItemsFunc[U]) {
 	logger := klog.FromContext(ctx)
@@ -63,13 +63,13 @@ func CheckDataConsistency[T runtime.Object, U any](ctx context.Context, identity
 }
 
 // canListExactly reports whether a LIST with resourceVersionMatch=Exact
-// at rv could be valid (CD2): kube-apiserver's validation refuses an
+// at rv could be valid (V2): kube-apiserver's validation refuses an
 // exact match with a continue token, or with RV "0".
 func canListExactly(rv string, opts metav1.ListOptions) bool {
 	return opts.Continue == "" && rv != "0"
 }
 
-// exactListOptions is the LIST that reads rv as etcd had it (CD3): opts
+// exactListOptions is the LIST that reads rv as etcd had it (V3): opts
 // with the RV and an exact match. (kube-apiserver answers it from etcd,
 // or from its watch cache's snapshot of rv when it keeps one.) A request at RV "0" is served by the watch
 // cache, which ignores its limit; if more items came back than the limit
@@ -85,7 +85,7 @@ func exactListOptions(rv string, opts metav1.ListOptions, retrieved int) metav1.
 	return opts
 }
 
-// listUntilAnswered sends the LIST until it answers (CD4): at once, then
+// listUntilAnswered sends the LIST until it answers (V4): at once, then
 // at each tick of a one-second ticker started before the first try, so
 // a slow failure is retried sooner, as a ticker does. Once ctx has ended
 // no further try is made, and ok is false. The ticker is the real

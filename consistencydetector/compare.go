@@ -11,7 +11,7 @@ import (
 )
 
 // compare panics when the listed objects and the retrieved ones differ
-// (CD5): whole objects, not only their names and resourceVersions, each
+// (V5): whole objects, not only their names and resourceVersions, each
 // side sorted by UID first, so that order does not count.
 //
 // The sort is sort.Sort's, which is not stable: objects with equal UIDs

@@ -41,7 +41,7 @@ type outcome struct {
 	Logs     []string
 }
 
-// checkCases cover CD2-CD5: when a LIST can be formed, the options it
+// checkCases cover V2-V5: when a LIST can be formed, the options it
 // gets (the RV, the exact match, the limit), the retries, the transform
 // and the comparison, and every way the check panics.
 func checkCases() []checkCase {
@@ -142,7 +142,7 @@ func anonymousList(reversed bool) func() []answer {
 
 // TestCheckDataConsistencyAsClientGo gives each case to client-go's
 // CheckDataConsistency and to cachelab's, and compares the LISTs each
-// sent, what each panicked with and what each logged (CD2, CD3, CD4, CD5).
+// sent, what each panicked with and what each logged (V2, V3, V4, V5).
 // A LIST that fails costs a second of real time, as in client-go, so the
 // cases run in parallel, and each case's two sides at once.
 func TestCheckDataConsistencyAsClientGo(t *testing.T) {

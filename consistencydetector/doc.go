@@ -24,7 +24,7 @@
 //
 // The check runs only when the environment variable
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR parses as true (strconv.ParseBool)
-// when the process starts (CD1): the variable is read once, in the
+// when the process starts (V1): the variable is read once, in the
 // package's init, and IsDataConsistencyDetectionForWatchListEnabled says
 // what it read. A test changes it with
 // SetDataConsistencyDetectionForWatchListEnabledForTest, which returns
@@ -35,17 +35,17 @@
 // # Invariants
 //
 //   - No LIST is sent when the request could not be valid with
-//     resourceVersionMatch=Exact: a continue token, or RV "0" (CD2).
+//     resourceVersionMatch=Exact: a continue token, or RV "0" (V2).
 //   - The LIST asks for exactly the synced RV, with everything else the
 //     caller gave kept; a limit the watch cache ignored (RV "0", fewer
 //     asked than retrieved) is dropped so that the lists are comparable
-//     (CD3).
+//     (V3).
 //   - The retrieved items are read before the LIST; a failed LIST is tried
 //     again every second of real time until it answers or the context
-//     ends, and a check whose context ended never panics (CD4).
+//     ends, and a check whose context ended never panics (V4).
 //   - The comparison is of whole objects, after the transform on the
 //     listed ones, each side sorted by UID; any difference panics with
-//     the identity in the message (CD5).
+//     the identity in the message (V5).
 //
 // # Mirrors client-go
 //
@@ -57,6 +57,6 @@
 // calls wait.PollUntilContextCancel (the same tries at the same times).
 // client-go v0.37.2 has no LIST counterpart (an earlier client-go had
 // KUBE_LIST_FROM_CACHE_INCONSISTENCY_DETECTOR in its generated clients),
-// so neither has cachelab (CD7). The reflector's use of it is package
-// reflector's (CD6).
+// so neither has cachelab (V7). The reflector's use of it is package
+// reflector's (V6).
 package consistencydetector

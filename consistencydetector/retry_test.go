@@ -39,7 +39,7 @@ func (l *timedLister) List(context.Context, metav1.ListOptions) (runtime.Object,
 func quietContext() context.Context { return klog.NewContext(context.Background(), logr.Discard()) }
 
 // TestRetryEverySecond: a failing LIST is tried at once, then each
-// second of the real clock (a bubble's, here), until it answers (CD4).
+// second of the real clock (a bubble's, here), until it answers (V4).
 func TestRetryEverySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := &timedLister{failures: 3, start: time.Now()}
@@ -59,7 +59,7 @@ func TestRetryEverySecond(t *testing.T) {
 
 // TestRetryTickerStartsBeforeTheFirstTry: the ticker is started before
 // the first try, so a try that took 600 ms is retried 400 ms after it
-// failed, not a second after (CD4, wait.PollUntilContextCancel's
+// failed, not a second after (V4, wait.PollUntilContextCancel's
 // fixed timer).
 func TestRetryTickerStartsBeforeTheFirstTry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestRetryTickerStartsBeforeTheFirstTry(t *testing.T) {
 
 // TestRetryEndsWithTheContext: once the context ends, no further try is
 // made and the check returns without panicking, though what it retrieved
-// was never compared (CD4).
+// was never compared (V4).
 func TestRetryEndsWithTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(quietContext())

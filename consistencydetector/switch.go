@@ -7,7 +7,7 @@ import (
 )
 
 // EnvWatchList is the environment variable that switches the watch-list
-// check on for the whole process, read once as it starts (CD1).
+// check on for the whole process, read once as it starts (V1).
 const EnvWatchList = "KUBE_WATCHLIST_INCONSISTENCY_DETECTOR"
 
 // watchListEnabled is the process's switch. An atomic, where client-go

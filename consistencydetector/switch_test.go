@@ -13,7 +13,7 @@ import (
 
 // TestSwitchReadAtProcessStart starts this test binary again with
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR set to each value, and compares
-// the switch client-go's init and cachelab's left (CD1): strconv.ParseBool's
+// the switch client-go's init and cachelab's left (V1): strconv.ParseBool's
 // true values switch it on; anything else, unparsable included, leaves it
 // off.
 func TestSwitchReadAtProcessStart(t *testing.T) {
@@ -34,7 +34,7 @@ func TestSwitchReadAtProcessStart(t *testing.T) {
 	}
 }
 
-// TestSwitchForTest is the setter (CD1): it switches the check, and the
+// TestSwitchForTest is the setter (V1): it switches the check, and the
 // function it returns puts back what was there, on both implementations.
 func TestSwitchForTest(t *testing.T) {
 	type state struct{ ClientGo, Cachelab bool }

@@ -10,7 +10,7 @@ import (
 )
 
 // checkConsistency is the data consistency detector's check of a
-// watch-list (CD6), as client-go's reflector makes it
+// watch-list (V6), as client-go's reflector makes it
 // (reflector_data_consistency_detector.go): only when the process has the
 // detector on (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR at its start), after
 // the end bookmark and before Replace, so that the store never gets data

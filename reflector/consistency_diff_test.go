@@ -26,7 +26,7 @@ import (
 
 // detectorOn switches the data consistency detector on in both
 // implementations for the test, as KUBE_WATCHLIST_INCONSISTENCY_DETECTOR
-// would at process start (CD1), and makes a recovered panic not crash
+// would at process start (V1), and makes a recovered panic not crash
 // the test binary (utilruntime.ReallyCrash false), so that both
 // reflectors' panics can be compared.
 func detectorOn(t *testing.T) {
@@ -42,7 +42,7 @@ func withUID(key string, opts ...dt.ObjOption) *unstructured.Unstructured {
 }
 
 // client-go: reflector_data_consistency_detector.go, reflector.go
-// watchList (CD6): with the detector on and a watch-list that is what
+// watchList (V6): with the detector on and a watch-list that is what
 // etcd has, the reflector LISTs the end bookmark's RV exactly, finds
 // them equal, and stores the watch-list's objects; nothing panics.
 func TestDetectorAgreesWithAConsistentWatchList(t *testing.T) {
@@ -75,7 +75,7 @@ func TestDetectorAgreesWithAConsistentWatchList(t *testing.T) {
 }
 
 // client-go: reflector_data_consistency_detector.go,
-// util/consistencydetector, wait.DelayFunc.Until (CD5, CD6, F8): a
+// util/consistencydetector, wait.DelayFunc.Until (V5, V6, F8): a
 // watch-list that lost an object etcd has is caught: the reflector
 // panics with "data inconsistency detected for <its name>, panicking!"
 // before Replace, so the store never gets the watch-list's data. The
@@ -105,9 +105,9 @@ func TestDetectorCatchesAWatchListThatLostAnObject(t *testing.T) {
 	}
 }
 
-// client-go: reflector.go watchList (CD6): in LIST mode (the classic
+// client-go: reflector.go watchList (V6): in LIST mode (the classic
 // stack) there is no check, detector or not: v0.37.2 has no LIST
-// counterpart (CD7).
+// counterpart (V7).
 func TestDetectorIsWatchListOnly(t *testing.T) {
 	detectorOn(t)
 	run(t, dt.ReflectorConfig{Name: "pods", WatchList: false}, func(w *dt.ReflectorWorld) {
@@ -121,7 +121,7 @@ func TestDetectorIsWatchListOnly(t *testing.T) {
 }
 
 // client-go: reflector.go RunWithContext, wait.DelayFunc.Until,
-// utilruntime.HandleCrashWithContext (CD6, F8): with
+// utilruntime.HandleCrashWithContext (V6, F8): with
 // utilruntime.ReallyCrash true, the default and what CI runs with, the
 // detector's panic is logged, the panic handlers run, and the panic comes
 // out of the reflector's Run on its own goroutine: nothing recovers it

@@ -52,7 +52,7 @@
 //     start), a watch-list's initial events are compared with a LIST of the
 //     end bookmark's RV from etcd before they are stored; on a difference
 //     the round panics, before Replace, and the panic is handled as above
-//     (CD6). LIST mode has no such check.
+//     (V6). LIST mode has no such check.
 //   - Every watch a round opened is stopped when the round ends, however
 //     it ends (F8). client-go leaves a watch-list stream open when storing
 //     its initial list fails or panics; cachelab stops that one too, a

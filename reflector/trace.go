@@ -23,7 +23,7 @@ const (
 	StepList Step = "list"
 	// StepConsistencyCheck: with the data consistency detector on, the
 	// watch-list's Count initial objects are about to be compared with a
-	// LIST of RV from etcd, before they are stored (CD6).
+	// LIST of RV from etcd, before they are stored (V6).
 	StepConsistencyCheck Step = "consistency-check"
 	// StepReplace: the store has been given the listed objects
 	// (Store.Replace returned).

@@ -56,7 +56,7 @@ func (r *Reflector) WatchList(ctx context.Context) (watch.Interface, error) {
 
 // storeInitialEvents replaces the store's content with the initial events,
 // once the data consistency detector, if it is on, has found them to be
-// etcd's (CD6). If that fails or panics, the stream is stopped. (client-go
+// etcd's (V6). If that fails or panics, the stream is stopped. (client-go
 // leaves it open then: its watchList returns the error, or unwinds,
 // without stopping it, and a real server keeps the watch until its
 // timeout.)

@@ -26,7 +26,7 @@ func TestScenarioCoversAreReferenceIDs(t *testing.T) {
 	}
 }
 
-var referenceID = regexp.MustCompile(`(?m)^- ([A-Z]{1,2}[0-9]{1,2}) `)
+var referenceID = regexp.MustCompile(`(?m)^- ([A-Z][0-9]{1,2}) `)
 
 // referenceIDs are the behaviour IDs REFERENCE.md defines: each starts a
 // list item ("- F5 A LIST failing ...").

@@ -16,7 +16,7 @@ import (
 	"github.com/cachelab/cachelab/sim/trace"
 )
 
-// The data consistency detector in a run (REFERENCE.md CD1-CD6).
+// The data consistency detector in a run (REFERENCE.md V1-V6).
 //
 // client-go switches its detector on for a whole process, with
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR read as the process starts; a run
@@ -108,7 +108,7 @@ func installContainment() {
 }
 
 // containDetection is the panic handler that contains a detection: the
-// detector's panic (CD5) on a goroutine of a side that watches for one.
+// detector's panic (V5) on a goroutine of a side that watches for one.
 // It does not return for those; for any other panic it returns at once.
 func containDetection(_ context.Context, p any) {
 	msg, ok := p.(string)
@@ -126,7 +126,7 @@ func containDetection(_ context.Context, p any) {
 }
 
 // The detector's panic message is "data inconsistency detected for
-// <identity>, panicking!" in both implementations (CD5).
+// <identity>, panicking!" in both implementations (V5).
 const (
 	detectionPrefix = "data inconsistency detected for "
 	detectionSuffix = ", panicking!"

@@ -16,7 +16,7 @@ import (
 )
 
 // detection is the detector's panic as both implementations raise it
-// (REFERENCE.md CD5).
+// (REFERENCE.md V5).
 const detection = "data inconsistency detected for pods, panicking!"
 
 // containDetection contains the detector's panic on a side's goroutine
@@ -24,7 +24,7 @@ const detection = "data inconsistency detected for pods, panicking!"
 // ends the goroutine (the code after it never runs; its defers do). Any
 // other panic, and a detection on a goroutine no run watches, it leaves
 // alone: it returns, and utilruntime.HandleCrash goes on as it would
-// (CD6).
+// (V6).
 func TestContainDetectionOnlyContainsDetections(t *testing.T) {
 	for _, p := range []any{"boom", errors.New(detection), detection} {
 		containDetection(context.Background(), p) // returns: no side watches this goroutine
@@ -60,7 +60,7 @@ func TestContainDetectionOnlyContainsDetections(t *testing.T) {
 // A detection on one side only is a divergence in the log layer, at the
 // step that caught it: here cachelab's watch-list, and only cachelab's,
 // loses ns0/b, so cachelab's detector panics and client-go's informer
-// syncs (CD6). The run ends cleanly, client-go's informer still running.
+// syncs (V6). The run ends cleanly, client-go's informer still running.
 func TestOneSidedDetectionIsADivergence(t *testing.T) {
 	for _, i := range []int{0, 1} {
 		sc, err := scenario.Parse("x.txt", []byte("# One side loses ns0/b.\n# Server: etcd\n# Env: "+scenario.EnvDetector+"=true\n\n"+

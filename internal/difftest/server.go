@@ -53,7 +53,7 @@ type Server struct {
 	EmptyListRV bool
 	// LoseFromWatchList names objects (ns/name) a watch-list's initial
 	// events leave out, while a LIST still has them: a watch cache that
-	// lost them, for the data consistency detector to find (CD6).
+	// lost them, for the data consistency detector to find (V6).
 	LoseFromWatchList map[string]bool
 }
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// idPattern is the shape of a behaviour ID in REFERENCE.md: one or two
-// capital letters and one or two digits (P1, E12, CD6).
-var idPattern = regexp.MustCompile(`^[A-Z]{1,2}[0-9]{1,2}$`)
+// idPattern is the shape of a behaviour ID in REFERENCE.md: a capital
+// letter and one or two digits (P1, E12).
+var idPattern = regexp.MustCompile(`^[A-Z][0-9]{1,2}$`)
 
 // parseCovers reads the behaviour IDs a scenario covers from its opening
 // comment (about, one line each, without the "#"): the IDs of its
@@ -34,7 +34,7 @@ func parseCovers(about []string) (ids []string, line int, err error) {
 		}
 		for _, id := range strings.FieldsFunc(list, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
 			if !idPattern.MatchString(id) {
-				return nil, n, fmt.Errorf("the # Covers: line lists behaviour IDs from REFERENCE.md (one or two capital letters and one or two digits, as P1, E12 or CD6), separated by spaces, or the word none; %q is not one", id)
+				return nil, n, fmt.Errorf("the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; %q is not one", id)
 			}
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)

@@ -3,7 +3,7 @@ package scenario
 import "testing"
 
 // An "# Env:" line switches the data consistency detector for the run,
-// as the variable does for a process (CD1); without one it is off.
+// as the variable does for a process (V1); without one it is off.
 func TestEnvLine(t *testing.T) {
 	for _, tc := range []struct {
 		line string

@@ -100,7 +100,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad show", "# s\n\nshow everything\n----\n", `x.txt:3: show "everything": want store, queue, handlers, requests, synced, metrics or workqueue`},
 		{"no commands", "# just a comment\n", "x.txt:1: the scenario has no commands"},
 		// A "# Covers:" line that is not a list of IDs, or a second one.
-		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (one or two capital letters and one or two digits, as P1, E12 or CD6), separated by spaces, or the word none; "watch-list" is not one`},
+		{"not an ID", "# s\n# Covers: P1 watch-list\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs from REFERENCE.md (a capital letter and one or two digits, as P1 or E12), separated by spaces, or the word none; "watch-list" is not one`},
 		{"lower case", "# s\n# Covers: p1\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"none among IDs", "# s\n# Covers: P1 none\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},
 		{"three digits", "# s\n# Covers: P100\n\nstart\n----\n", `x.txt:2: the # Covers: line lists behaviour IDs`},

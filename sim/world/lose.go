@@ -15,7 +15,7 @@ import (
 // LIST (from etcd, or from the cache's own store) still has them. Without
 // the data consistency detector the informer syncs without them, and
 // nothing in the informer notices; with it, the reflector LISTs the
-// bookmark's resourceVersion and panics (REFERENCE.md CD6).
+// bookmark's resourceVersion and panics (REFERENCE.md V6).
 
 // LoseFromNextWatchList makes the informer's next watch-list leave the
 // object key (namespace/name) out of its initial events.

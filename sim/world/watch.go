@@ -158,7 +158,7 @@ func (w *connWatch) relay() {
 			// The client gave up the request without stopping the
 			// watch, and reads no more: client-go's reflector, when the
 			// data consistency detector panics in its watch-list, leaves
-			// the stream open (REFERENCE.md F8, CD6).
+			// the stream open (REFERENCE.md F8, V6).
 			w.p.relaying(w, -1)
 			return
 		}
