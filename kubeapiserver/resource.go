@@ -174,16 +174,31 @@ func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints,
 	for _, verb := range sv.writes {
 		switch verb {
 		case "create":
-			h[verb] = handlers.CreateResource(store, scope, s.admit)
+			h[verb] = perRequest(func() http.Handler { return handlers.CreateResource(store, scope, s.admit) })
 		case "update":
-			h[verb] = handlers.UpdateResource(store, scope, s.admit)
+			h[verb] = perRequest(func() http.Handler { return handlers.UpdateResource(store, scope, s.admit) })
 		case "delete":
 			// The store is a graceful deleter: it takes DeleteOptions.
-			h[verb] = handlers.DeleteResource(store, true, scope, s.admit)
+			h[verb] = perRequest(func() http.Handler { return handlers.DeleteResource(store, true, scope, s.admit) })
 		}
 	}
 	return &endpoints{res: res, verbs: sv.verbs(), handlers: h}, nil
 }
+
+// perRequest is a write handler made anew for each request, as
+// kube-apiserver's installer makes them (installer.go restfulCreateResource
+// and its siblings call handlers.CreateResource inside the route
+// function). k8s.io/apiserver's write handlers wrap the admission chain
+// they were given on every request and store it back in the variable
+// their closure holds ("admit = admission.WithAudit(admit)", create.go,
+// update.go, delete.go): made once, as here before, every write wrapped
+// the chain once more, so that the thousandth create went through a
+// thousand audit wrappers, and two writes at once raced on the variable
+// (-race saw it when the tests' runs shared one server in the cluster
+// world).
+type perRequest func() http.Handler
+
+func (f perRequest) ServeHTTP(w http.ResponseWriter, req *http.Request) { f().ServeHTTP(w, req) }
 
 // scope is what the REST handlers know of the resource: how a request
 // names its objects, how they are encoded and decoded, and, for writes,

@@ -354,3 +354,39 @@ func code(err error) int32 {
 	}
 	return 0
 }
+
+// Writes of one resource at once, as clients of a real cluster make them
+// (the tests' runs side by side in the cluster world): each goes through
+// a write handler of its own, as kube-apiserver's installer makes one per
+// request. Made once and shared, k8s.io/apiserver's handlers raced on the
+// admission chain each request wraps and stores back, which -race
+// reports, and the chain grew by a wrapper at every write.
+func TestWritesAtOnceEachHaveTheirOwnHandler(t *testing.T) {
+	wd := apiworld.StartWritable(t, true)
+	c := clientsFor(t, wd, "kubectl")
+	ctx := context.Background()
+	if _, err := c.dyn.Resource(namespacesGVR).Create(ctx, apiworld.Namespace("ns0"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := c.dyn.Resource(podsGVR).Namespace("ns0")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			name := "p" + strconv.Itoa(i)
+			made, err := pods.Create(ctx, apiworld.Pod("", name, nil), metav1.CreateOptions{})
+			if err == nil {
+				made.SetLabels(map[string]string{"v": "2"})
+				_, err = pods.Update(ctx, made, metav1.UpdateOptions{})
+			}
+			if err == nil {
+				err = pods.Delete(ctx, name, metav1.DeleteOptions{})
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
