@@ -112,18 +112,25 @@ func TestScenariosOnACluster(t *testing.T) {
 }
 
 // runOnCluster runs sc on tc's cluster, side by side with others, and
-// checks that cachelab and client-go agree at every step.
+// checks that cachelab and client-go agree at every step. Each run opens
+// the cluster itself, as each cachelab run does: one client shared by
+// all would make them queue at its rate limiter (client-go's default 5
+// requests a second, burst 10), one run's requests behind another's.
 func runOnCluster(t *testing.T, tc *testCluster, sc *scenario.Scenario) {
 	t.Run(filepath.Base(sc.File), func(t *testing.T) {
 		parallelIn(t, stackOf(sc))
-		res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
+		c, err := cluster.Open(context.Background(), cluster.Options{Kubeconfig: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: c})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Divergence != nil {
 			t.Fatal(res.Divergence)
 		}
-		if !strings.HasPrefix(res.Header.Cluster, tc.c.Describe()+", namespace cachelab-") {
+		if !strings.HasPrefix(res.Header.Cluster, c.Describe()+", namespace cachelab-") {
 			t.Errorf("header's cluster = %q", res.Header.Cluster)
 		}
 	})
