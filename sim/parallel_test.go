@@ -67,8 +67,10 @@ func runsStack(sc *scenario.Scenario, opts Options) informer.Stack {
 // (etcd-wipe, progress-after-restart): a busier machine more often let a
 // watch reopen on a member that was stopping and get net/http's bare 200,
 // which ended the watch of one side only. The embedded etcd's clients now
-// read that answer as a crash (listwatch/crashed.go), and the verdicts no
-// longer depend on how many runs share the machine (TestScenariosUnderLoad).
+// read that answer as a crash (listwatch/crashed.go). At eight, one run
+// over the wire still diverged once (watch-cache-consistent-read, client-go
+// counted settled between its watch-list's 504 and its next request), not
+// yet understood: so four, at which it has not been seen.
 const defaultParallel = "4"
 
 // setParallel sets -parallel to defaultParallel unless the command line
