@@ -90,19 +90,47 @@ func (e *Embedded) stop() {
 	e.closeServers()
 }
 
-// halt stops every running member's etcd server at once, without a
-// leadership handover, and closes the client.
+// halt stops every running member's etcd server without a leadership
+// handover, and closes the client: the leader first, then the others at
+// once.
+//
+// The leader goes first because it asks its peers over HTTP for their
+// versions (its cluster-version monitor, at the first commit of its term
+// and every few seconds), with a 5 s timeout and no way to cancel it, and
+// its server's stop waits for the answer. A peer halted already cannot
+// give one: its handler fails reading the closed database, and net/http,
+// finishing that connection, waits on a read that etcd's own 5 s deadline
+// holds (the same deadline as at the top of this file). Peers that still
+// run answer at once.
 func (e *Embedded) halt() {
 	e.local.serve(nil)
 	if e.client != nil {
 		_ = e.client.Close()
 		e.client = nil
 	}
-	var wg sync.WaitGroup
-	for _, m := range e.members {
-		wg.Go(m.halt)
+	leaders, others := e.byLeadership()
+	for _, group := range [][]*member{leaders, others} {
+		var wg sync.WaitGroup
+		for _, m := range group {
+			wg.Go(m.halt)
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+}
+
+// byLeadership splits the running members into those that believe they
+// lead (more than one while a partition lasts) and the rest.
+func (e *Embedded) byLeadership() (leaders, others []*member) {
+	for _, m := range e.members {
+		switch {
+		case m.server == nil:
+		case m.server.Server.Leader() == m.server.Server.MemberID():
+			leaders = append(leaders, m)
+		default:
+			others = append(others, m)
+		}
+	}
+	return leaders, others
 }
 
 // closeServers closes every member's servers, together: each waits up to
