@@ -1,19 +1,19 @@
 package sim
 
 import (
-	"flag"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/cachelab/cachelab/internal/loadgen"
+	"github.com/cachelab/cachelab/internal/testparallel"
 )
 
 // Every run must stop everything it started: etcd, both informers, every
 // watch relay and every handler held by the scenario.
 func TestMain(m *testing.M) {
 	loadgen.MaybeRun() // a test's load process (load_test.go) runs no tests
-	flag.Parse()
-	setParallel() // parallel_test.go
+	// Runs overlap beyond the cores (parallel_test.go).
+	testparallel.Default(defaultParallel)
 	goleak.VerifyTestMain(m)
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"flag"
 	"slices"
 	"strings"
 	"sync"
@@ -72,16 +71,6 @@ func runsStack(sc *scenario.Scenario, opts Options) informer.Stack {
 // counted settled between its watch-list's 504 and its next request), not
 // yet understood: so four, at which it has not been seen.
 const defaultParallel = "4"
-
-// setParallel sets -parallel to defaultParallel unless the command line
-// set it.
-func setParallel() {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", defaultParallel)
-	}
-}
 
 // inStackOrder orders items by the stack each runs in (stable), so that
 // parallel runs of one stack go together instead of waiting at stacks

@@ -20,6 +20,7 @@ import (
 	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/internal/testparallel"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
 	"github.com/cachelab/cachelab/sim/explore"
@@ -173,6 +174,9 @@ func (d *diverging) Finish() *trace.Divergence {
 type leakChecked struct{ m *testing.M }
 
 func (l leakChecked) Run() int {
+	// A script mostly waits on the cachelab it started (on its etcd, on
+	// its scenario settling): four overlap, on any number of cores.
+	testparallel.Default("4")
 	if code := l.m.Run(); code != 0 {
 		return code
 	}
