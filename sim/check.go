@@ -1,27 +1,22 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/cachelab/cachelab/sim/lever"
 	"github.com/cachelab/cachelab/sim/scenario"
 )
 
 // What a run's options cannot carry out. scenario.Parse checks a file on
 // its own, for the world its "# Server:" line names and the etcd its
 // etcd-cluster asks for. A run may be given others (--server, --etcd-members,
-// --etcd-endpoints), and some steps cannot run there: a watch-cache lever
-// without the watch cache, a lever that stops or copies etcd on an etcd
-// the run does not own, a member lever on one member. Found at its step,
-// such a step ends the run halfway, after seconds or minutes and after
-// earlier writes; Check finds it before anything starts, and Open calls
-// it first.
-//
-// One lever could run on an external etcd and must not unasked: compact.
-// etcd's compaction is global, not per key prefix: it discards every
-// key's history before the revision, another application's too, though
-// the run otherwise keeps to its own prefix. It runs there only when the
-// user says so (Options.CompactExternalEtcd,
-// --allow-compacting-external-etcd).
+// --etcd-endpoints, --kubeconfig, a replay), and some steps cannot run
+// there: a watch-cache lever without the watch cache, a lever that stops
+// or copies etcd on an etcd the run does not own, a member lever on one
+// member, a write in a replay. Found at its step, such a step ends the
+// run halfway, after seconds or minutes and after earlier writes; Check
+// finds it before anything starts, and Open calls it first.
 
 // RefusedError is a step the run's options cannot carry out, found
 // before the run starts: Step is its number (1-based) in the scenario,
@@ -35,71 +30,37 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// embeddedLevers are the levers only an etcd the run started itself can
-// pull, with what each does to it.
-var embeddedLevers = map[string]string{
-	"restart-etcd":      "it stops and starts etcd",
-	"etcd-snapshot":     "it copies etcd's data directory",
-	"etcd-restore":      "it puts a copy of etcd's data directory back",
-	"etcd-wipe":         "it removes etcd's data directory",
-	"etcd-cluster":      "it starts an etcd cluster of its own",
-	"etcd-stop-member":  "it stops a member of the cluster",
-	"etcd-start-member": "it starts a member of the cluster",
-	"etcd-move-leader":  "it moves the cluster's leadership",
-}
-
 // Check says why sc cannot run with opts, or nil: a *RefusedError for
-// the first step that the run's world (Options.Server), its etcd
-// (Options.Etcd, an external one) or its etcd's size
-// (Options.EtcdMembers) cannot carry out; a *NotLinkedError if the run
-// needs what this build leaves out (NeedsFull).
+// the first step that the run's world cannot carry out, a *NotLinkedError
+// if the run needs what this build leaves out (NeedsFull), or an error
+// for options that do not go together. Whether a step's lever can be
+// pulled in the run's world is the lever's own answer (package
+// sim/lever); the world is its options' (WorldOf). A step may also be
+// refused for what the steps before it made: an advance too long for
+// the watch cache, a member lever on members that are not there, on a
+// cluster a second namespace or a controller's decided writes.
 func Check(sc *scenario.Scenario, opts Options) error {
 	if err := checkLinked(sc, opts); err != nil {
 		return err
 	}
-	if opts.Replay != nil {
-		return checkReplay(sc, opts)
+	if err := checkOptions(sc, opts); err != nil {
+		return err
 	}
-	if opts.Cluster != nil {
-		if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 {
-			return fmt.Errorf("a run on a cluster (--kubeconfig) has no etcd or kube-apiserver of its own: " +
-				"--server, --etcd-endpoints and --etcd-members do not go with it")
-		}
-		if opts.Plant != "" {
-			if _, err := LookupPlant(opts.Plant); err != nil {
-				return err
-			}
-		}
+	w := WorldOf(sc, opts)
+	if w.Server == lever.Cluster.Server {
 		return CheckCluster(sc)
 	}
-	server := opts.Server
-	if server == "" {
-		server = sc.WrittenFor()
+	var members *scenario.MembersCheck
+	if w.Server != lever.Replay.Server && !w.External {
+		members = scenario.NewMembersCheck(sc, opts.EtcdMembers)
 	}
-	if opts.Wire && server != scenario.ServerWatchCache {
-		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %s", describeServer(server, false))
-	}
-	if opts.Plant != "" {
-		if _, err := LookupPlant(opts.Plant); err != nil {
-			return err
-		}
-	}
-	external := len(opts.Etcd.Endpoints) > 0
-	if external && opts.EtcdMembers > 1 {
-		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)
-	}
-	members := scenario.NewMembersCheck(sc, opts.EtcdMembers)
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st) // Parse checked them
-		err := serverAllows(st.Cmd, server, opts.Wire)
-		if err == nil {
-			err = scenario.InformedAdvance(st.Text, st.Moves, st.Informed, server)
+		err := LeverAllows(st.Cmd, w)
+		if err == nil && w.Server != lever.Replay.Server {
+			err = scenario.InformedAdvance(st.Text, st.Moves, st.Informed, serverName(w))
 		}
-		switch {
-		case err != nil:
-		case external:
-			err = externalAllows(st.Cmd, opts.CompactExternalEtcd)
-		case members != nil:
+		if err == nil && members != nil {
 			err = members.Step(st, a)
 		}
 		if err != nil {
@@ -109,14 +70,105 @@ func Check(sc *scenario.Scenario, opts Options) error {
 	return nil
 }
 
-// externalAllows says why cmd cannot run on an etcd the run does not own.
-func externalAllows(cmd string, compact bool) error {
-	if what, ok := embeddedLevers[cmd]; ok {
-		return fmt.Errorf("%s needs the embedded etcd (%s); this run uses an external one (--etcd-endpoints)", cmd, what)
+// checkOptions says why the run's options do not go together, or do
+// not go with sc, or nil.
+func checkOptions(sc *scenario.Scenario, opts Options) error {
+	switch {
+	case opts.Replay != nil:
+		if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 || opts.Cluster != nil {
+			return fmt.Errorf("a replay's server is the recording: --server, --etcd-endpoints, --etcd-members and --kubeconfig do not go with it")
+		}
+		return nil
+	case opts.Cluster != nil:
+		if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 {
+			return fmt.Errorf("a run on a cluster (--kubeconfig) has no etcd or kube-apiserver of its own: " +
+				"--server, --etcd-endpoints and --etcd-members do not go with it")
+		}
+	case opts.Wire && serverName(WorldOf(sc, opts)) != scenario.ServerWatchCache:
+		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %s",
+			describeServer(serverName(WorldOf(sc, opts)), false))
+	case len(opts.Etcd.Endpoints) > 0 && opts.EtcdMembers > 1:
+		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)
 	}
-	if cmd == "compact" && !compact {
-		return fmt.Errorf("compact compacts the whole etcd, not only this run's keys: on an external etcd (--etcd-endpoints) " +
-			"every application's history before that revision would be gone; --allow-compacting-external-etcd lets it")
+	if opts.Plant != "" {
+		if _, err := LookupPlant(opts.Plant); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// WorldOf is the world sc runs in with opts: a replay's, a cluster's, or
+// the server opts.Server names (else the one sc is written for), over
+// HTTPS with opts.Wire, on an external etcd with opts.Etcd's endpoints.
+func WorldOf(sc *scenario.Scenario, opts Options) lever.World {
+	switch {
+	case opts.Replay != nil:
+		return lever.Replay
+	case opts.Cluster != nil:
+		return lever.Cluster
+	}
+	server := opts.Server
+	if server == "" {
+		server = sc.WrittenFor()
+	}
+	w := lever.Etcd
+	switch {
+	case server == scenario.ServerWatchCache && opts.Wire:
+		w = lever.APIServer
+	case server == scenario.ServerWatchCache:
+		w = lever.WatchCache
+	}
+	if len(opts.Etcd.Endpoints) > 0 {
+		w = lever.External(w)
+		if opts.CompactExternalEtcd {
+			w = lever.CompactingAllowed(w)
+		}
+	}
+	return w
+}
+
+// serverName is w's server as a scenario's "# Server:" line names it.
+func serverName(w lever.World) string {
+	if w.Server == lever.APIServer.Server {
+		return scenario.ServerWatchCache
+	}
+	return w.Server
+}
+
+// LeverAllows says why cmd's lever cannot be pulled in w, or nil, in the
+// words of a run: which flag would give it the part it lacks.
+//
+// One lever could run on an external etcd and must not unasked: compact.
+// etcd's compaction is global, not per key prefix: it discards every
+// key's history before the revision, another application's too, though
+// the run otherwise keeps to its own prefix. It runs there only when the
+// user says so (Options.CompactExternalEtcd,
+// --allow-compacting-external-etcd).
+func LeverAllows(cmd string, w lever.World) error {
+	l := lever.Of(cmd)
+	err := l.Available(w)
+	var r *lever.Refused
+	if !errors.As(err, &r) {
+		return err
+	}
+	wire := w.Server == lever.APIServer.Server
+	switch {
+	case w.Server == lever.Cluster.Server:
+		return fmt.Errorf("%s cannot run on a cluster (--kubeconfig): %s", cmd, l.OnCluster)
+	case w.Server == lever.Replay.Server:
+		return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
+	case r.Missing == lever.CacheOfOwn:
+		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %s: run it with --server %s or --server apiserver",
+			cmd, describeServer(serverName(w), wire), scenario.ServerWatchCache)
+	case r.Missing == lever.NoWatchCache:
+		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %s: run it with --server %s",
+			cmd, describeServer(serverName(w), wire), scenario.ServerEtcd)
+	case r.Missing == lever.OwnEtcd:
+		return fmt.Errorf("%s needs the embedded etcd (%s); this run uses an external one (--etcd-endpoints)", cmd, l.Does)
+	case r.Missing == lever.EtcdHistory:
+		return fmt.Errorf("%s compacts the whole etcd, not only this run's keys: on an external etcd (--etcd-endpoints) "+
+			"every application's history before that revision would be gone; --allow-compacting-external-etcd lets it", cmd)
+	}
+	return err
 }

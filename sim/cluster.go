@@ -15,6 +15,7 @@ import (
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/lever"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -55,29 +56,6 @@ import (
 // ServerCluster is the world of a run on a cluster.
 const ServerCluster = "cluster"
 
-// clusterRefuses are the commands a run on a cluster cannot carry out,
-// each with its reason: they act on a server's insides, which a cluster
-// does not show its clients.
-var clusterRefuses = map[string]string{
-	"compact":           "it compacts etcd, and a cluster's etcd is not the run's",
-	"progress":          "it asks etcd for a progress notification, and a cluster's etcd is not reachable from a client",
-	"expire-continue":   "it makes the server answer a continue token as compacted, and a cluster's server is not the run's",
-	"server":            "it switches a server's WatchList feature, and a cluster's server is not the run's",
-	"put-raw":           "it stores bytes under a key in etcd, and a cluster's etcd is not the run's",
-	"delete-raw":        "it removes bytes from etcd, and a cluster's etcd is not the run's",
-	"hold-cache":        "it holds kube-apiserver's watch cache, and a cluster's is not the run's",
-	"release-cache":     "it releases kube-apiserver's watch cache, and a cluster's is not the run's",
-	"restart-apiserver": "it restarts kube-apiserver, and a cluster's is not the run's",
-	"add-apiserver":     "it starts a kube-apiserver of its own",
-	"use-apiserver":     "it moves the informers between kube-apiservers of the run's own",
-}
-
-func init() {
-	for cmd, what := range embeddedLevers {
-		clusterRefuses[cmd] = what + ", and a cluster's etcd is not the run's"
-	}
-}
-
 // CheckCluster says why sc cannot run on a cluster, or nil: a
 // *RefusedError for the first step that acts on a server's insides, or
 // that names a second namespace. Check calls it for a run with
@@ -85,18 +63,20 @@ func init() {
 func CheckCluster(sc *scenario.Scenario) error {
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st)
-		if err := checkCluster(st, a); err != nil {
+		err := LeverAllows(st.Cmd, lever.Cluster)
+		if err == nil {
+			err = checkCluster(st, a)
+		}
+		if err != nil {
 			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1, Msg: err.Error()}
 		}
 	}
 	return checkClusterNamespaces(sc)
 }
 
-// checkCluster says why the step cannot run on a cluster, or nil.
+// checkCluster says why the step, whose lever a cluster has, cannot run
+// on a cluster as the step is written, or nil.
 func checkCluster(st scenario.Step, a scenario.Args) error {
-	if why, ok := clusterRefuses[st.Cmd]; ok {
-		return fmt.Errorf("%s cannot run on a cluster (--kubeconfig): %s", st.Cmd, why)
-	}
 	if st.Cmd == "start-controller" && a.Flags["writes"] {
 		return fmt.Errorf("start-controller writes cannot run on a cluster (--kubeconfig): the simulator decides a controller's " +
 			"writes before it makes them, their resourceVersions included, so that both implementations' reconciles read the same; " +

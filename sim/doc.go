@@ -85,6 +85,14 @@
 // the etcd of Options.EtcdMembers cannot pull. No step is refused
 // halfway for a reason known before the run.
 //
+// Whether a world has a lever is the lever's own answer: package
+// sim/lever says what each command acts on (the embedded etcd, etcd's
+// whole history, the run's own watch cache, a live server...) and which
+// of those each world has (WorldOf makes a run's options a world). The
+// file's check, Check, the runner's guard at the step and explore's
+// choice of faults ask it; each says no in its own words (LeverAllows
+// for a run's).
+//
 // # Two worlds: kube-apiserver with and without its watch cache
 //
 // A scenario's opening comment says which kube-apiserver its informers

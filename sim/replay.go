@@ -60,9 +60,6 @@ func (rp *Replay) HasCalls() bool {
 	return slices.ContainsFunc(rp.Session.Lines, func(l recording.Line) bool { return l.Kind == recording.KindHandler })
 }
 
-// replayCommands are the commands a replay's scenario is made of.
-var replayCommands = map[string]bool{"add-handler": true, "start": true, "advance": true, "fail-next": true, "show": true, "settle": true}
-
 // Scenario is the session as a scenario to run (see the top of this
 // file). Its steps are placed in the session file, not in the text it is
 // made from, so that every message that names a step's file:line names a
@@ -192,20 +189,6 @@ func (rp *Replay) moments() []time.Duration {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// checkReplay says why sc cannot be a replay's scenario, or nil.
-func checkReplay(sc *scenario.Scenario, opts Options) error {
-	if opts.Wire || opts.Server != "" || len(opts.Etcd.Endpoints) > 0 || opts.EtcdMembers > 0 || opts.Cluster != nil {
-		return fmt.Errorf("a replay's server is the recording: --server, --etcd-endpoints, --etcd-members and --kubeconfig do not go with it")
-	}
-	for i, st := range sc.Steps {
-		if !replayCommands[st.Cmd] {
-			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1,
-				Msg: fmt.Sprintf("%s cannot run in a replay: its server is a recording, which no step can change", st.Cmd)}
-		}
-	}
-	return nil
 }
 
 // connectReplay makes the replay's server and both sides of start's

@@ -543,30 +543,7 @@ func (r *runner) server() string {
 // scenario run with --server in the other one), or nil. Check refuses
 // such a step before the run starts; this is the step's own guard.
 func (r *runner) worldAllows(cmd string) error {
-	if why, ok := clusterRefuses[cmd]; ok && r.onCluster() {
-		return fmt.Errorf("%s cannot run on a cluster: %s", cmd, why)
-	}
-	if r.onReplay() {
-		if !replayCommands[cmd] {
-			return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
-		}
-		return nil
-	}
-	return serverAllows(cmd, r.server(), r.opts.Wire)
-}
-
-// serverAllows says why cmd cannot run in world w (over HTTPS, if wire),
-// or nil. It names the run's server as the command line does (--server).
-func serverAllows(cmd, w string, wire bool) error {
-	switch {
-	case scenario.NeedsServer(cmd) == scenario.ServerWatchCache && w != scenario.ServerWatchCache:
-		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %s: run it with --server %s or --server apiserver",
-			cmd, describeServer(w, wire), scenario.ServerWatchCache)
-	case scenario.NeedsServer(cmd) == scenario.ServerEtcd && w == scenario.ServerWatchCache:
-		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off); this run's server is %s: run it with --server %s",
-			cmd, describeServer(w, wire), scenario.ServerEtcd)
-	}
-	return nil
+	return LeverAllows(cmd, WorldOf(r.sc, r.opts))
 }
 
 // describeServer names a run's server as its --server flag does, and

@@ -45,8 +45,8 @@ func (m *Main) exploreCommand() *cobra.Command {
 	var kinds []string
 	for _, k := range scenario.FaultKinds {
 		w := ""
-		if k.World != "" {
-			w = " (" + k.World + " only)"
+		if k.World() != "" {
+			w = " (" + k.World() + " only)"
 		}
 		kinds = append(kinds, fmt.Sprintf("  %-18s %s%s", k.Name, k.About, w))
 	}

@@ -21,6 +21,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/cachelab/cachelab/sim"
+	"github.com/cachelab/cachelab/sim/lever"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -377,13 +379,15 @@ func (e *InputError) Error() string { return e.Msg }
 // know or that the run's world does not have, and a scenario the run's
 // options cannot carry out (Check).
 func checkExplore(sc *scenario.Scenario, o Options, server string) error {
-	if err := checkFaults(o, server); err != nil {
+	if err := checkFaults(o, server, sim.WorldOf(sc, o.Run)); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
 	return sim.Check(sc, o.Run)
 }
 
-func checkFaults(o Options, server string) error {
+// checkFaults refuses a fault explore does not know, or whose lever the
+// exploration's world w does not have (named server).
+func checkFaults(o Options, server string, w lever.World) error {
 	for _, f := range o.Faults {
 		k, ok := scenario.LookupFault(f)
 		if !ok {
@@ -393,8 +397,12 @@ func checkFaults(o Options, server string) error {
 			}
 			return fmt.Errorf("unknown fault %q; explore places: %s", f, strings.Join(names, ", "))
 		}
-		if k.World != "" && k.World != server {
-			return fmt.Errorf("fault %s needs kube-apiserver's watch cache; this exploration's server is %q (--server %s)", f, server, k.World)
+		if err := lever.Of(k.Name).Available(w); err != nil {
+			var r *lever.Refused
+			if errors.As(err, &r) && r.Missing == lever.CacheOfOwn {
+				return fmt.Errorf("fault %s needs kube-apiserver's watch cache; this exploration's server is %q (--server %s)", f, server, scenario.ServerWatchCache)
+			}
+			return fmt.Errorf("fault %s: %w", f, sim.LeverAllows(k.Name, w))
 		}
 	}
 	if o.MaxFaults < 1 || o.MaxFaults > 2 {

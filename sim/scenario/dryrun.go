@@ -65,7 +65,7 @@ func (p *dryRun) step(st Step, a Args) error {
 	if p.firstLine == 0 {
 		p.firstLine = st.Line
 	}
-	if cacheOnly[st.Cmd] {
+	if NeedsServer(st.Cmd) == ServerWatchCache {
 		return p.apiserverStep(st.Cmd, a)
 	}
 	switch st.Cmd {

@@ -9,16 +9,20 @@ import (
 	"testing"
 )
 
-// suggestPackage, the one package of cachelab's this one imports: the
-// "did you mean" for an unknown command, shared with the CLI's for an
-// unknown scenario name. It imports nothing but the standard library
-// (TestSuggestIsALeaf).
-const suggestPackage = "github.com/cachelab/cachelab/internal/suggest"
+// leaves are the packages of cachelab's this one imports: the "did you
+// mean" for an unknown command, shared with the CLI's for an unknown
+// scenario name; and the levers, what each command acts on and so where
+// it can run. Each imports nothing but the standard library
+// (TestLeavesAreLeaves).
+var leaves = map[string]string{
+	"github.com/cachelab/cachelab/internal/suggest": "../../internal/suggest",
+	"github.com/cachelab/cachelab/sim/lever":        "../lever",
+}
 
 // A scenario is data: this package sits below the runner (package sim)
 // and imports none of what a run needs, so that a reader learns what a
 // scenario may say without reading how one runs (doc.go). Of cachelab's
-// own packages it imports only suggestPackage.
+// own packages it imports only leaves.
 func TestImportsNothingARunNeeds(t *testing.T) {
 	forbidden := []string{"github.com/cachelab/cachelab/", "go.etcd.io/", "k8s.io/client-go", "k8s.io/apiserver"}
 	files, _ := filepath.Glob("*.go")
@@ -32,7 +36,7 @@ func TestImportsNothingARunNeeds(t *testing.T) {
 		}
 		for _, imp := range ast.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if path == suggestPackage {
+			if _, ok := leaves[path]; ok {
 				continue
 			}
 			for _, p := range forbidden {
@@ -44,26 +48,28 @@ func TestImportsNothingARunNeeds(t *testing.T) {
 	}
 }
 
-// suggestPackage, which TestImportsNothingARunNeeds lets this package
-// import, imports nothing but the standard library: nothing through it
+// The leaves, which TestImportsNothingARunNeeds lets this package
+// import, import nothing but the standard library: nothing through them
 // can bring in what a run needs.
-func TestSuggestIsALeaf(t *testing.T) {
-	files, _ := filepath.Glob("../../internal/suggest/*.go")
-	if len(files) == 0 {
-		t.Fatal("no files in internal/suggest")
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+func TestLeavesAreLeaves(t *testing.T) {
+	for pkg, dir := range leaves {
+		files, _ := filepath.Glob(dir + "/*.go")
+		if len(files) == 0 {
+			t.Fatalf("no files in %s (%s)", dir, pkg)
 		}
-		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range ast.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-				t.Errorf("%s imports %s: a package outside the standard library", f, path)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range ast.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+					t.Errorf("%s imports %s: a package outside the standard library", f, path)
+				}
 			}
 		}
 	}

@@ -22,7 +22,6 @@ import (
 type FaultKind struct {
 	Name   string
 	Heal   string
-	World  string
 	About  string
 	Inside bool
 	Pages  bool
@@ -33,13 +32,17 @@ var FaultKinds = []FaultKind{
 	{Name: "disconnect", Heal: "reconnect", Inside: true, Pages: true, About: "the informers' connections drop until reconnect: watches end, requests wait"},
 	{Name: "close-watch", Inside: true, About: "the server closes every watch, as at a watch's timeout"},
 	{Name: "compact", About: "etcd compacts its history: older resourceVersions answer 410"},
-	{Name: "hold-cache", Heal: "release-cache", World: ServerWatchCache, About: "kube-apiserver's watch cache falls behind etcd until released"},
-	{Name: "restart-apiserver", World: ServerWatchCache, About: "a new kube-apiserver, its watch cache empty until it has listed etcd"},
+	{Name: "hold-cache", Heal: "release-cache", About: "kube-apiserver's watch cache falls behind etcd until released"},
+	{Name: "restart-apiserver", About: "a new kube-apiserver, its watch cache empty until it has listed etcd"},
 	{Name: "restart-etcd", About: "etcd restarts: every watch on it ends"},
 }
 
 // DefaultFaults is what explore places when not told.
 var DefaultFaults = []string{"disconnect", "close-watch", "compact"}
+
+// World is the world the fault needs ("" if both have it): its lever's
+// answer (package sim/lever).
+func (k FaultKind) World() string { return NeedsServer(k.Name) }
 
 // LookupFault is the fault kind of that name.
 func LookupFault(name string) (FaultKind, bool) {

@@ -73,7 +73,7 @@ func (s Scenario) WrittenFor() string {
 		return s.Server
 	case "":
 		for _, st := range s.Steps {
-			if etcdOnly[st.Cmd] {
+			if NeedsServer(st.Cmd) == ServerEtcd {
 				return ServerEtcd
 			}
 		}

@@ -1,6 +1,10 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cachelab/cachelab/sim/lever"
+)
 
 // The worlds a scenario runs in: its "# Server:" line, and the runner's
 // Options.Server (package sim).
@@ -21,44 +25,51 @@ const DefaultServer = ServerWatchCache
 
 // NeedsServer is the world the command cmd needs: ServerWatchCache for
 // the watch cache's levers, ServerEtcd for the levers only the etcd
-// world has, "" for a command of both.
+// world has, "" for a command of both. It is the lever's own answer
+// (package sim/lever).
 func NeedsServer(cmd string) string {
+	l, _ := lever.Lookup(cmd)
 	switch {
-	case cacheOnly[cmd]:
+	case l.Needs&lever.CacheOfOwn != 0:
 		return ServerWatchCache
-	case etcdOnly[cmd]:
+	case l.Needs&lever.NoWatchCache != 0:
 		return ServerEtcd
 	}
 	return ""
 }
 
-// etcdOnly are the levers the watch-cache world does not model: with an
-// undecodable value in etcd (E12), kube-apiserver's cache never takes in
-// that revision (tried: it stays one behind, for as long as the value is
-// there, and the step never settles); what it does meanwhile is its own
-// story, not the one E12 tells. etcd's other levers are in both: behind the cache
-// it is kube-apiserver's own watch of etcd that resumes after a restart
-// or a member's failure, unseen by the informers (restart-etcd.txt,
-// watch-cache-etcd-member-down.txt), and after a restore the cache goes
-// on serving the world from before it (watch-cache-etcd-restore.txt, C7).
-var etcdOnly = map[string]bool{"put-raw": true, "delete-raw": true}
-
-// cacheOnly are the levers only the watch cache has.
-var cacheOnly = map[string]bool{"hold-cache": true, "release-cache": true, "restart-apiserver": true,
-	"add-apiserver": true, "use-apiserver": true}
+// The etcd world's levers are those the watch-cache world does not
+// model: with an undecodable value in etcd (E12), kube-apiserver's cache
+// never takes in that revision (tried: it stays one behind, for as long
+// as the value is there, and the step never settles); what it does
+// meanwhile is its own story, not the one E12 tells. etcd's other levers
+// are in both: behind the cache it is kube-apiserver's own watch of etcd
+// that resumes after a restart or a member's failure, unseen by the
+// informers (restart-etcd.txt, watch-cache-etcd-member-down.txt), and
+// after a restore the cache goes on serving the world from before it
+// (watch-cache-etcd-restore.txt, C7).
 
 // worldFor says why cmd cannot run in a scenario whose "# Server:" line
-// says server, or nil.
+// says server, or nil: the lever's answer for that world (both, for
+// "any"), in the words of a scenario file.
 func worldFor(cmd, server string) error {
-	switch {
-	case cacheOnly[cmd] && server != ServerWatchCache:
+	l, ok := lever.Lookup(cmd)
+	if !ok {
+		return nil // ParseArgs refused it
+	}
+	switch need := NeedsServer(cmd); {
+	case need == ServerWatchCache && server != ServerWatchCache:
 		return fmt.Errorf("%s needs kube-apiserver's watch cache: say \"# Server: %s\" in the scenario's opening comment", cmd, ServerWatchCache)
-	case etcdOnly[cmd] && server == ServerWatchCache:
+	case need == ServerEtcd && server == ServerWatchCache:
 		return fmt.Errorf("%s is a lever of the etcd world (kube-apiserver with its watch cache off): say \"# Server: %s\"", cmd, ServerEtcd)
-	case etcdOnly[cmd] && server == ServerAny:
+	case need == ServerEtcd && server == ServerAny:
 		return fmt.Errorf("%s is a lever of the etcd world, so the scenario does not mean the same in both: say \"# Server: %s\"", cmd, ServerEtcd)
 	}
-	return nil
+	w := lever.Etcd
+	if server == ServerWatchCache {
+		w = lever.WatchCache
+	}
+	return l.Available(w)
 }
 
 // apiserverStep checks a watch-cache lever against the kube-apiservers

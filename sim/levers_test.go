@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cachelab/cachelab/cluster"
+	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/lever"
+	"github.com/cachelab/cachelab/sim/scenario"
+)
+
+// worldOptions are a run's options that make each world of lever.Worlds.
+func worldOptions(w lever.World) (Options, bool) {
+	var o Options
+	switch w.Server {
+	case lever.Etcd.Server:
+		o.Server = scenario.ServerEtcd
+	case lever.WatchCache.Server:
+		o.Server = scenario.ServerWatchCache
+	case lever.APIServer.Server:
+		o.Server, o.Wire = scenario.ServerWatchCache, true
+	case lever.Cluster.Server:
+		o.Cluster = &cluster.Cluster{} // Check never reaches it
+	case lever.Replay.Server:
+		o.Replay = &Replay{}
+	default:
+		return o, false
+	}
+	if w.External {
+		o.Etcd = listwatch.ClientOptions{Endpoints: []string{"http://127.0.0.1:1"}} // never dialed: Check comes first
+	}
+	return o, true
+}
+
+// Every lever in every world, through one mechanism: the run's check
+// before its first step refuses a step exactly when the step's lever
+// says the world lacks a part it acts on (lever.Available), with the
+// lever's reason in the run's words (LeverAllows); explore asks the same
+// (checkFaults). A step the world has the lever for may still be refused
+// for what the scenario made before it (an etcd member lever on one
+// member, a second namespace on a cluster), but never as a lever.
+func TestLeversInEveryWorld(t *testing.T) {
+	refused := 0
+	for _, w := range lever.Worlds {
+		opts, ok := worldOptions(w)
+		if !ok {
+			t.Fatalf("no options make the world %s: say which here", w)
+		}
+		if got := WorldOf(&scenario.Scenario{}, opts); got != w {
+			t.Fatalf("options %+v make the world %s, not %s", opts, got, w)
+		}
+		for _, name := range lever.Names() {
+			sc := &scenario.Scenario{File: "levers.txt", Steps: []scenario.Step{{Cmd: name, Text: name, Line: 3}}}
+			err := Check(sc, opts)
+			avail := lever.Of(name).Available(w)
+			var re *RefusedError
+			switch {
+			case avail != nil:
+				refused++
+				want := LeverAllows(name, w)
+				if !errors.As(err, &re) || re.Step != 1 || re.Msg != want.Error() {
+					t.Errorf("%s in %s: Check says %v; want step 1 refused: %v", name, w, err, want)
+				}
+				if !strings.Contains(want.Error(), name) {
+					t.Errorf("%s in %s: the refusal does not name the lever: %v", name, w, want)
+				}
+			case errors.As(err, &re) && isLeverRefusal(name, re.Msg):
+				t.Errorf("%s in %s: the world has its lever, but Check refused it as one: %v", name, w, err)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no lever was refused in any world")
+	}
+}
+
+// isLeverRefusal reports whether msg is how some world refuses cmd's
+// lever.
+func isLeverRefusal(cmd, msg string) bool {
+	for _, w := range lever.Worlds {
+		if err := LeverAllows(cmd, w); err != nil && err.Error() == msg {
+			return true
+		}
+	}
+	return false
+}
