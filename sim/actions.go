@@ -31,8 +31,7 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 	if before == nil {
 		r.created.Add(1)
 	}
-	if r.onCluster() {
-		r.wroteOnCluster(before, after)
+	if r.where.wrote(before, after) {
 		return
 	}
 	// Unseen by each informer that runs whose selectors filter it out.
@@ -42,19 +41,7 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 	}
 }
 
-func (r *runner) revision() (int64, error) {
-	if r.onCluster() {
-		return r.clusterRevision()
-	}
-	if r.onReplay() {
-		return r.replay.RV(), nil
-	}
-	resp, err := r.client.Get(r.ctx, "cachelab-revision-probe")
-	if err != nil {
-		return 0, err
-	}
-	return resp.Header.Revision, nil
-}
+func (r *runner) revision() (int64, error) { return r.where.revision() }
 
 func (r *runner) newPod(key string) (*unstructured.Unstructured, error) {
 	ns, name, ok := strings.Cut(key, "/")
@@ -201,8 +188,8 @@ func (r *runner) scopeArgs(a scenario.Args) startConfig {
 	cfg.labels, _ = a.Value("labels")
 	cfg.fields, _ = a.Value("fields")
 	cfg.namespace, _ = a.Value("namespace")
-	if cfg.namespace != "" && r.onCluster() {
-		cfg.namespace = r.clusterNS.Name() // every namespace is the run's (cluster.go)
+	if cfg.namespace != "" {
+		cfg.namespace = r.where.namespace(cfg.namespace)
 	}
 	return cfg
 }

@@ -134,16 +134,35 @@ func checkClusterNamespaces(sc *scenario.Scenario) error {
 			"so a scenario there may name only one", st.Cmd, names[1], names[0])}
 }
 
-// connectCluster makes the run's namespace on the cluster, its writer,
-// and both sides of start's informer.
-func (r *runner) connectCluster() error {
+// clusterWorld is a real cluster through a kubeconfig (Options.Cluster):
+// the run's namespace there, which its writes go to and its informers
+// watch, and the proxy between the informers and the cluster.
+type clusterWorld struct {
+	quietWorld
+	r     *runner
+	ns    *cluster.Namespace
+	proxy *cluster.Proxy
+	// rv is the resourceVersion of the run's newest write, and ownRVs
+	// those of all its writes, in order.
+	rv     string
+	ownRVs []int64
+	// ended: the namespace was deleted, or deleting it failed with
+	// left.
+	ended bool
+	left  error
+}
+
+// connect makes the run's namespace on the cluster, its writer, and
+// both sides of start's informer.
+func (c *clusterWorld) connect() error {
+	r := c.r
 	ns, err := r.opts.Cluster.Begin(r.ctx, "cachelab-"+namespacePart(r.sc.Name)+"-")
 	if err != nil {
 		return err
 	}
-	r.clusterNS = ns
+	c.ns = ns
 	r.writer = ns
-	if r.proxy, err = r.opts.Cluster.StartProxy(); err != nil {
+	if c.proxy, err = r.opts.Cluster.StartProxy(); err != nil {
 		return err
 	}
 	sides, err := r.newPair("")
@@ -152,6 +171,31 @@ func (r *runner) connectCluster() error {
 	}
 	r.sides = sides
 	return nil
+}
+
+func (c *clusterWorld) describe(h *trace.Header) {
+	h.Etcd, h.Cluster = "the cluster's", clusterHeader(c.r.opts.Cluster, c.ns.Name())
+}
+
+// server: every namespace is the run's.
+func (c *clusterWorld) server(_ string, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+	return func(string) world.Server { return c.wire(impl, user, rec).Server(c.ns.Name()) }, i + 1, nil
+}
+
+func (c *clusterWorld) namespace(string) string { return c.ns.Name() }
+
+func (c *clusterWorld) truth() string { return "etcd" }
+
+func (c *clusterWorld) cutters() ([]cutter, string) { return []cutter{c.proxy}, "the cluster" }
+
+func (c *clusterWorld) stepped(sr *trace.StepResult, began time.Time) {
+	sr.Took = time.Since(began) // a cluster's time, said as such (trace.StepResult)
+}
+
+func (c *clusterWorld) close() {
+	if c.proxy != nil {
+		_ = c.proxy.Close()
+	}
 }
 
 // namespacePart is a scenario's name as part of a namespace's name: a
@@ -176,12 +220,10 @@ func namespacePart(name string) string {
 	return s
 }
 
-// onCluster reports whether the run is on a cluster.
-func (r *runner) onCluster() bool { return r.clusterNS != nil }
-
 // clusterWire is the side's HTTP client of the cluster, made at the
 // first call.
-func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire {
+func (c *clusterWorld) wire(impl, user string, rec *trace.Recorder) world.Wire {
+	r := c.r
 	k := wireKey{user: user}
 	if w, ok := r.wires[k]; ok {
 		return w
@@ -190,7 +232,7 @@ func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire 
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoCluster
 	}
-	w, err := newWire(r.proxy, user, r.clusterNS.Name(), rec)
+	w, err := newWire(c.proxy, user, c.ns.Name(), rec)
 	if err != nil {
 		// Made from the configuration Open read and checked.
 		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))
@@ -202,102 +244,104 @@ func (r *runner) clusterWire(impl, user string, rec *trace.Recorder) world.Wire 
 	return w
 }
 
-// wroteOnCluster keeps, for each informer whose scope the write is in,
-// the resourceVersion the write made: the step has settled for the
-// informer once its reflector has reached it.
-func (r *runner) wroteOnCluster(before, after *unstructured.Unstructured) {
+// wrote keeps, for each informer whose scope the write is in, the
+// resourceVersion the write made: the step has settled for the informer
+// once its reflector has reached it.
+func (c *clusterWorld) wrote(before, after *unstructured.Unstructured) bool {
 	at := after
 	if at == nil {
 		at = before // deleted: the server answers with it at the deletion's resourceVersion
 	}
 	if at == nil {
-		return
+		return true
 	}
-	for _, p := range r.livePairs() {
+	for _, p := range c.r.livePairs() {
 		if p[0].cfg.matches(before) || p[0].cfg.matches(after) {
 			p[0].clusterRV, p[1].clusterRV = at.GetResourceVersion(), at.GetResourceVersion()
 		}
 	}
-	if rv := at.GetResourceVersion(); rvAtLeast(rv, r.clusterRV) {
-		r.clusterRV = rv
+	if rv := at.GetResourceVersion(); rvAtLeast(rv, c.rv) {
+		c.rv = rv
 		if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
-			r.ownRVs = append(r.ownRVs, n)
+			c.ownRVs = append(c.ownRVs, n)
 		}
 	}
+	return true
 }
 
-// clusterRVName is how an object's resourceVersion, which the cluster
+// rvName is how an object's resourceVersion, which the cluster
 // gave, shows in the trace and compares (see the top of this file): as
 // it is if one of the run's writes made it, else as the newest of them
 // before it, and "+".
-func (r *runner) clusterRVName(rv string) string { return r.clusterName(rv, false) }
+func (c *clusterWorld) rvName(rv string) string { return c.name(rv, false) }
 
-// clusterPointName is how a resourceVersion that is a point in the
+// pointName is how a resourceVersion that is a point in the
 // cluster's history, not an object's, shows and compares: a LIST's, a
 // bookmark's, a request's, the store's. It is the run's newest write at
 // or before it, and "+". Two informers that list a moment apart are told
 // the run's last write itself, or a revision that other components'
 // writes made after it: to them it is the same point, and so it
 // compares.
-func (r *runner) clusterPointName(rv string) string { return r.clusterName(rv, true) }
+func (c *clusterWorld) pointName(rv string) string { return c.name(rv, true) }
 
-func (r *runner) clusterName(rv string, point bool) string {
+func (c *clusterWorld) name(rv string, point bool) string {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil {
 		return rv
 	}
-	i, found := slices.BinarySearch(r.ownRVs, n)
+	i, found := slices.BinarySearch(c.ownRVs, n)
 	switch {
 	case found && !point:
 		return rv
 	case found:
 		i++ // the write itself is the newest at or before it
 	}
-	return r.ownBefore(i) + "+"
+	return c.ownBefore(i) + "+"
 }
 
 // ownBefore is the i-th of the run's writes' resourceVersions, counting
 // from 1 ("0" for none).
-func (r *runner) ownBefore(i int) string {
+func (c *clusterWorld) ownBefore(i int) string {
 	if i == 0 {
 		return "0"
 	}
-	return strconv.FormatInt(r.ownRVs[i-1], 10)
+	return strconv.FormatInt(c.ownRVs[i-1], 10)
 }
 
 // rvInText is a resourceVersion in a line's words: an object's (a@12), a
 // request's or a list's (rv=12, rv 12), a URL's (resourceVersion=12).
 var rvInText = regexp.MustCompile(`(@|\brv[ =]|resourceVersion=)(\d+)\b`)
 
-// clusterEvents shows each resourceVersion in events as clusterRVName
-// (an object's) or clusterPointName (any other) says, in place.
-func (r *runner) clusterEvents(events []trace.Event) {
+// shown shows each resourceVersion in events as rvName (an object's) or
+// pointName (any other) says, in place.
+func (c *clusterWorld) shown(events []trace.Event) {
 	for i := range events {
 		e := &events[i]
 		if e.Key != "" {
-			e.RV = r.clusterRVName(e.RV)
+			e.RV = c.rvName(e.RV)
 		} else {
-			e.RV = r.clusterPointName(e.RV)
+			e.RV = c.pointName(e.RV)
 		}
-		e.PrevRV = r.clusterRVName(e.PrevRV)
+		e.PrevRV = c.rvName(e.PrevRV)
 		e.Detail = rvInText.ReplaceAllStringFunc(e.Detail, func(m string) string {
 			sub := rvInText.FindStringSubmatch(m)
 			if sub[1] == "@" {
-				return sub[1] + r.clusterRVName(sub[2])
+				return sub[1] + c.rvName(sub[2])
 			}
-			return sub[1] + r.clusterPointName(sub[2])
+			return sub[1] + c.pointName(sub[2])
 		})
 	}
 }
 
-// comparable is a side's state as it compares: on a cluster, its
-// resourceVersions as clusterPointName shows them.
-func (r *runner) comparable(sn snapshot) snapshot {
-	if r.onCluster() {
-		sn.LastSyncRV, sn.StoreRV = r.clusterPointName(sn.LastSyncRV), r.clusterPointName(sn.StoreRV)
-	}
+// comparable is a side's state as it compares: its resourceVersions as
+// pointName shows them.
+func (c *clusterWorld) comparable(sn snapshot) snapshot {
+	sn.LastSyncRV, sn.StoreRV = c.pointName(sn.LastSyncRV), c.pointName(sn.StoreRV)
 	return sn
 }
+
+// comparable is a side's state as it compares, as the world shows it.
+func (r *runner) comparable(sn snapshot) snapshot { return r.where.comparable(sn) }
 
 // rvAtLeast reports whether resourceVersion rv is at least want ("" is
 // reached by any).
@@ -309,25 +353,31 @@ func rvAtLeast(rv, want string) bool {
 	return err == nil && atLeast(rv, n)
 }
 
-// clusterRevision is the resourceVersion of the run's newest write, as a
+// revision is the resourceVersion of the run's newest write, as a
 // number (a cluster's resourceVersions are its etcd's revisions; a
 // client may compare them only for this: the run's own writes, in
 // order).
-func (r *runner) clusterRevision() (int64, error) {
-	if r.clusterRV == "" {
+func (c *clusterWorld) revision() (int64, error) {
+	if c.rv == "" {
 		return 0, nil
 	}
 	var n int64
-	if _, err := fmt.Sscan(r.clusterRV, &n); err != nil {
-		return 0, fmt.Errorf("the cluster's resourceVersion %q is not a number", r.clusterRV)
+	if _, err := fmt.Sscan(c.rv, &n); err != nil {
+		return 0, fmt.Errorf("the cluster's resourceVersion %q is not a number", c.rv)
 	}
 	return n, nil
 }
 
-// listClusterAt is listEtcdAt on a cluster: the namespace's pods in the
-// informer's scope, at rv exactly.
-func (r *runner) listClusterAt(cfg *startConfig, rv string) (map[string]string, error) {
-	items, err := r.clusterNS.ListAt(r.ctx, metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, rv)
+// reached: a side has had what the run wrote in its scope once its
+// reflector's resourceVersion is its newest write's there (wrote).
+func (c *clusterWorld) reached(s *side, _ int64) bool {
+	return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
+}
+
+// listAt is the namespace's pods in the informer's scope, at rv
+// exactly.
+func (c *clusterWorld) listAt(cfg *startConfig, rv string) (map[string]string, error) {
+	items, err := c.ns.ListAt(c.r.ctx, metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, rv)
 	if err != nil {
 		return nil, errors.New(world.DescribeErr(err))
 	}
@@ -338,20 +388,22 @@ func (r *runner) listClusterAt(cfg *startConfig, rv string) (map[string]string, 
 	return out, nil
 }
 
-// endCluster deletes the run's namespace, within limit (Namespace.End
-// takes at most a minute), whatever the run's context says: the run may
-// end because it was interrupted.
-func (r *runner) endCluster(limit time.Duration) {
-	if r.clusterNS == nil || r.clusterEnded {
+// end deletes the run's namespace, within limit (Namespace.End takes at
+// most a minute), whatever the run's context says: the run may end
+// because it was interrupted.
+func (c *clusterWorld) end(limit time.Duration) {
+	if c.ns == nil || c.ended {
 		return
 	}
-	r.clusterEnded = true
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), limit)
+	c.ended = true
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.r.ctx), limit)
 	defer cancel()
-	if err := r.clusterNS.End(ctx); err != nil {
-		r.leftBehind = err
+	if err := c.ns.End(ctx); err != nil {
+		c.left = err
 	}
 }
+
+func (c *clusterWorld) leftBehind() error { return c.left }
 
 // objectWriter is what a run writes with: listwatch.Writer on etcd,
 // cluster.Namespace on a cluster.

@@ -194,7 +194,7 @@ func TestClusterLeavesWhatIsNotItsOwn(t *testing.T) {
 	// Someone relabels it (in etcd: the test cluster serves no PUT of
 	// namespaces).
 	nsr := tc.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
-	ns := ses.r.clusterNS.Name()
+	ns := ses.r.where.(*clusterWorld).ns.Name()
 	kv := tc.world.Etcd.Client()
 	got, err := kv.Get(context.Background(), "/registry/namespaces/"+ns)
 	if err != nil || len(got.Kvs) != 1 {
@@ -299,7 +299,7 @@ func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 // other components' writes, which two informers listing a moment apart
 // are told, name the same point.
 func TestClusterNames(t *testing.T) {
-	r := &runner{ownRVs: []int64{10, 20}}
+	c := &clusterWorld{ownRVs: []int64{10, 20}}
 	for _, tc := range []struct {
 		rv, object, point string
 	}{
@@ -310,11 +310,11 @@ func TestClusterNames(t *testing.T) {
 		{"25", "20+", "20+"},
 		{"", "", ""},
 	} {
-		if got := r.clusterRVName(tc.rv); got != tc.object {
-			t.Errorf("clusterRVName(%q) = %q, want %q", tc.rv, got, tc.object)
+		if got := c.rvName(tc.rv); got != tc.object {
+			t.Errorf("rvName(%q) = %q, want %q", tc.rv, got, tc.object)
 		}
-		if got := r.clusterPointName(tc.rv); got != tc.point {
-			t.Errorf("clusterPointName(%q) = %q, want %q", tc.rv, got, tc.point)
+		if got := c.pointName(tc.rv); got != tc.point {
+			t.Errorf("pointName(%q) = %q, want %q", tc.rv, got, tc.point)
 		}
 	}
 }

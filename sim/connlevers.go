@@ -50,19 +50,7 @@ type cutter interface {
 
 // cutters are the run's proxies, and what they stand in front of; none
 // where the informers do not talk HTTP.
-func (r *runner) cutters() ([]cutter, string) {
-	var cs []cutter
-	for _, px := range r.proxies {
-		cs = append(cs, px)
-	}
-	if r.opts.Wire {
-		return cs, "kube-apiserver"
-	}
-	if r.proxy != nil {
-		return []cutter{r.proxy}, "the cluster"
-	}
-	return nil, ""
-}
+func (r *runner) cutters() ([]cutter, string) { return r.where.cutters() }
 
 // cutConnections is a disconnect where the informers talk HTTP: the
 // proxies cut their TCP connections, and each watch ends as its client

@@ -57,12 +57,7 @@ func (r *runner) invariants(s *side, sn snapshot) []trace.Event {
 
 // truth names what the invariants hold an informer's cache to: etcd,
 // or in a replay, which has none, the recording.
-func (r *runner) truth() string {
-	if r.onReplay() {
-		return "the recording"
-	}
-	return "etcd"
-}
+func (r *runner) truth() string { return r.where.truth() }
 
 // listedAt is one answer of etcdAt.
 type listedAt struct {
@@ -77,14 +72,7 @@ func (r *runner) etcdAt(cfg *startConfig, rv string) (map[string]string, error) 
 	if l, ok := r.listed[key]; ok {
 		return l.objects, l.err
 	}
-	listAt := r.listEtcdAt
-	if r.onCluster() {
-		listAt = r.listClusterAt
-	}
-	if r.onReplay() {
-		listAt = r.listReplayAt
-	}
-	objects, err := listAt(cfg, rv)
+	objects, err := r.where.listAt(cfg, rv)
 	if r.listed == nil {
 		r.listed = map[string]listedAt{}
 	}

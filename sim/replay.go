@@ -191,10 +191,22 @@ func (rp *Replay) moments() []time.Duration {
 	return slices.Compact(out)
 }
 
-// connectReplay makes the replay's server and both sides of start's
-// informer.
-func (r *runner) connectReplay() error {
-	r.replay = recording.NewServer(r.opts.Replay.History, r.clock)
+// replayWorld is a recording played back (Options.Replay): its server
+// answers every LIST and WATCH from the recording, at the moments it
+// says. It keeps the next session line to show (noteRecorded) and the
+// calls of cachelab's handler h1 so far.
+type replayWorld struct {
+	quietWorld
+	r      *runner
+	played *recording.Server
+	next   int
+	calls  []string
+}
+
+// connect makes the replay's server and both sides of start's informer.
+func (w *replayWorld) connect() error {
+	r := w.r
+	w.played = recording.NewServer(r.opts.Replay.History, r.clock)
 	sides, err := r.newPair("")
 	if err != nil {
 		return err
@@ -203,22 +215,36 @@ func (r *runner) connectReplay() error {
 	return nil
 }
 
-// onReplay reports whether the run is a replay.
-func (r *runner) onReplay() bool { return r.replay != nil }
+func (w *replayWorld) describe(h *trace.Header) {
+	h.Etcd, h.Replay = "none: the server is a recording", replayHeader(w.r.opts.Replay)
+}
 
-func (r *runner) replayServer() world.Server { return world.ReplayServer{Server: r.replay} }
+func (w *replayWorld) server(_ string, i int, _, _ string, _ *trace.Recorder) (func(ns string) world.Server, int, error) {
+	return func(string) world.Server { return world.ReplayServer{Server: w.played} }, i + 1, nil
+}
 
-// replayRV is the resourceVersion an informer has once it has all the
+func (w *replayWorld) revision() (int64, error) { return w.played.RV(), nil }
+
+// rv is the resourceVersion an informer has once it has all the
 // recording's server has said by now.
-func (r *runner) replayRV() string { return strconv.FormatInt(r.replay.RV(), 10) }
+func (w *replayWorld) rv() string { return strconv.FormatInt(w.played.RV(), 10) }
 
-// listReplayAt is listEtcdAt in a replay: the recording's objects at rv.
-func (r *runner) listReplayAt(_ *startConfig, rv string) (map[string]string, error) {
+// reached: a bookmark at the resourceVersion the informer has moves
+// nothing: the server's watches having said all that is due, and the
+// connection having passed it on, is what says it came.
+func (w *replayWorld) reached(s *side, _ int64) bool {
+	return rvAtLeast(s.inf.lastSyncRV(), w.rv()) && w.played.Quiet() && s.conn.Delivered()
+}
+
+func (w *replayWorld) truth() string { return "the recording" }
+
+// listAt is the recording's objects at rv.
+func (w *replayWorld) listAt(_ *startConfig, rv string) (map[string]string, error) {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("resourceVersion %q is not the recording's", rv)
 	}
-	objs, ok := r.opts.Replay.History.StateAtRV(n)
+	objs, ok := w.r.opts.Replay.History.StateAtRV(n)
 	if !ok {
 		return nil, fmt.Errorf("the recording does not hold resourceVersion %s", rv)
 	}
@@ -229,18 +255,21 @@ func (r *runner) listReplayAt(_ *startConfig, rv string) (map[string]string, err
 	return out, nil
 }
 
+func (w *replayWorld) stepped(*trace.StepResult, time.Time) { w.noteRecorded() }
+
 // noteRecorded shows, as sim lines, what the session holds from the
 // replay's last moment to now: each try of each request, and the
 // recorded informer's handler calls.
-func (r *runner) noteRecorded() {
-	now := r.replay.Now()
+func (w *replayWorld) noteRecorded() {
+	r := w.r
+	now := w.played.Now()
 	lines := r.opts.Replay.Session.Lines
-	for r.replayNext < len(lines) {
-		l := lines[r.replayNext]
+	for w.next < len(lines) {
+		l := lines[w.next]
 		if time.Duration(l.At).Round(recording.Resolution) > now {
 			break
 		}
-		r.replayNext++
+		w.next++
 		switch l.Kind {
 		case recording.KindRequest:
 			status := strconv.Itoa(l.Status)
@@ -254,9 +283,9 @@ func (r *runner) noteRecorded() {
 	}
 }
 
-// keepReplayCalls keeps the calls of cachelab's handler h1 among a
-// step's events, for ReplayDifference.
-func (r *runner) keepReplayCalls(events []trace.Event) {
+// took keeps the calls of cachelab's handler h1 among a step's events,
+// for ReplayDifference.
+func (w *replayWorld) took(events []trace.Event) {
 	for _, e := range events {
 		if e.Kind != trace.KindCall || e.Handler != "h1" || e.Informer != "" || e.Key == "" {
 			continue
@@ -270,11 +299,11 @@ func (r *runner) keepReplayCalls(events []trace.Event) {
 		case e.Op == "OnDelete" && strings.Contains(e.Detail, "DeletedFinalStateUnknown"):
 			call += " (final state unknown)"
 		}
-		r.replayCalls = append(r.replayCalls, call)
+		w.calls = append(w.calls, call)
 	}
 }
 
-// recordedCall is a recorded handler call as keepReplayCalls writes one.
+// recordedCall is a recorded handler call as replayWorld.took writes one.
 func recordedCall(l recording.Line) string {
 	switch l.Call {
 	case "OnAdd(initial)":
@@ -293,7 +322,8 @@ func recordedCall(l recording.Line) string {
 // order, so each run of them compares as a set.
 func (s *Session) ReplayDifference() string {
 	r := s.r
-	if !r.onReplay() {
+	w, ok := r.where.(*replayWorld)
+	if !ok {
 		return ""
 	}
 	var recorded []string
@@ -302,7 +332,7 @@ func (s *Session) ReplayDifference() string {
 			recorded = append(recorded, recordedCall(l))
 		}
 	}
-	got, want := sortInitial(r.replayCalls), sortInitial(recorded)
+	got, want := sortInitial(w.calls), sortInitial(recorded)
 	for i := 0; i < max(len(got), len(want)); i++ {
 		g, w := "(none)", "(none)"
 		if i < len(got) {

@@ -21,7 +21,6 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
 	"github.com/cachelab/cachelab/listwatch"
-	"github.com/cachelab/cachelab/recording"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -173,22 +172,8 @@ type runner struct {
 	// serve it; read from the server's goroutines.
 	users sync.Map
 	sides []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
-	// On a cluster (Options.Cluster): the run's namespace, the
-	// resourceVersion of its newest write, whether the namespace was
-	// deleted, and what could not be.
-	clusterNS    *cluster.Namespace
-	clusterRV    string
-	ownRVs       []int64 // the resourceVersions of the run's writes, in order
-	clusterEnded bool
-	// proxy is between the informers and the cluster, on a cluster.
-	proxy      *cluster.Proxy
-	leftBehind error
-	// In a replay (Options.Replay): the recording's server, the next
-	// session line to show (noteRecorded), and the calls of cachelab's
-	// handler h1 so far.
-	replay      *recording.Server
-	replayNext  int
-	replayCalls []string
+	// where is the run's world (worlds.go).
+	where runWorld
 	// cut is a fault armed inside the next step (disconnect or
 	// close-watch with after-events=N, disconnect with after-pages=N):
 	// the step it was armed in, or 0.
@@ -397,7 +382,8 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 		return nil, err
 	}
 	r.claimed = true
-	if err := r.connect(); err != nil {
+	r.where = r.newWorld()
+	if err := r.where.connect(); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -405,15 +391,7 @@ func Open(ctx context.Context, sc *scenario.Scenario, opts Options) (*Session, e
 	if r.detector() {
 		h.Env = map[string]string{scenario.EnvDetector: "true"}
 	}
-	if r.etcd != nil && r.etcd.Members() > 1 {
-		h.Etcd = fmt.Sprintf("embedded, %d members", r.etcd.Members())
-	}
-	if r.onCluster() {
-		h.Etcd, h.Cluster = "the cluster's", clusterHeader(opts.Cluster, r.clusterNS.Name())
-	}
-	if r.onReplay() {
-		h.Etcd, h.Replay = "none: the server is a recording", replayHeader(opts.Replay)
-	}
+	r.where.describe(&h)
 	return &Session{r: r, rec: r.sides[0].rec, header: h}, nil
 }
 
@@ -445,11 +423,9 @@ func (s *Session) Finish() *trace.Divergence {
 	for _, sd := range s.r.sides {
 		sd.stop()
 		taken := sd.rec.Take()
-		if s.r.onCluster() {
-			s.r.clusterEvents(taken)
-		}
-		if s.r.onReplay() && sd == s.r.sides[0] {
-			s.r.keepReplayCalls(taken)
+		s.r.where.shown(taken)
+		if sd == s.r.sides[0] {
+			s.r.where.took(taken)
 		}
 		for _, e := range taken {
 			if e.Base() == trace.LayerHandler || e.Layer == trace.LayerTransform {
@@ -472,7 +448,7 @@ func (s *Session) Close() { s.r.close() }
 
 // LeftBehind is what Close could not remove, on a cluster: the run's
 // namespace, with the reason; nil once everything is gone.
-func (s *Session) LeftBehind() error { return s.r.leftBehind }
+func (s *Session) LeftBehind() error { return s.r.where.leftBehind() }
 
 // Abandon removes what the session wrote outside the process (the
 // embedded etcd's data directory, the run's keys in an external etcd, or
@@ -482,7 +458,7 @@ func (s *Session) LeftBehind() error { return s.r.leftBehind }
 // returns within about 12 s whatever state etcd or the cluster is in.
 func (s *Session) Abandon() {
 	r := s.r
-	r.endCluster(10 * time.Second)
+	r.where.end(10 * time.Second)
 	if r.etcd == nil && r.client != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
@@ -558,15 +534,10 @@ func describeServer(w string, wire bool) string {
 	return "--server etcd (kube-apiserver's storage with its watch cache off)"
 }
 
-// connect starts the embedded etcd (or connects to the external one) and
-// gives each side its own connection.
-func (r *runner) connect() error {
-	if r.opts.Cluster != nil {
-		return r.connectCluster()
-	}
-	if r.opts.Replay != nil {
-		return r.connectReplay()
-	}
+// connectOwn starts the embedded etcd (or connects to the external one),
+// and kube-apiserver in the watch-cache world, and gives each side its
+// own connection.
+func (r *runner) connectOwn() error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
 		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir, TempDir: r.opts.EtcdTempDir, Logger: r.opts.EtcdLogger,
@@ -663,35 +634,19 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		if impl == trace.Cachelab {
 			rec.Tamper = r.opts.tamper
 		}
-		client := i + 1
-		if label != "" && !r.cached() && !r.onCluster() {
-			if _, err := r.dial(i + 1); err != nil {
-				return nil, err
-			}
-			client = len(r.clients) - 1
-		}
 		// The connection (world.Conn) is there from the start: a
 		// lever pulled before start (fail-next, disconnect) waits for the
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
-		server := func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }
 		user := userOf(impl, label)
-		if r.opts.Wire {
-			server = func(ns string) world.Server { return r.wire(impl, user, rec).Server(ns) }
-		}
-		if r.onCluster() {
-			// Every namespace is the run's (cluster.go).
-			server = func(string) world.Server { return r.clusterWire(impl, user, rec).Server(r.clusterNS.Name()) }
-		} else if r.onReplay() {
-			server = func(string) world.Server { return r.replayServer() }
-		} else if !r.cached() {
-			lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.worldClock()})
-			server = func(ns string) world.Server { return lw.WithNamespace(ns) }
+		server, client, err := r.where.server(label, i, impl, user, rec)
+		if err != nil {
+			return nil, err
 		}
 		id := newSideID()
 		r.users.Store(userOf(impl, label), id)
 		p := world.NewConn(server, r.clock, rec)
-		if r.onCluster() {
+		if _, ok := r.where.(*clusterWorld); ok {
 			p.OnCluster(r.clock)
 		}
 		if r.cut != 0 {
@@ -780,12 +735,14 @@ func (r *runner) close() {
 		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
 		cancel()
 	}
-	r.endCluster(time.Minute)
+	if r.where != nil {
+		r.where.end(time.Minute)
+	}
 	for _, w := range r.wires {
 		w.Close()
 	}
-	if r.proxy != nil {
-		_ = r.proxy.Close()
+	if r.where != nil {
+		r.where.close()
 	}
 	for _, px := range r.proxies {
 		_ = px.Close()
@@ -837,12 +794,7 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	if r.cut != 0 && r.cut < n {
 		r.disarm()
 	}
-	if r.onCluster() {
-		sr.Took = time.Since(began) // a cluster's time, said as such (trace.StepResult)
-	}
-	if r.onReplay() {
-		r.noteRecorded()
-	}
+	r.where.stepped(&sr, began)
 	if err != nil {
 		if d, ok := err.(*trace.Divergence); ok {
 			d.Step, d.Pos, d.Cmd = n, sr.Pos, st.Text
@@ -861,11 +813,9 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 			r.show(s, a, snaps[i])
 		}
 		events := append(s.rec.TakeArranged(), r.invariants(s, snaps[i])...)
-		if r.onCluster() {
-			r.clusterEvents(events)
-		}
-		if r.onReplay() && i == 0 {
-			r.keepReplayCalls(events)
+		r.where.shown(events)
+		if i == 0 {
+			r.where.took(events)
 		}
 		if prev := sr.Sides[s.impl]; prev != nil {
 			// A second informer's lines after the first's. (The first's

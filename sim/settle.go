@@ -245,28 +245,9 @@ func (r *runner) settleCache() error {
 	return nil
 }
 
-// reached reports whether a side's informer has had all that etcd's
-// revision rev means for it. From etcd (listwatch), every write reaches
-// it as an event or, when its selectors filter the write out, as the
-// progress bookmark settling asks for. From the watch cache, a filtered
-// write sends nothing, and the cache sends bookmarks of its own when the
-// clock moves: it has had all once the cache has taken in rev and has
-// nothing in flight (apistorage's Quiescent).
-func (r *runner) reached(s *side, rev int64) bool {
-	if r.onCluster() {
-		return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
-	}
-	if r.onReplay() {
-		// A bookmark at the resourceVersion the informer has moves
-		// nothing: the server's watches having said all that is due,
-		// and the connection having passed it on, is what says it came.
-		return rvAtLeast(s.inf.lastSyncRV(), r.replayRV()) && r.replay.Quiet() && s.conn.Delivered()
-	}
-	if !r.cached() {
-		return atLeast(s.inf.lastSyncRV(), rev)
-	}
-	return r.cachesCaughtUp(rev) && r.cachesQuiescent() && s.conn.Delivered() && r.wireIdle(s)
-}
+// reached reports whether a side's informer has had all that the
+// world's revision rev means for it: the world's answer (runWorld).
+func (r *runner) reached(s *side, rev int64) bool { return r.where.reached(s, rev) }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 	began := time.Now()
@@ -316,7 +297,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// comparison that follows says where.
 				return nil
 			}
-		} else if !r.cached() && !r.onCluster() && !r.onReplay() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
+		} else if r.ownEtcd() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A
