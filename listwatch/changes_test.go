@@ -19,6 +19,7 @@ import (
 // removal, in a namespace and across namespaces, read at the newest
 // revision or an older one. The LIST is the reference.
 func TestListChangesKeepsAListUpToDate(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	wd := newWorld(t)
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(7, 28))

@@ -98,6 +98,7 @@ func storeContent(s cache.Store) []string {
 // survive a compaction that overtakes their watch (410, relist), and end
 // with a cache equal to etcd's content. (E3-E9 as a whole)
 func TestClientGoInformer(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	for _, noWatchList := range []bool{false, true} {
 		t.Run(fmt.Sprintf("noWatchList=%v", noWatchList), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -53,6 +53,7 @@ func connectInOrder(ctx context.Context, t testing.TB, e *listwatch.Embedded, en
 // the kernel chose, the first one leading, all three endpoints given
 // out.
 func TestClusterStarts(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := startCluster(ctx, t)
@@ -94,6 +95,7 @@ func TestClusterStarts(t *testing.T) {
 // is resumed there from the revision it had reached, missing nothing.
 // The stopped member comes back behind, catches up, and serves again.
 func TestClusterMemberStopStart(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e := startCluster(ctx, t)
@@ -158,6 +160,7 @@ func TestClusterMemberStopStart(t *testing.T) {
 // stops the others carry on under a new one: a watch served by a
 // follower does not notice, and writes go on.
 func TestClusterLeader(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e := startCluster(ctx, t)
@@ -215,6 +218,7 @@ func TestClusterLeversOnOneMember(t *testing.T) {
 // are https, each with the same certificate; the peers speak TLS with
 // the run's own CA, as they always do.
 func TestClusterTLS(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	files := testcerts.Write(t, t.TempDir())
@@ -250,6 +254,7 @@ func TestClusterTLS(t *testing.T) {
 // in the background; Wait waits for it, as Close does. Issue 27, case 9:
 // every run on a cluster used to wait about 6 s before it exited.
 func TestClusterStopIsPrompt(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3})
@@ -284,6 +289,7 @@ func TestClusterStopIsPrompt(t *testing.T) {
 // not started yet whose reserved ports took the question and never
 // answered (refuse).
 func TestClusterStartsPromptly(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()

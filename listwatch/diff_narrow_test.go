@@ -72,6 +72,7 @@ type rawKey struct{ ns, name string }
 // extends ns0's, ns0 itself), every shape's LIST, WATCH and watch-list
 // get the same answers and events on both sides.
 func TestDiffE16NarrowedRequestsMeetRawValues(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	s := newSides(t)
 	ctx := context.Background()
 	for _, p := range []*unstructured.Unstructured{
@@ -96,6 +97,7 @@ func TestDiffE16NarrowedRequestsMeetRawValues(t *testing.T) {
 // narrowed by a name only (its key has no namespace), with or without
 // a namespace field, which the predicate then applies.
 func TestDiffE16ClusterScopedNarrowing(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	e := startEtcd(t)
 	nodes := listwatch.Resource{Version: "v1", Resource: "nodes", Kind: "Node"}
 	s := serveBoth(t, e, nodes, connectTo(context.Background(), t, e), connectTo(context.Background(), t, e))

@@ -196,6 +196,7 @@ func (s *sides) churn(t testing.TB) {
 // bad options, future and compacted resourceVersions (E3, E7, E11):
 // every event equal, opened before churn and read after it.
 func TestDiffE5E6E7E9Watch(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	s := newSides(t)
 	revs := s.populate(t)
 	ctx := context.Background()

@@ -60,6 +60,7 @@ func TestEmbeddedLifecycle(t *testing.T) {
 // resumes on the restarted server from the last revision it saw, with no
 // error and nothing missed.
 func TestEmbeddedRestartIsACrash(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := startEtcd(t)

@@ -27,6 +27,7 @@ import (
 // and the peers', refuses a client that speaks plain text; the run's
 // own client works.
 func TestEmbeddedEtcdRefusesPlainText(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	for _, members := range []int{1, 3} {
 		t.Run(fmt.Sprintf("%d members", members), func(t *testing.T) {
 			e := startWithClient(t, members)
@@ -44,6 +45,7 @@ func TestEmbeddedEtcdRefusesPlainText(t *testing.T) {
 // one with none, and one that shows a certificate another CA signed.
 // The members' own certificate opens their peer ports.
 func TestEmbeddedEtcdRefusesStrangers(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	other, err := localca.New("a stranger's CA", time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +134,7 @@ func getMembers(addr, scheme string, cfg *tls.Config) (string, error) {
 // etcd's own gRPC client, as anyone on the machine would run it, without
 // the run's certificate: refused too, and not only by Connect's check.
 func TestEmbeddedEtcdRefusesAPlainClient(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e, err := StartEmbedded(ctx, EmbeddedOptions{Dir: t.TempDir()})

@@ -17,6 +17,7 @@ import (
 // (etcd's watchable store sends a future watch only revisions from its
 // start). Writes at the revisions in between are never delivered.
 func TestEmbeddedSnapshotRestoreWipe(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := startEtcd(t)
