@@ -16,6 +16,7 @@ import (
 // cache's list: CI once saw cachelab's answered and client-go's get 429
 // again, and the step did not settle.
 func TestReleaseCacheAnswersHeldListsReady(t *testing.T) {
+	parallelIn(t, informer.Classic)
 	sc, err := Load("watch-cache-not-ready")
 	if err != nil {
 		t.Fatal(err)

@@ -80,6 +80,9 @@ func (tc *testCluster) leftovers(t *testing.T) []string {
 // through a kubeconfig: cachelab and client-go agree at every step, the
 // run's namespace is made and deleted, and nothing is left behind.
 func TestScenariosOnACluster(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	tc := startTestCluster(t)
 	files, err := filepath.Glob("scenarios/*.txt")
 	if err != nil || len(files) == 0 {

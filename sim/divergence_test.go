@@ -63,6 +63,9 @@ func lineOf(t *testing.T, sc *scenario.Scenario, cmd string) string {
 // output in the file is for the scenario's own stack, so it is not
 // checked here).
 func TestScenariosInTheOtherStack(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	cat, err := Catalog()
 	if err != nil {
 		t.Fatal(err)

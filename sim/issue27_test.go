@@ -40,6 +40,9 @@ func runOne(t *testing.T, name, src string, opts Options) (*Result, error) {
 // over 5,000, reconciles each once in the step that created them (the
 // round budget of 200 per worker failed at 201).
 func TestControllerStepScalesWithKeys(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	for _, tc := range []struct {
 		server  string
 		stack   informer.Stack
@@ -117,6 +120,9 @@ func sameEveryRun(t *testing.T, name, src string, opts Options, n int) *Result {
 // the first of two deletes, one side's retry met etcd between them and
 // the other's after both, and one side showed an extra LIST/WATCH round.
 func TestHeldRetryGoesOncePerStep(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	src := `# A label-selected informer, a value kube-apiserver cannot decode, and two deletes in one step.
 # Server: etcd
 
@@ -160,6 +166,7 @@ delete ns0/a ns0/b
 // it has listed etcd, on every run: never a 429 on one run and the wait
 // for the cache on another (seen in the classic stack after a restore).
 func TestRestartAPIServerRewatchMeetsReadyCache(t *testing.T) {
+	parallelIn(t, informer.Classic) // its start says stack=classic
 	src := `# etcd restored, time passes, kube-apiserver restarts: the re-watches meet the new cache.
 # Server: watchcache
 
@@ -355,6 +362,9 @@ advance 2m
 // clock; it must print exactly what passing them one by one prints, in
 // both stacks.
 func TestQuietSecondsPassInOneMove(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
 		stack     informer.Stack

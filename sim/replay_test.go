@@ -174,6 +174,9 @@ func TestRecordThenReplay(t *testing.T) {
 // stacks, and they agree at every step; cachelab's cache ends as the
 // recording's server does.
 func TestReplayAGap(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	f, err := os.Open("../recording/testdata/gap.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +199,7 @@ func TestReplayAGap(t *testing.T) {
 	}
 	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
 		t.Run(string(stack), func(t *testing.T) {
+			parallelIn(t, stack)
 			ses, err := Open(context.Background(), sc, Options{Replay: rp, Stack: stack, Seed: 1})
 			if err != nil {
 				t.Fatal(err)

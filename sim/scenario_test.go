@@ -32,6 +32,9 @@ import (
 // Chromium at 1280x800 (pagesFit). And the objects' stories must say the
 // causes the trace shows (storiesTellCauses).
 func TestScenarios(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	files, err := filepath.Glob("scenarios/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)

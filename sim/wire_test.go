@@ -34,6 +34,9 @@ import (
 // all, is held to testdata/traces/over-the-wire instead, and
 // storyOverTheWire says why.
 func TestScenariosOverTheWire(t *testing.T) {
+	// Beside the other parallel tests once the serial ones have run
+	// (parallel_test.go): its runs take their places among -parallel's.
+	t.Parallel()
 	for _, file := range allScenarioFiles(t) {
 		sc, err := Load(file)
 		if err != nil {
