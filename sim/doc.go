@@ -6,15 +6,20 @@
 // # The parts
 //
 //	sim          the runner: each command's run function, settling, the
-//	   │         comparison after each step, invariants
+//	   │         comparison after each step, invariants; the run's world
+//	   │         as a type it asks (worlds.go: a cluster, a replay, or
+//	   │         kube-apiserver's storage on an etcd of the run's own)
 //	   ├──▶ sim/scenario  a scenario as data: Parse, the command table,
-//	   │                  the dry run that refuses what cannot run, placements
+//	   │        │         the dry run that refuses what cannot run, placements
+//	   │        └──▶ sim/lever  what each command acts on, and so which
+//	   │                        worlds have it (Available)
 //	   ├──▶ sim/world   each informer's connection and its levers
 //	   │         │      (disconnect, fail-next, close-watch, holds)
 //	   └──▶ sim/trace ◀─┘ typed events, their order rules, and their
 //	                    renderings (text, JSON)
 //
-// Dependencies run one way, down the picture: scenario knows no runner;
+// Dependencies run one way, down the picture: lever knows nothing else of
+// cachelab's; scenario knows no runner;
 // trace knows no runner and no connection; world knows no scenario and no
 // informer.
 //
