@@ -158,7 +158,7 @@ func LeverAllows(cmd string, w lever.World) error {
 		return fmt.Errorf("%s cannot run on a cluster (--kubeconfig): %s", cmd, l.OnCluster)
 	case w.Server == lever.Replay.Server:
 		return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
-	case r.Missing == lever.CacheOfOwn:
+	case r.Missing == lever.OwnWatchCache:
 		return fmt.Errorf("%s needs kube-apiserver's watch cache; this run's server is %s: run it with --server %s or --server apiserver",
 			cmd, describeServer(serverName(w), wire), scenario.ServerWatchCache)
 	case r.Missing == lever.NoWatchCache:

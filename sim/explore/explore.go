@@ -399,7 +399,7 @@ func checkFaults(o Options, server string, w lever.World) error {
 		}
 		if err := lever.Of(k.Name).Available(w); err != nil {
 			var r *lever.Refused
-			if errors.As(err, &r) && r.Missing == lever.CacheOfOwn {
+			if errors.As(err, &r) && r.Missing == lever.OwnWatchCache {
 				return fmt.Errorf("fault %s needs kube-apiserver's watch cache; this exploration's server is %q (--server %s)", f, server, scenario.ServerWatchCache)
 			}
 			return fmt.Errorf("fault %s: %w", f, sim.LeverAllows(k.Name, w))

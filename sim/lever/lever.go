@@ -45,8 +45,8 @@ const (
 	// NoWatchCache: kube-apiserver with its watch cache off, every
 	// request read from etcd (the etcd world).
 	NoWatchCache
-	// CacheOfOwn: kube-apiserver's watch cache, of the run's own.
-	CacheOfOwn
+	// OwnWatchCache: kube-apiserver's watch cache, of the run's own.
+	OwnWatchCache
 	// OwnAPIServers: kube-apiservers of the run's own, to start more of
 	// and to move the informers between.
 	OwnAPIServers
@@ -63,7 +63,7 @@ var needNames = map[Need]string{
 	EtcdHistory:   "an etcd whose whole history the run may compact",
 	OwnEtcd:       "the embedded etcd",
 	NoWatchCache:  "kube-apiserver with its watch cache off",
-	CacheOfOwn:    "kube-apiserver's watch cache",
+	OwnWatchCache:    "kube-apiserver's watch cache",
 	OwnAPIServers: "kube-apiservers of the run's own",
 }
 
@@ -104,7 +104,7 @@ var (
 	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache}
 	// WatchCache is kube-apiserver's watch cache, in process (--server
 	// watchcache).
-	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | CacheOfOwn | OwnAPIServers}
+	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers}
 	// APIServer is the watch-cache world with the informers reaching
 	// it over HTTPS (--server apiserver).
 	APIServer = World{Server: "apiserver", has: WatchCache.has}
@@ -192,12 +192,12 @@ func embedded(name, does string) Lever {
 
 // cache is a lever of the run's own watch cache.
 func cache(name, does string) Lever {
-	return Lever{Name: name, Needs: Live | CacheOfOwn, Does: does, OnCluster: does + clusterCache}
+	return Lever{Name: name, Needs: Live | OwnWatchCache, Does: does, OnCluster: does + clusterCache}
 }
 
 // apiservers is a lever that needs kube-apiservers of the run's own.
 func apiservers(name, does string) Lever {
-	return Lever{Name: name, Needs: Live | CacheOfOwn | OwnAPIServers, Does: does, OnCluster: does}
+	return Lever{Name: name, Needs: Live | OwnWatchCache | OwnAPIServers, Does: does, OnCluster: does}
 }
 
 // levers are every command of the scenario language, by name.

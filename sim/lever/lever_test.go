@@ -28,10 +28,10 @@ func TestWorldsParts(t *testing.T) {
 		has, lacks lever.Need
 	}{
 		{lever.Replay, 0, lever.Live},
-		{lever.Cluster, lever.Live, lever.OwnServer | lever.EtcdKeys | lever.EtcdNotify | lever.OwnEtcd | lever.CacheOfOwn},
-		{lever.Etcd, lever.OwnEtcd | lever.EtcdHistory | lever.NoWatchCache, lever.CacheOfOwn},
-		{lever.WatchCache, lever.OwnEtcd | lever.CacheOfOwn | lever.OwnAPIServers, lever.NoWatchCache},
-		{lever.External(lever.WatchCache), lever.CacheOfOwn | lever.EtcdKeys, lever.OwnEtcd | lever.EtcdHistory},
+		{lever.Cluster, lever.Live, lever.OwnServer | lever.EtcdKeys | lever.EtcdNotify | lever.OwnEtcd | lever.OwnWatchCache},
+		{lever.Etcd, lever.OwnEtcd | lever.EtcdHistory | lever.NoWatchCache, lever.OwnWatchCache},
+		{lever.WatchCache, lever.OwnEtcd | lever.OwnWatchCache | lever.OwnAPIServers, lever.NoWatchCache},
+		{lever.External(lever.WatchCache), lever.OwnWatchCache | lever.EtcdKeys, lever.OwnEtcd | lever.EtcdHistory},
 		{lever.CompactingAllowed(lever.External(lever.Etcd)), lever.EtcdHistory, lever.OwnEtcd},
 	} {
 		for n := lever.Need(1); n <= lever.OwnAPIServers; n <<= 1 {

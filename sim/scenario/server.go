@@ -30,7 +30,7 @@ const DefaultServer = ServerWatchCache
 func NeedsServer(cmd string) string {
 	l, _ := lever.Lookup(cmd)
 	switch {
-	case l.Needs&lever.CacheOfOwn != 0:
+	case l.Needs&lever.OwnWatchCache != 0:
 		return ServerWatchCache
 	case l.Needs&lever.NoWatchCache != 0:
 		return ServerEtcd
