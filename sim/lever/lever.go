@@ -63,7 +63,7 @@ var needNames = map[Need]string{
 	EtcdHistory:   "an etcd whose whole history the run may compact",
 	OwnEtcd:       "the embedded etcd",
 	NoWatchCache:  "kube-apiserver with its watch cache off",
-	OwnWatchCache:    "kube-apiserver's watch cache",
+	OwnWatchCache: "kube-apiserver's watch cache",
 	OwnAPIServers: "kube-apiservers of the run's own",
 }
 
