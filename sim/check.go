@@ -85,8 +85,9 @@ func checkOptions(sc *scenario.Scenario, opts Options) error {
 				"--server, --etcd-endpoints and --etcd-members do not go with it")
 		}
 	case opts.Wire && serverName(WorldOf(sc, opts)) != scenario.ServerWatchCache:
+		// Over the wire only the etcd world is left: WorldOf gave etcd.
 		return fmt.Errorf("over the wire (--server apiserver) the informers reach kube-apiserver's watch cache over HTTPS; this run's world is %s",
-			describeServer(serverName(WorldOf(sc, opts)), false))
+			describeServer(scenario.ServerEtcd, false))
 	case len(opts.Etcd.Endpoints) > 0 && opts.EtcdMembers > 1:
 		return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", opts.EtcdMembers)
 	}
@@ -146,7 +147,10 @@ func serverName(w lever.World) string {
 // user says so (Options.CompactExternalEtcd,
 // --allow-compacting-external-etcd).
 func LeverAllows(cmd string, w lever.World) error {
-	l := lever.Of(cmd)
+	l, ok := lever.Lookup(cmd)
+	if !ok {
+		return fmt.Errorf("%s is not a command of the scenario language", cmd)
+	}
 	err := l.Available(w)
 	var r *lever.Refused
 	if !errors.As(err, &r) {

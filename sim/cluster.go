@@ -184,8 +184,6 @@ func (c *clusterWorld) server(_ string, i int, impl, user string, rec *trace.Rec
 
 func (c *clusterWorld) namespace(string) string { return c.ns.Name() }
 
-func (c *clusterWorld) truth() string { return "etcd" }
-
 func (c *clusterWorld) cutters() ([]cutter, string) { return []cutter{c.proxy}, "the cluster" }
 
 func (c *clusterWorld) stepped(sr *trace.StepResult, began time.Time) {

@@ -76,14 +76,14 @@ func (w *ownWorld) listAt(cfg *startConfig, rv string) (map[string]string, error
 }
 
 func (w *ownWorld) cutters() ([]cutter, string) {
+	if !w.r.opts.Wire {
+		return nil, ""
+	}
 	var cs []cutter
 	for _, px := range w.r.proxies {
 		cs = append(cs, px)
 	}
-	if w.r.opts.Wire {
-		return cs, "kube-apiserver"
-	}
-	return nil, ""
+	return cs, "kube-apiserver"
 }
 
 // ownEtcd reports whether the run's world is etcd read through

@@ -25,17 +25,8 @@ var leaves = map[string]string{
 // own packages it imports only leaves.
 func TestImportsNothingARunNeeds(t *testing.T) {
 	forbidden := []string{"github.com/cachelab/cachelab/", "go.etcd.io/", "k8s.io/client-go", "k8s.io/apiserver"}
-	files, _ := filepath.Glob("*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range ast.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
+	for f, paths := range imports(t, ".") {
+		for _, path := range paths {
 			if _, ok := leaves[path]; ok {
 				continue
 			}
@@ -53,24 +44,38 @@ func TestImportsNothingARunNeeds(t *testing.T) {
 // can bring in what a run needs.
 func TestLeavesAreLeaves(t *testing.T) {
 	for pkg, dir := range leaves {
-		files, _ := filepath.Glob(dir + "/*.go")
+		files := imports(t, dir)
 		if len(files) == 0 {
 			t.Fatalf("no files in %s (%s)", dir, pkg)
 		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range ast.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
+		for f, paths := range files {
+			for _, path := range paths {
 				if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
 					t.Errorf("%s imports %s: a package outside the standard library", f, path)
 				}
 			}
 		}
 	}
+}
+
+// imports are the import paths of each non-test Go file in dir.
+func imports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	out := map[string][]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = []string{}
+		for _, imp := range ast.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			out[f] = append(out[f], path)
+		}
+	}
+	return out
 }
