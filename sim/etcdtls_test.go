@@ -17,14 +17,16 @@ import (
 // could open one to its loopback port, is refused. On a cluster of
 // members too, whose connections each go to every member.
 func TestEtcdLetsInOnlyTheRun(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{1, 3} {
 		t.Run(map[int]string{1: "one member", 3: "three members"}[members], func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
 			sc, err := Load("add-update-delete")
 			if err != nil {
 				t.Fatal(err)
 			}
+			parallelIn(t, stackOf(sc))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
 			ses, err := Open(ctx, sc.WithoutExpectations(), Options{Seed: 1, EtcdMembers: members})
 			if err != nil {
 				t.Fatal(err)

@@ -100,6 +100,9 @@ func FuzzRunner(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, classic bool) {
 		fc := newFuzzCase(t, seed, classic)
+		// The seeds run side by side (go test; fuzzing runs one input at
+		// a time, and this has no effect there), two runs each.
+		parallelRuns(t, fc.stack, 2)
 		// Both runs at once: half the time, and each is a busy machine
 		// for the other, which a deterministic trace must not notice.
 		runs := []*running{fc.start(1), fc.start(2)}

@@ -24,18 +24,33 @@ func runBoth(t *testing.T, name, src string, opts Options) map[informer.Stack]*R
 	}
 	out := map[informer.Stack]*Result{}
 	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
-		opts := opts
-		opts.Seed, opts.Stack = 1, stack
-		res, err := Run(context.Background(), sc, opts)
-		if err != nil {
-			t.Fatalf("%s stack: %v", stack, err)
-		}
-		if res.Divergence != nil {
-			t.Fatalf("%s stack: %v", stack, res.Divergence)
-		}
-		out[stack] = res
+		out[stack] = runScenarioIn(t, stack, sc, opts)
 	}
 	return out
+}
+
+// runIn runs src in stack with opts, and fails t if the run fails or the
+// sides diverge.
+func runIn(t *testing.T, stack informer.Stack, name, src string, opts Options) *Result {
+	t.Helper()
+	sc, err := scenario.Parse(name+".txt", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runScenarioIn(t, stack, sc, opts)
+}
+
+func runScenarioIn(t *testing.T, stack informer.Stack, sc *scenario.Scenario, opts Options) *Result {
+	t.Helper()
+	opts.Seed, opts.Stack = 1, stack
+	res, err := Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatalf("%s stack: %v", stack, err)
+	}
+	if res.Divergence != nil {
+		t.Fatalf("%s stack: %v", stack, res.Divergence)
+	}
+	return res
 }
 
 // script writes commands as a scenario, each with an empty expected output.
@@ -74,7 +89,8 @@ func unchecked(t *testing.T, file string, cmds ...string) *scenario.Scenario {
 // that panicked (stop clearing the config the invariant check reads;
 // levers pulled before start, with no informer yet).
 func TestCommandsInAnyOrder(t *testing.T) {
-	for name, cmds := range map[string][]string{
+	t.Parallel()
+	sequences := map[string][]string{
 		"stop after start":        {"add-handler h1", "create ns0/a", "start", "stop"},
 		"start again after stop":  {"add-handler h1", "create ns0/a", "start", "stop", "add-handler h2", "create ns0/b", "start", "show store"},
 		"levers before start":     {"disconnect", "reconnect", "fail-next list=500 watch=500", "close-watch", "create ns0/a", "start"},
@@ -84,8 +100,15 @@ func TestCommandsInAnyOrder(t *testing.T) {
 		"compact twice":           {"create ns0/a", "start", "compact", "compact", "create ns0/b", "compact"},
 		"stop before start":       {"stop", "create ns0/a", "start", "stop", "stop"},
 		"release and remove late": {"create ns0/a ns0/b", "start", "add-handler h slow", "remove-handler h", "create ns0/c"},
-	} {
-		t.Run(name, func(t *testing.T) { runBoth(t, name, script(cmds...), Options{}) })
+	}
+	// One stack's runs, then the other's (parallelIn).
+	for _, stack := range []informer.Stack{informer.Default, informer.Classic} {
+		for name, cmds := range sequences {
+			t.Run(name+"/"+string(stack), func(t *testing.T) {
+				parallelIn(t, stack)
+				runIn(t, stack, name, script(cmds...), Options{})
+			})
+		}
 	}
 }
 

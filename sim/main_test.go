@@ -13,7 +13,8 @@ import (
 // watch relay and every handler held by the scenario.
 func TestMain(m *testing.M) {
 	loadgen.MaybeRun() // a test's load process (load_test.go) runs no tests
-	// Runs overlap beyond the cores (parallel_test.go).
-	testparallel.Default(defaultParallel)
+	// Runs overlap beyond the cores, one stack at a time
+	// (parallel_test.go).
+	stacks.limit = testparallel.Gated(defaultParallel)
 	goleak.VerifyTestMain(m)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,30 +161,18 @@ var (
 )
 
 func TestOverTheWirePageSampleIsCurrent(t *testing.T) {
+	t.Parallel()
 	page, err := os.ReadFile("../docs/over-the-wire.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	printed := map[string]string{} // "name step n" -> what the step prints
-	step := func(name, n string) string {
-		if p, ok := printed[name+" step "+n]; ok {
-			return p
-		}
-		sc, err := Load("scenarios/" + name + ".txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sr := range res.Steps {
-			var b strings.Builder
-			trace.WriteStep(&b, sr, trace.TextStyle{Impl: trace.Cachelab})
-			printed[fmt.Sprintf("%s step %d", name, sr.Index)] = b.String()
-		}
-		return printed[name+" step "+n]
+	// The sample lines, by the scenario each block names.
+	type sample struct {
+		line int
+		text string
+		step string
 	}
+	samples := map[string][]sample{}
 	n, fenced, source := 0, false, ""
 	for i, l := range strings.Split(string(page), "\n") {
 		if m := sampleSource.FindStringSubmatch(l); m != nil {
@@ -205,12 +194,37 @@ func TestOverTheWirePageSampleIsCurrent(t *testing.T) {
 			t.Errorf("docs/over-the-wire.md:%d: a sample line whose block names no source (<!-- sample: NAME step N -->):\n%s", i+1, l)
 			continue
 		}
-		if p := step(name, at); !strings.Contains(p, l+"\n") {
-			t.Errorf("docs/over-the-wire.md:%d shows\n%s\nwhich %s does not print over the wire:\n%s", i+1, l, source, p)
-		}
+		samples[name] = append(samples[name], sample{i + 1, l, at})
 	}
 	if n < 7 {
 		t.Errorf("found %d sample lines in docs/over-the-wire.md; the test expects its three samples' request, wire and watch lines", n)
+	}
+	// Each scenario runs once over the wire, beside the package's other
+	// runs, and each of its sample lines is held to what its step prints.
+	for name, lines := range samples {
+		t.Run(name, func(t *testing.T) {
+			sc, err := Load("scenarios/" + name + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Seed: 1, Wire: true}
+			parallelIn(t, runsStack(sc, opts))
+			res, err := Run(context.Background(), sc, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			printed := map[string]string{} // step n -> what the step prints
+			for _, sr := range res.Steps {
+				var b strings.Builder
+				trace.WriteStep(&b, sr, trace.TextStyle{Impl: trace.Cachelab})
+				printed[strconv.Itoa(sr.Index)] = b.String()
+			}
+			for _, s := range lines {
+				if p := printed[s.step]; !strings.Contains(p, s.text+"\n") {
+					t.Errorf("docs/over-the-wire.md:%d shows\n%s\nwhich %s step %s does not print over the wire:\n%s", s.line, s.text, name, s.step, p)
+				}
+			}
+		})
 	}
 }
 
@@ -228,6 +242,7 @@ func TestOverTheWireConnectionLevers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	parallelIn(t, runsStack(sc, Options{}))
 	res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
 	if err != nil {
 		t.Fatal(err)
@@ -314,12 +329,14 @@ func TestPauseOverTheWire(t *testing.T) {
 // inside the stream. The JSON event has each as a typed field. Both
 // sides write the same lines (the run agrees at every step).
 func TestWireLinesTeachHTTP(t *testing.T) {
+	t.Parallel()
 	wire := func(t *testing.T, name string, step int) []trace.Event {
 		t.Helper()
 		sc, err := Load("scenarios/" + name + ".txt")
 		if err != nil {
 			t.Fatal(err)
 		}
+		parallelIn(t, runsStack(sc, Options{}))
 		res, err := Run(context.Background(), sc, Options{Seed: 1, Wire: true})
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,10 @@
 // overlap than the machine has cores.
 package testparallel
 
-import "flag"
+import (
+	"flag"
+	"strconv"
+)
 
 // Default sets -test.parallel to n unless the command line set it. It
 // parses the command line first; call it from TestMain, before m.Run.
@@ -18,3 +21,30 @@ func Default(n string) {
 		_ = flag.Set("test.parallel", n)
 	}
 }
+
+// Gated is Default for a package whose parallel tests wait at a gate of
+// their own before they do their work (sim's runs wait until no run of
+// the other client-go stack is in progress). go test counts a test that
+// waits there as running, so with -parallel n a few runs of one stack
+// could hold every place while they wait for one run of the other. So
+// the package's gate counts instead: Gated returns how many tests may
+// pass it at once (the command line's -parallel, or n), and sets
+// -test.parallel high enough that go test's places are never the limit.
+func Gated(n int) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if set {
+		if given, err := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); err == nil && given > 0 {
+			n = given
+		}
+	}
+	_ = flag.Set("test.parallel", strconv.Itoa(max(n, ungated)))
+	return n
+}
+
+// ungated is go test's -parallel under Gated: more than the tests a
+// package has waiting at once.
+const ungated = 1 << 16
