@@ -13,6 +13,7 @@ import (
 // offline and links each group to its scenario file and its timeline;
 // each timeline opens too, its run in view at 1280x800.
 func TestExploreReportPage(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	ctx := browsertest.Start(t)
 	dir := filepath.Join(t.TempDir(), "groups")
 	c := newCLI("", false, nil)
@@ -47,6 +48,7 @@ func TestExploreReportPage(t *testing.T) {
 // explore put in marked +), and shows the scenario's run without faults
 // beside the group's, the run its story is told against.
 func TestExploreGroupPageSaysWhatItExplored(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	ctx := browsertest.Start(t)
 	dir := filepath.Join(t.TempDir(), "groups")
 	c := newCLI("", false, nil)

@@ -17,7 +17,8 @@ import (
 
 // These tests run the CLI in the test process, one run at a time
 // (client-go's feature gates are global): what the scripts cannot reach,
-// and what needs many runs.
+// and what needs many runs. The longest run beside the scripts, one at a
+// time still (inProcess, places_test.go).
 
 // cli is a Main wired to buffers, with a terminal and an environment the
 // test chooses.
@@ -49,6 +50,7 @@ func (c *cli) run(t *testing.T, wantCode int, args ...string) {
 // traces hold logical time and revisions, never wall-clock time, and
 // map-ordered lines are sorted (STYLE 6).
 func TestRunIsDeterministic(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	runs := 20
 	if testing.Short() {
 		runs = 3

@@ -176,7 +176,7 @@ type leakChecked struct{ m *testing.M }
 func (l leakChecked) Run() int {
 	// A script mostly waits on the cachelab it started (on its etcd, on
 	// its scenario settling): four overlap, on any number of cores.
-	testparallel.Default("4")
+	places.free = testparallel.Gated(4) // places_test.go
 	if code := l.m.Run(); code != 0 {
 		return code
 	}
@@ -190,6 +190,7 @@ func (l leakChecked) Run() int {
 // TestCLI runs the scripts in testdata/script: each is a txtar archive of
 // commands and the files they use (scenario files, terminal input).
 func TestCLI(t *testing.T) {
+	t.Parallel() // beside the longest in-process tests (places_test.go)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -50,9 +50,11 @@ type procSlot struct {
 	dialed <-chan struct{}
 }
 
-// setupProcs gives each script a slot for the command it starts, and
-// stops that command if the script ends first.
+// setupProcs waits for one of the places (places_test.go), gives each
+// script a slot for the command it starts, and stops that command if the
+// script ends first.
 func setupProcs(env *testscript.Env) error {
+	env.Defer(takePlace()) // the script's place, released last
 	slot := &procSlot{}
 	env.Values[procKey{}] = slot
 	env.Defer(func() {

@@ -25,6 +25,7 @@ import (
 // with no control byte but newlines on stdout or stderr, and JSON keeps
 // them, valid and whole.
 func TestReplayEscapesWhatItShows(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	const session = "testdata/sessions/control-chars.jsonl"
 	for _, args := range [][]string{{}, {"--impl", "both"}, {"--object", "ns0/a\x1b[2J\x1b]0;pwned\a"}, {"--output", "mermaid"}, {"--output", "json"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -110,6 +111,7 @@ func (t *tripwire) Err() error {
 // recording.MaxSize before it is read, and a session of more than
 // sim.MaxReplaySteps moments at the line of the first beyond them.
 func TestReplayLimits(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.jsonl")
 	if err := os.WriteFile(big, nil, 0o644); err != nil {

@@ -133,6 +133,7 @@ func split(block []string, col int) (usage, help string) {
 // description: the heading, Covers, Server and its reason, Steps, each
 // step, and the line about --file.
 func TestDescribeFitsTheWidth(t *testing.T) {
+	inProcess(t) // beside the scripts (places_test.go)
 	cat, err := sim.Catalog()
 	if err != nil {
 		t.Fatal(err)
