@@ -142,6 +142,7 @@ type clusterWorld struct {
 	r     *runner
 	ns    *cluster.Namespace
 	proxy *cluster.Proxy
+	wires map[wireKey]world.Wire // each side's HTTP client of the cluster, through proxy
 	// rv is the resourceVersion of the run's newest write, and ownRVs
 	// those of all its writes, in order.
 	rv     string
@@ -191,6 +192,9 @@ func (c *clusterWorld) stepped(sr *trace.StepResult, began time.Time) {
 }
 
 func (c *clusterWorld) close() {
+	for _, w := range c.wires {
+		w.Close()
+	}
 	if c.proxy != nil {
 		_ = c.proxy.Close()
 	}
@@ -221,9 +225,8 @@ func namespacePart(name string) string {
 // clusterWire is the side's HTTP client of the cluster, made at the
 // first call.
 func (c *clusterWorld) wire(impl, user string, rec *trace.Recorder) world.Wire {
-	r := c.r
 	k := wireKey{user: user}
-	if w, ok := r.wires[k]; ok {
+	if w, ok := c.wires[k]; ok {
 		return w
 	}
 	newWire := world.CachelabCluster
@@ -235,10 +238,10 @@ func (c *clusterWorld) wire(impl, user string, rec *trace.Recorder) world.Wire {
 		// Made from the configuration Open read and checked.
 		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))
 	}
-	if r.wires == nil {
-		r.wires = map[wireKey]world.Wire{}
+	if c.wires == nil {
+		c.wires = map[wireKey]world.Wire{}
 	}
-	r.wires[k] = w
+	c.wires[k] = w
 	return w
 }
 

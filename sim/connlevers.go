@@ -65,7 +65,7 @@ func (r *runner) cutConnections(cs []cutter, where string) error {
 	for _, c := range cs {
 		n += c.Cut()
 	}
-	r.wireCut = r.opts.Wire
+	r.wiring.setCut(true)
 	for _, wait := range ended {
 		wait()
 	}
@@ -80,7 +80,7 @@ func reconnect(r *runner, a scenario.Args) error {
 	for _, c := range cs {
 		c.Restore()
 	}
-	r.wireCut = false
+	r.wiring.setCut(false)
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}

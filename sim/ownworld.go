@@ -80,7 +80,7 @@ func (w *ownWorld) cutters() ([]cutter, string) {
 		return nil, ""
 	}
 	var cs []cutter
-	for _, px := range w.r.proxies {
+	for _, px := range w.r.wiring.proxies {
 		cs = append(cs, px)
 	}
 	return cs, "kube-apiserver"

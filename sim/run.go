@@ -24,7 +24,6 @@ import (
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
-	"github.com/cachelab/cachelab/tcpproxy"
 )
 
 // Options configures a run.
@@ -153,14 +152,11 @@ type runner struct {
 	sc        *scenario.Scenario
 	opts      Options
 	ctx       context.Context
-	etcd      *listwatch.Embedded         // nil with an external etcd
-	apis      []world.APIServer           // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	https     []world.HTTPSServer         // with Options.Wire: kube-apiserver over HTTPS in front of each of apis
-	proxies   map[wireKey]*tcpproxy.Proxy // with Options.Wire: each side's way to each of https, which disconnect cuts (wire.go)
-	wireCut   bool                        // with Options.Wire: disconnect cut the proxies, and reconnect has not restored them
-	wires     map[wireKey]world.Wire      // with Options.Wire, each side's HTTP client of each of https; on a cluster, of the cluster
-	using     int                         // the index in apis of the one the informers talk to
-	client    *clientv3.Client            // the world's own connection: writes, compaction
+	etcd      *listwatch.Embedded // nil with an external etcd
+	apis      []world.APIServer   // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
+	wiring    *wiring             // with Options.Wire: kube-apiserver over HTTPS in front of each of apis, and each side's way there (wire.go)
+	using     int                 // the index in apis of the one the informers talk to
+	client    *clientv3.Client    // the world's own connection: writes, compaction
 	res       listwatch.Resource
 	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
@@ -738,17 +734,9 @@ func (r *runner) close() {
 	if r.where != nil {
 		r.where.end(time.Minute)
 	}
-	for _, w := range r.wires {
-		w.Close()
-	}
+	r.wiring.close()
 	if r.where != nil {
 		r.where.close()
-	}
-	for _, px := range r.proxies {
-		_ = px.Close()
-	}
-	for _, h := range r.https {
-		h.Close()
 	}
 	for _, a := range r.apis {
 		a.Close()

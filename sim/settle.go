@@ -91,7 +91,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || r.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
+		if handled && (c.Parked || c.Waiting > 0 || r.wiring.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
 			cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
@@ -271,7 +271,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// A call held while disconnected waits for reconnect: above
 		// the client (Waiting), or over the wire, a try its client made
 		// again after the cut, in the side's proxy (heldByCut).
-		caughtUp := c.Parked || c.Waiting > 0 || r.heldByCut(s) || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
+		caughtUp := c.Parked || c.Waiting > 0 || r.wiring.heldByCut(s) || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
 		// Each check reads the connection afresh, and the informer goes
 		// on meanwhile: a verdict holds only if the connection is still
 		// as c says once it is made. (Over the wire, reached found the

@@ -27,10 +27,21 @@ import (
 // waits in the proxy until reconnect. The side then waits for the
 // network, as a call the connection holds does (settle).
 
+// wiring is the run's part over the wire: kube-apiserver over HTTPS in
+// front of each of the run's storages (the run's apis, in order), and
+// each side's proxy and HTTP client of each. A run not over the wire has
+// none (runner.wiring is nil).
+type wiring struct {
+	https   []world.HTTPSServer
+	proxies map[wireKey]*tcpproxy.Proxy // which disconnect cuts
+	cut     bool                        // disconnect cut the proxies, and reconnect has not restored them
+	clients map[wireKey]world.Wire
+}
+
 // wireKey names one side's client of one kube-apiserver.
 type wireKey struct {
 	user string // the side's user: its implementation, and its informer's label
-	api  int    // the index in r.https
+	api  int    // the index in wiring.https
 }
 
 // serveHTTPS starts kube-apiserver over HTTPS in front of api, with
@@ -43,14 +54,17 @@ func (r *runner) serveHTTPS(api world.APIServer) error {
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
-	r.https = append(r.https, srv)
+	if r.wiring == nil {
+		r.wiring = &wiring{}
+	}
+	r.wiring.https = append(r.wiring.https, srv)
 	return nil
 }
 
-// proxyTo starts the side's proxy to kube-apiserver i, cut if the
+// proxyTo starts the side's proxy to kube-apiserver k.api, cut if the
 // network is down now.
-func (r *runner) proxyTo(k wireKey) (*tcpproxy.Proxy, error) {
-	u, err := url.Parse(r.https[k.api].URL())
+func (w *wiring) proxyTo(k wireKey) (*tcpproxy.Proxy, error) {
+	u, err := url.Parse(w.https[k.api].URL())
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +72,31 @@ func (r *runner) proxyTo(k wireKey) (*tcpproxy.Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.wireCut {
+	if w.cut {
 		px.Cut()
 	}
-	if r.proxies == nil {
-		r.proxies = map[wireKey]*tcpproxy.Proxy{}
+	if w.proxies == nil {
+		w.proxies = map[wireKey]*tcpproxy.Proxy{}
 	}
-	r.proxies[k] = px
+	w.proxies[k] = px
 	return px, nil
 }
 
+// setCut notes whether the network is down: a proxy started meanwhile
+// starts cut. Off the wire, nothing.
+func (w *wiring) setCut(cut bool) {
+	if w != nil {
+		w.cut = cut
+	}
+}
+
 // heldByCut reports whether one of the side's requests waits in its
-// proxy for the network to come back (see above).
-func (r *runner) heldByCut(s *side) bool {
-	for k, px := range r.proxies {
+// proxy for the network to come back (see above). Off the wire, false.
+func (w *wiring) heldByCut(s *side) bool {
+	if w == nil {
+		return false
+	}
+	for k, px := range w.proxies {
 		if k.user == s.user && px.Held() > 0 {
 			return true
 		}
@@ -83,27 +108,29 @@ func (r *runner) heldByCut(s *side) bool {
 // goes to now (use-apiserver moves it), made at the first call; a side
 // authenticates as user, so that the server's log tells the sides apart.
 func (r *runner) wire(impl, user string, rec *trace.Recorder) world.Wire {
+	w := r.wiring
 	k := wireKey{user: user, api: r.using}
-	if w, ok := r.wires[k]; ok {
-		return w
+	if c, ok := w.clients[k]; ok {
+		return c
 	}
-	w, err := r.newWire(impl, k, rec)
+	c, err := w.newClient(impl, k, r.apis[k.api], rec)
 	if err != nil {
 		// Certificates, clients and proxies are made in memory and on
 		// loopback from what the server made: nothing a scenario can
 		// get wrong.
 		panic(fmt.Sprintf("sim: an HTTP client of kube-apiserver: %v", err))
 	}
-	if r.wires == nil {
-		r.wires = map[wireKey]world.Wire{}
+	if w.clients == nil {
+		w.clients = map[wireKey]world.Wire{}
 	}
-	r.wires[k] = w
-	return w
+	w.clients[k] = c
+	return c
 }
 
-// newWire makes the side's client of a kube-apiserver, through its proxy.
-func (r *runner) newWire(impl string, k wireKey, rec *trace.Recorder) (world.Wire, error) {
-	px, err := r.proxyTo(k)
+// newClient makes the side's client of kube-apiserver k.api (whose
+// storage is api), through its proxy.
+func (w *wiring) newClient(impl string, k wireKey, api world.APIServer, rec *trace.Recorder) (world.Wire, error) {
+	px, err := w.proxyTo(k)
 	if err != nil {
 		return world.Wire{}, err
 	}
@@ -111,7 +138,24 @@ func (r *runner) newWire(impl string, k wireKey, rec *trace.Recorder) (world.Wir
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoWire
 	}
-	return newWire(r.https[k.api], r.apis[k.api], k.user, "https://"+px.Addr(), rec)
+	return newWire(w.https[k.api], api, k.user, "https://"+px.Addr(), rec)
+}
+
+// close closes the clients, the proxies and the HTTPS servers, in that
+// order. Off the wire, nothing.
+func (w *wiring) close() {
+	if w == nil {
+		return
+	}
+	for _, c := range w.clients {
+		c.Close()
+	}
+	for _, px := range w.proxies {
+		_ = px.Close()
+	}
+	for _, h := range w.https {
+		h.Close()
+	}
 }
 
 // wireIdle reports whether nothing is on the wire between the servers
@@ -125,7 +169,7 @@ func (r *runner) wireIdle(s *side) bool {
 	if !r.opts.Wire {
 		return true
 	}
-	srv, _ := r.onTheWire(s)
+	srv, _ := r.wiring.onTheWire(s)
 	c := s.conn.State()
 	return srv.Open == c.Open && srv.Taken == c.Taken
 }
@@ -140,14 +184,14 @@ func (r *runner) wireArrived(s *side, c world.State) bool {
 	if !r.opts.Wire {
 		return true
 	}
-	_, pending := r.onTheWire(s)
+	_, pending := r.wiring.onTheWire(s)
 	return pending == c.Calls
 }
 
 // onTheWire is what every kube-apiserver has of the side's: its watches,
 // and its requests not yet answered.
-func (r *runner) onTheWire(s *side) (watches wireWatches, pending int) {
-	for _, srv := range r.https {
+func (w *wiring) onTheWire(s *side) (watches wireWatches, pending int) {
+	for _, srv := range w.https {
 		open, taken := srv.Watches(s.user)
 		watches.Open += open
 		watches.Taken += taken
