@@ -97,7 +97,7 @@ func TestDocsLinks(t *testing.T) {
 	if n := strings.Count(string(readme), "\n"); n > 100 {
 		t.Errorf("README.md has %d lines, want at most 100: move the rest to a page under docs/", n)
 	}
-	for _, cmd := range []string{"go run ./cmd/cachelab run relist-after-compaction\n", "go test -race -timeout 20m ./sim ./cmd/cachelab ./sim/explore ./notebooks/09-exploring ./...\n"} {
+	for _, cmd := range []string{"go run ./cmd/cachelab run relist-after-compaction\n", "go test -p 3 -race -timeout 20m ./sim ./cmd/cachelab ./sim/explore ./notebooks/09-exploring ./...\n"} {
 		if !strings.Contains(string(readme), "```\n"+cmd+"```") {
 			t.Errorf("README.md does not show the command %q in a code block of its own", strings.TrimSpace(cmd))
 		}
