@@ -76,7 +76,7 @@ func (w *ownWorld) listAt(cfg *startConfig, rv string) (map[string]string, error
 }
 
 func (w *ownWorld) cutters() ([]cutter, string) {
-	if !w.r.opts.Wire {
+	if w.r.wiring == nil {
 		return nil, ""
 	}
 	var cs []cutter

@@ -166,7 +166,7 @@ func (w *wiring) close() {
 // next requests, and a watch opened before it stays where it is. Always
 // true off the wire.
 func (r *runner) wireIdle(s *side) bool {
-	if !r.opts.Wire {
+	if r.wiring == nil {
 		return true
 	}
 	srv, _ := r.wiring.onTheWire(s)
@@ -181,7 +181,7 @@ func (r *runner) wireIdle(s *side) bool {
 // in process a call is in the server from its first instruction. Always
 // true off the wire.
 func (r *runner) wireArrived(s *side, c world.State) bool {
-	if !r.opts.Wire {
+	if r.wiring == nil {
 		return true
 	}
 	_, pending := r.wiring.onTheWire(s)

@@ -24,9 +24,10 @@ import (
 // Which levers a world has is the levers' own answer (package sim/lever,
 // WorldOf), asked before the first step.
 //
-// ownWorld still keeps its parts in the runner's fields (the etcd, the
-// kube-apiservers, their HTTPS servers, proxies and wires); the worlds it
-// stands for are to become types of their own as well.
+// ownWorld still keeps most of its parts in the runner's fields (the
+// etcd and its connections, the kube-apiservers); only the part over the
+// wire is a type of its own (wiring, wire.go). The worlds it stands for
+// are to become types of their own as well.
 
 // runWorld is a world as the runner asks it.
 type runWorld interface {

@@ -1,7 +1,9 @@
 // Package testparallel sets a test binary's -parallel when its command
 // line does not: for packages whose parallel tests mostly wait (on etcd,
 // on a scenario's settling, on a child process), so that more of them
-// overlap than the machine has cores.
+// overlap than the machine has cores. Gated is for a package that counts
+// its running tests at a gate of its own: the command line's -parallel,
+// or the package's default, becomes the gate's limit.
 package testparallel
 
 import (
