@@ -23,6 +23,32 @@ type Resource struct {
 // Pods is the core v1 Pod resource, the one most scenarios use.
 var Pods = Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
 
+// The other built-in resources a scenario can write and watch.
+var (
+	ConfigMaps  = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	Secrets     = Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	Deployments = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+)
+
+// BuiltIn are the resources every world of the run's own serves, by
+// the name a scenario gives them: kube-apiserver's resource name,
+// plural, with its group after a dot where it has one (as kubectl
+// names them: "deployments.apps"); the core group's go without.
+var BuiltIn = []Resource{Pods, ConfigMaps, Secrets, Deployments}
+
+// Name is r as a scenario and the trace name it: "pods", "deployments".
+// kube-apiserver's own storage keys use the resource alone, group or not
+// (/registry/deployments/...), so the name does too.
+func (r Resource) Name() string { return r.Resource }
+
+// GroupVersionResource is r's group, version and resource.
+func (r Resource) GroupVersionResource() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// APIVersion is what r's objects carry as apiVersion: "v1", "apps/v1".
+func (r Resource) APIVersion() string { return r.GroupVersionKind().GroupVersion().String() }
+
 // GroupResource is what API errors name ("pods", "deployments.apps").
 func (r Resource) GroupResource() schema.GroupResource {
 	return schema.GroupResource{Group: r.Group, Resource: r.Resource}
