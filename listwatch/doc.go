@@ -31,7 +31,8 @@
 //     in order, so the member serving a watch is known.
 //   - Resource says where objects live (E1): /registry/<resource>/<ns>/<name>,
 //     stored as JSON without resourceVersion; every read stamps the key's
-//     etcd mod revision as resourceVersion.
+//     etcd mod revision as resourceVersion, and reads whole numbers as
+//     int64, as kube-apiserver's decoder does.
 //   - Writer creates, updates and deletes with optimistic concurrency (E2):
 //     a resourceVersion or UID precondition that no longer holds is a
 //     Conflict; an unconditional write applies to whatever is current.

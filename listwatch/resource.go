@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Resource names a kind of object and where its objects live in etcd
@@ -100,9 +101,14 @@ func decode(key string, value []byte, rev int64) (*unstructured.Unstructured, er
 
 // decodeValue is decode without the key in its error, which is the
 // decoder's own (kube-apiserver's messages add the key where they want it).
+// A whole number decodes as an int64, as kube-apiserver's unstructured
+// decoder (apimachinery's util/json) reads it, not as encoding/json's
+// float64: unstructured's accessors (GetDeletionGracePeriodSeconds,
+// NestedInt64) see no number in a float64, and a client comparing
+// objects would see 0 differ from 0.
 func decodeValue(value []byte, rev int64) (*unstructured.Unstructured, error) {
 	obj := &unstructured.Unstructured{}
-	if err := json.Unmarshal(value, &obj.Object); err != nil {
+	if err := utiljson.Unmarshal(value, &obj.Object); err != nil {
 		return nil, err
 	}
 	if obj.Object == nil || obj.GetKind() == "" || obj.GetName() == "" {

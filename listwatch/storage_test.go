@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -40,6 +41,28 @@ func TestE1ResourceModel(t *testing.T) {
 	}
 	if got.GetUID() != "uid-1" || got.GetCreationTimestamp().Time.IsZero() {
 		t.Errorf("create did not set uid and creationTimestamp: %v", got.Object["metadata"])
+	}
+}
+
+// A whole number reads back as the int64 it was written as, as
+// kube-apiserver's decoder reads it: what a read returns is what the
+// write answered, and unstructured's accessors find the number. (E1)
+func TestE1WholeNumbersReadAsInt64(t *testing.T) {
+	wd := newWorld(t)
+	in := pod("ns1/web")
+	if err := unstructured.SetNestedField(in.Object, int64(3), "spec", "priority"); err != nil {
+		t.Fatal(err)
+	}
+	created := wd.create(t, in)
+	got, err := wd.w.Get(context.Background(), "ns1", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(created.Object, got.Object); d != "" {
+		t.Errorf("read differs from what create answered (-create +get):\n%s", d)
+	}
+	if n, ok, err := unstructured.NestedInt64(got.Object, "spec", "priority"); !ok || err != nil || n != 3 {
+		t.Errorf("NestedInt64(spec.priority) = %d, %v, %v; want 3, true, nil", n, ok, err)
 	}
 }
 
