@@ -36,6 +36,9 @@
 //   - Writer creates, updates and deletes with optimistic concurrency (E2):
 //     a resourceVersion or UID precondition that no longer holds is a
 //     Conflict; an unconditional write applies to whatever is current.
+//     An object with finalizers is not removed by a delete but marked as
+//     being deleted, and removed by the update that takes its last
+//     finalizer away (E18, deleting.go).
 //   - ListerWatcher is client-go's ListerWatcher (and
 //     ListerWatcherWithContext), so real client-go informers run on it.
 //

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // OptimisticLockErrorMsg is kube-apiserver's text for a failed
@@ -72,7 +69,10 @@ func (w *Writer) Get(ctx context.Context, namespace, name string) (*unstructured
 
 // Create stores a new object, setting its uid and creationTimestamp. It
 // fails with AlreadyExists if the key exists, and refuses an object that
-// carries a resourceVersion.
+// carries a resourceVersion. Whatever deletionTimestamp,
+// deletionGracePeriodSeconds or selfLink the object carries is dropped,
+// as kube-apiserver's create handler wipes them (E18): no object is
+// created being deleted.
 func (w *Writer) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if err := w.res.checkObject(obj); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
@@ -81,6 +81,7 @@ func (w *Writer) Create(ctx context.Context, obj *unstructured.Unstructured) (*u
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	obj = obj.DeepCopy()
+	wipeSystemFields(obj)
 	obj.SetUID(w.newUID())
 	obj.SetCreationTimestamp(metav1.NewTime(w.now()))
 	value, err := encode(obj)
@@ -109,12 +110,14 @@ func (w *Writer) Create(ctx context.Context, obj *unstructured.Unstructured) (*u
 // creationTimestamp are kept from the stored object. An update that
 // changes nothing writes nothing and returns the stored object (E2).
 //
-// An object being deleted (E18) keeps its deletionTimestamp and
-// deletionGracePeriodSeconds whatever the update says, and may not gain
-// finalizers (422 Invalid). An update that leaves it no finalizers
-// deletes it instead, as kube-apiserver's registry does: the result is
-// the object as the update asked for it, without a new resourceVersion
-// (Finalized says so), and the key is gone.
+// An object being deleted (E18) keeps its deletionTimestamp, and its
+// deletionGracePeriodSeconds where the update leaves it out; an update
+// may neither change them nor set them on an object that is not being
+// deleted, nor add finalizers to one that is (422 Invalid). An update
+// that leaves an object being deleted no finalizers deletes it instead,
+// as kube-apiserver's registry does: the result is the object as the
+// update asked for it, without a new resourceVersion (Finalized says
+// so), and the key is gone.
 func (w *Writer) Update(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if err := w.res.checkObject(obj); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
@@ -135,22 +138,17 @@ func (w *Writer) Update(ctx context.Context, obj *unstructured.Unstructured) (*u
 		next := obj.DeepCopy()
 		next.SetUID(current.GetUID())
 		next.SetCreationTimestamp(current.GetCreationTimestamp())
-		if ts := current.GetDeletionTimestamp(); ts != nil {
-			next.SetDeletionTimestamp(ts)
-			if next.GetDeletionGracePeriodSeconds() == nil {
-				next.SetDeletionGracePeriodSeconds(current.GetDeletionGracePeriodSeconds())
+		keepDeletion(next, current)
+		if errs := deletionUpdateErrors(next, current); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(w.res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+		}
+		if finalizedBy(next, current) {
+			gone, err := w.deleteAt(ctx, key, modRev)
+			if err != nil || gone {
+				next.SetResourceVersion(current.GetResourceVersion())
+				return next, err
 			}
-			if err := w.noNewFinalizers(next, current); err != nil {
-				return nil, err
-			}
-			if len(next.GetFinalizers()) == 0 && graceOver(current) {
-				gone, err := w.deleteAt(ctx, key, modRev)
-				if err != nil || gone {
-					next.SetResourceVersion(current.GetResourceVersion())
-					return next, err
-				}
-				continue // written in between: read it again
-			}
+			continue // written in between: read it again
 		}
 		done, err := w.putIfUnchanged(ctx, key, modRev, current, next)
 		if err != nil || done != nil {
@@ -192,7 +190,9 @@ type Preconditions struct {
 }
 
 // Delete removes an object and returns its last state. A precondition that
-// no longer holds fails with Conflict; a missing object with NotFound.
+// no longer holds fails with Conflict, in the words of kube-apiserver's
+// rest.BeforeDelete (which precondition, and both values); a missing
+// object with NotFound.
 //
 // An object with finalizers is not removed (E18): as kube-apiserver's
 // registry, Delete marks it as being deleted (deletionTimestamp now,
@@ -201,21 +201,14 @@ type Preconditions struct {
 // update that removes the last one deletes it (Update). A second Delete
 // of an object being deleted changes nothing and returns it.
 func (w *Writer) Delete(ctx context.Context, namespace, name string, pre Preconditions) (*unstructured.Unstructured, error) {
-	var want int64
-	if pre.ResourceVersion != nil {
-		var err error
-		if want, err = parseRV(*pre.ResourceVersion); err != nil {
-			return nil, err
-		}
-	}
 	key := w.res.key(namespace, name)
 	for {
 		current, modRev, err := w.read(ctx, key, name)
 		if err != nil {
 			return nil, err
 		}
-		if (want != 0 && want != modRev) || (pre.UID != nil && *pre.UID != current.GetUID()) {
-			return nil, w.conflict(name)
+		if err := w.checkDelete(pre, current); err != nil {
+			return nil, err
 		}
 		if len(current.GetFinalizers()) > 0 {
 			next := current.DeepCopy()
@@ -246,58 +239,6 @@ func (w *Writer) deleteAt(ctx context.Context, key string, modRev int64) (bool, 
 		return false, apierrors.NewInternalError(err)
 	}
 	return resp.Succeeded, nil
-}
-
-// markAsDeleting is what kube-apiserver's registry does to an object
-// with finalizers that a delete asks to remove (its markAsDeleting): the
-// deletionTimestamp is now, unless one is set already (and not later),
-// and no grace period. (The registry also raises a generation above 0;
-// a Writer's objects have none.)
-func markAsDeleting(obj *unstructured.Unstructured, now time.Time) {
-	if ts := obj.GetDeletionTimestamp(); ts == nil || ts.After(now) {
-		t := metav1.NewTime(now)
-		obj.SetDeletionTimestamp(&t)
-	}
-	zero := int64(0)
-	obj.SetDeletionGracePeriodSeconds(&zero)
-}
-
-// graceOver reports whether an object being deleted has no grace period
-// left to wait: an update that empties its finalizers deletes it (the
-// registry's ShouldDeleteDuringUpdate).
-func graceOver(current *unstructured.Unstructured) bool {
-	g := current.GetDeletionGracePeriodSeconds()
-	return g == nil || *g == 0
-}
-
-// noNewFinalizers refuses an update that adds a finalizer to an object
-// being deleted, in kube-apiserver's words (ValidateNoNewFinalizers).
-func (w *Writer) noNewFinalizers(next, current *unstructured.Unstructured) error {
-	old := map[string]bool{}
-	for _, f := range current.GetFinalizers() {
-		old[f] = true
-	}
-	var extra []string
-	for _, f := range next.GetFinalizers() {
-		if !old[f] {
-			extra = append(extra, f)
-		}
-	}
-	if len(extra) == 0 {
-		return nil
-	}
-	sort.Strings(extra)
-	extra = slices.Compact(extra)
-	errs := field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
-		fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))}
-	return apierrors.NewInvalid(w.res.GroupVersionKind().GroupKind(), next.GetName(), errs)
-}
-
-// Finalized reports whether out, what Update returned, is an object
-// the update deleted: it was being deleted, and the update took its
-// last finalizer away (E18).
-func Finalized(out *unstructured.Unstructured) bool {
-	return out != nil && out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 && graceOver(out)
 }
 
 // read returns the stored object under key and its mod revision, or
