@@ -160,6 +160,9 @@ var writeVerbs = []string{"create", "update", "delete"}
 // installer would give them.
 func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints, error) {
 	res := sv.storage.Resource()
+	if gv := res.GroupVersionKind().GroupVersion(); !slices.Contains(servedVersions, gv) {
+		return nil, fmt.Errorf("kubeapiserver: %s is in group version %s, which the server's scheme does not hold (servedVersions)", res.GroupResource(), gv)
+	}
 	store := s.registry(sv.storage)
 	scope, err := s.scope(res, store, cfg)
 	if err != nil {

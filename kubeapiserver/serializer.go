@@ -21,12 +21,22 @@ import (
 // scheme of meta/v1's types.
 
 // scheme holds meta/v1's types (Status, ListOptions, WatchEvent, ...),
-// the types every API group's responses share.
+// the types every API group's responses share, in each group version
+// the server can serve: a watch's events are encoded as WatchEvents of
+// the resource's group version (apiextensions-apiserver registers them
+// for each custom resource's the same way). The scheme is the process's,
+// made once, so it holds every group version of listwatch.BuiltIn.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	for _, gv := range servedVersions {
+		metav1.AddToGroupVersion(s, gv)
+	}
 	return s
 }()
+
+// servedVersions are the group versions of the resources a Server can
+// serve (listwatch.BuiltIn's, and namespaces'): New refuses any other.
+var servedVersions = []schema.GroupVersion{{Version: "v1"}, {Group: "apps", Version: "v1"}}
 
 // codecs serve the generic API server's own paths (health, version,
 // discovery) and its filters' errors.

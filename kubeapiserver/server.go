@@ -49,6 +49,12 @@ type Options struct {
 	//
 	// The storage is the caller's, to close after the server.
 	Namespaces *apistorage.Server
+	// Also are the storages of more resources the server serves beside
+	// the first (New's st), each at its group's path (/api/v1 for the
+	// core group, /apis/<group>/<version> for another) with the same
+	// verbs, as a kube-apiserver serves every resource it has. The
+	// storages are the caller's, to close after the server.
+	Also []*apistorage.Server
 	// Labels, if set, gives the pprof labels to put on the goroutine
 	// that serves a request of user, before anything else touches it:
 	// every goroutine the request starts inherits them. A simulation
@@ -163,6 +169,9 @@ func (s *Server) serve(st *apistorage.Server, opts Options) error {
 		writes = writeVerbs
 	}
 	s.served = []served{{storage: st, writes: writes}}
+	for _, also := range opts.Also {
+		s.served = append(s.served, served{storage: also, writes: writes})
+	}
 	if opts.Namespaces == nil {
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/internal/meter"
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -40,7 +41,7 @@ type cachelabInformer struct {
 
 func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(any) (any, error)) (informerOps, error) {
 	var id metrics.InformerNameAndResource
-	id, s.releaseName = meter.ReserveCachelab("sim")
+	id, s.releaseName = meter.ReserveCachelabFor("sim", cfg.res.GroupVersionResource())
 	pops := &popOrder{now: s.clock.Now}
 	var lw reflector.ListerWatcher = s.conn
 	if s.plantWatch != nil {
@@ -50,7 +51,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Identifier:      id,
 		MetricsProvider: s.meter.Provider(),
 		Stack:           cfg.stack,
-		ExampleObject:   examplePod(),
+		ExampleObject:   exampleOf(cfg.res),
 		ResyncPeriod:    cfg.resync,
 		Indexers:        store.Indexers{store.NamespaceIndex: store.MetaNamespaceIndexFunc},
 		Clock:           parkClock{s.ticks, s.conn.RewatchBackoff},
@@ -58,6 +59,7 @@ func newCachelabInformer(s *side, cfg startConfig, seed uint64, transform func(a
 		Rand:            rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		Trace:           func(e informer.Event) { pops.traceInformer(s.rec, e) },
 		ReflectorTrace:  reflectorTrace(s, cfg.stack),
+		Labels:          []string{sideLabel, s.id}, // run by a factory's Start, its goroutines are still its side's
 	})
 	if err := inf.SetTransform(transform); err != nil {
 		return nil, err
@@ -213,8 +215,8 @@ type clientGoInformer struct {
 
 func newClientGoInformer(s *side, cfg startConfig, transform func(any) (any, error)) (informerOps, error) {
 	var id cache.InformerNameAndResource
-	id, s.releaseName = meter.ReserveClientGo("sim")
-	inf := cache.NewSharedIndexInformerWithOptions(s.conn, examplePod(), cache.SharedIndexInformerOptions{
+	id, s.releaseName = meter.ReserveClientGoFor("sim", cfg.res.GroupVersionResource())
+	inf := cache.NewSharedIndexInformerWithOptions(s.conn, exampleOf(cfg.res), cache.SharedIndexInformerOptions{
 		ResyncPeriod:            cfg.resync,
 		Indexers:                cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		Identifier:              id,
@@ -327,10 +329,14 @@ func (c clientGoInformer) indexer() ([]any, string) {
 }
 func (c clientGoInformer) backlog() (informer.Backlog, bool) { return informer.Backlog{}, false }
 
-func examplePod() *unstructured.Unstructured {
+func examplePod() *unstructured.Unstructured { return exampleOf(listwatch.Pods) }
+
+// exampleOf is an informer's example object for res: what its
+// reflectors check each object's apiVersion and kind against.
+func exampleOf(res listwatch.Resource) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("Pod")
+	u.SetAPIVersion(res.APIVersion())
+	u.SetKind(res.Kind)
 	return u
 }
 

@@ -155,10 +155,7 @@ func addAPIServer(r *runner, a scenario.Args) error {
 	}
 	r.clients = append(r.clients, c)
 	n := len(r.apis) + 1
-	var api world.APIServer
-	r.asWorld(func() {
-		api, err = r.full.NewAPIServer(r.ctx, c, r.res, r.worldClock(), fmt.Sprintf("apiserver-%d", n))
-	})
+	api, err := r.newKubeAPIServer(c, fmt.Sprintf("apiserver-%d", n))
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func Check(sc *scenario.Scenario, opts Options) error {
 	}
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st) // Parse checked them
-		err := LeverAllows(st.Cmd, w)
+		err := StepAllows(st.Cmd, a, w)
 		if err == nil && w.Server != lever.Replay.Server {
 			err = scenario.InformedAdvance(st.Text, st.Moves, st.Informed, serverName(w))
 		}
@@ -135,6 +135,58 @@ func serverName(w lever.World) string {
 		return scenario.ServerWatchCache
 	}
 	return w.Server
+}
+
+// StepAllows says why a step of cmd with arguments a cannot run in w, or
+// nil: the answer of each lever it pulls, its command's (LeverAllows),
+// the resource it names (ResourceAllows), and finalizers= or owner=
+// (LifecycleAllows). Check, CheckCluster and the runner's guard at the
+// step all ask it.
+func StepAllows(cmd string, a scenario.Args, w lever.World) error {
+	if err := LeverAllows(cmd, w); err != nil {
+		return err
+	}
+	if err := ResourceAllows(cmd, a.Resource, w); err != nil {
+		return err
+	}
+	if a.Values["finalizers"] != nil || a.Values["owner"] != nil {
+		return LifecycleAllows(cmd, w)
+	}
+	return nil
+}
+
+// ResourceAllows says why a step of cmd that names resource cannot run
+// in w, or nil: its resource's lever's answer (lever.Resource), in the
+// words of a run.
+func ResourceAllows(cmd, resource string, w lever.World) error {
+	l := lever.Resource(resource)
+	err := l.Available(w)
+	if err == nil {
+		return nil
+	}
+	switch {
+	case w.Server == lever.Cluster.Server:
+		return fmt.Errorf("%s %s cannot run on a cluster (--kubeconfig): %s", cmd, resource, l.OnCluster)
+	case w.Server == lever.Replay.Server:
+		return fmt.Errorf("%s %s cannot run in a replay: a recording holds pods alone", cmd, resource)
+	}
+	return err
+}
+
+// LifecycleAllows says why a write of cmd that gives finalizers= or
+// owner= cannot run in w, or nil: lever.Lifecycle's answer.
+func LifecycleAllows(cmd string, w lever.World) error {
+	l := lever.Lifecycle
+	if l.Available(w) == nil {
+		return nil
+	}
+	switch {
+	case w.Server == lever.Cluster.Server:
+		return fmt.Errorf("%s %s cannot run on a cluster (--kubeconfig): %s", cmd, l.Name, l.OnCluster)
+	case w.Server == lever.Replay.Server:
+		return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
+	}
+	return l.Available(w)
 }
 
 // LeverAllows says why cmd's lever cannot be pulled in w, or nil, in the

@@ -63,7 +63,7 @@ const ServerCluster = "cluster"
 func CheckCluster(sc *scenario.Scenario) error {
 	for i, st := range sc.Steps {
 		a, _ := scenario.ParseArgs(st)
-		err := LeverAllows(st.Cmd, lever.Cluster)
+		err := StepAllows(st.Cmd, a, lever.Cluster)
 		if err == nil {
 			err = checkCluster(st, a)
 		}
@@ -166,7 +166,7 @@ func (c *clusterWorld) connect() error {
 	if c.proxy, err = r.opts.Cluster.StartProxy(); err != nil {
 		return err
 	}
-	sides, err := r.newPair("")
+	sides, err := r.newPair("", r.res)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (c *clusterWorld) describe(h *trace.Header) {
 }
 
 // server: every namespace is the run's.
-func (c *clusterWorld) server(_ string, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (c *clusterWorld) server(_ string, _ listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
 	return func(string) world.Server { return c.wire(impl, user, rec).Server(c.ns.Name()) }, i + 1, nil
 }
 

@@ -653,17 +653,21 @@ func (r *runner) startWaitingControllers() error {
 	return nil
 }
 
+// factoryOf is the factory an informer= names.
+func factoryOf(ref string) string { f, _ := scenario.InformerRef(ref); return f }
+
 // ctlPair is the informer a controller asked for: start's, or a
 // factory's, if the factory has made it.
 func (r *runner) ctlPair(factory string) ([2]*side, bool) {
 	if factory == "" {
 		return [2]*side{r.sides[0], r.sides[1]}, true
 	}
-	f := r.factories[factory]
-	if f == nil || f.sides[0] == nil {
+	name, resource := scenario.InformerRef(factory)
+	f := r.factories[name]
+	if f == nil || f.informer(resource) == nil {
 		return [2]*side{}, false
 	}
-	return f.sides, true
+	return f.informer(resource).sides, true
 }
 
 // stopControllers shuts every controller's queue down.
@@ -727,8 +731,8 @@ func cmdStartController(r *runner, a scenario.Args) error {
 	}
 	pair, made := r.ctlPair(cfg.informer)
 	switch {
-	case cfg.informer != "" && r.factories[cfg.informer] == nil:
-		return fmt.Errorf("start-controller: no factory named %q (make it with factory %s)", cfg.informer, cfg.informer)
+	case cfg.informer != "" && r.factories[factoryOf(cfg.informer)] == nil:
+		return fmt.Errorf("start-controller: no factory named %q (make it with factory %s)", factoryOf(cfg.informer), factoryOf(cfg.informer))
 	case cfg.informer == "" && r.queueWorld() && !r.stopped:
 		return fmt.Errorf("start-controller needs informers (start); start-queue's bare queues have no handlers")
 	case !made || !r.live(pair[0]):

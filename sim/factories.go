@@ -8,14 +8,16 @@ package sim
 // is the simulator's, built as start builds it, given to the factory
 // through InformerFor, as a controller gives a factory an informer of its
 // own making: so it runs on the scenario's clock and connection and is
-// traced like start's. The world has one resource, pods, so a factory
-// makes at most one informer; two factories make two.
+// traced like start's. A factory makes one informer per resource
+// (informer a, informer a configmaps), each traced as <factory>/<resource>;
+// two factories make two of the same resource.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -27,14 +29,10 @@ import (
 	"github.com/cachelab/cachelab/factory"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/goroutines"
-	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
-
-// podsGVR is the one resource the world has.
-var podsGVR = meter.PodsGVR
 
 // clFactory is what the simulator uses of cachelab's factory: a test
 // puts a faulty one in its place (Options.factoryPlant).
@@ -55,13 +53,35 @@ type simFactory struct {
 	// client-go's); stop cancels them.
 	ctx    [2]context.Context
 	cancel [2]context.CancelFunc
-	sides  [2]*side // its informer's sides, once asked for; else nil
-	starts int      // how often factory-start ran
-	shut   [2]bool  // Shutdown ran (stop)
+	// informers are the informers it has made, each as its two sides,
+	// in the order first asked for.
+	informers []*facInformer
+	// types are the Go types client-go's factory keys its informers by
+	// (InformerFor's object: *v1.Pod for pods), each with the resource.
+	types  map[reflect.Type]string
+	starts int     // how often factory-start ran
+	shut   [2]bool // Shutdown ran (stop)
 }
 
-// label is how the trace names the factory's informer.
-func (f *simFactory) label() string { return f.name + "/" + podsGVR.Resource }
+// facInformer is one informer a factory made: of one resource, as the
+// scenario names it.
+type facInformer struct {
+	resource string
+	sides    [2]*side
+}
+
+// informer is the factory's informer of resource, or nil.
+func (f *simFactory) informer(resource string) *facInformer {
+	for _, fi := range f.informers {
+		if fi.resource == resource {
+			return fi
+		}
+	}
+	return nil
+}
+
+// label is how the trace names the factory's informer of resource.
+func (f *simFactory) label(resource string) string { return f.name + "/" + resource }
 
 // shutdown is one side's Shutdown, once: it waits for the goroutines the
 // factory's Start ran its informers on, which end with their context.
@@ -140,26 +160,31 @@ func describeScope(cfg startConfig) string {
 	return strings.Join(parts, ", ")
 }
 
-// cmdInformer is informer FACTORY: ask each side's factory for its pods
-// informer. The first request makes it; a later one gets the same.
+// cmdInformer is informer FACTORY [RESOURCE]: ask each side's factory
+// for its informer of the resource (pods unless named). The first
+// request makes it; a later one gets the same.
 func cmdInformer(r *runner, a scenario.Args) error {
 	f := r.factories[a.Pos[0]]
 	if f == nil {
 		return fmt.Errorf("no factory named %q (make it with factory %s)", a.Pos[0], a.Pos[0])
 	}
-	first := f.sides[0] == nil
+	resource := a.Resource
+	res := r.resourceNamed(resource)
+	fi := f.informer(resource)
+	first := fi == nil
 	if first {
 		if len(r.sides) >= maxSides {
 			return fmt.Errorf("a run has at most %d informers", maxSides/2)
 		}
-		pair, err := r.newPair(f.label())
+		pair, err := r.newPair(f.label(resource), res)
 		if err != nil {
 			return err
 		}
 		for _, s := range pair {
 			s.fac = f
 		}
-		f.sides = [2]*side{pair[0], pair[1]}
+		fi = &facInformer{resource: resource, sides: [2]*side{pair[0], pair[1]}}
+		f.informers = append(f.informers, fi)
 		r.sides = append(r.sides, pair...)
 	}
 	jitter := newBackoffJitter()
@@ -168,32 +193,40 @@ func cmdInformer(r *runner, a scenario.Args) error {
 	// resync period the factory gives it.
 	build := func(s *side, resync time.Duration) bool {
 		cfg := f.cfg
+		cfg.res = res
 		cfg.resync = resync
 		s.jitter = jitter
 		s.conn.StartInformer(cfg.labels, cfg.fields, cfg.namespace)
 		buildErr = s.build(cfg, r.opts.Seed)
 		return buildErr == nil
 	}
-	cl, cg := f.sides[0], f.sides[1]
-	gotCL := f.cl.InformerFor(podsGVR, func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
+	cl, cg := fi.sides[0], fi.sides[1]
+	gotCL := f.cl.InformerFor(builtIn(resource).GroupVersionResource(), func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
 		if !build(cl, resync) {
 			return nil
 		}
 		return cl.inf.(cachelabInformer).inf
 	})
-	gotCG := f.cg.InformerFor(examplePod(), func(resync time.Duration) cache.SharedIndexInformer {
+	// client-go's typed factory keys an informer by its object's Go
+	// type, as its generated informers ask with &v1.Pod{}: so does this.
+	typed := r.full.TypedObject(res.GroupVersionKind())
+	if f.types == nil {
+		f.types = map[reflect.Type]string{}
+	}
+	f.types[reflect.TypeOf(typed)] = resource
+	gotCG := f.cg.InformerFor(typed, func(resync time.Duration) cache.SharedIndexInformer {
 		if !build(cg, resync) {
 			return nil
 		}
 		ci := cg.inf.(clientGoInformer)
-		return loopInformer{ci.inf, ci.loop}
+		return loopInformer{ci.inf, ci.loop, cg.id}
 	})
 	if buildErr != nil {
 		return buildErr
 	}
 	// What each factory handed out, in each side's trace: the same
 	// informer for every request is what sharing is (I1).
-	for _, s := range f.sides {
+	for _, s := range fi.sides {
 		same := false
 		switch inf := s.inf.(type) {
 		case cachelabInformer:
@@ -202,20 +235,20 @@ func cmdInformer(r *runner, a scenario.Args) error {
 			li, ok := gotCG.(loopInformer)
 			same = ok && li.SharedIndexInformer == inf.inf
 		}
-		what := "ForResource(pods): a new informer"
+		what := "ForResource(" + resource + "): a new informer"
 		switch {
 		case !same:
-			what = "ForResource(pods): an informer other than the one it made before (not shared)"
+			what = "ForResource(" + resource + "): an informer other than the one it made before (not shared)"
 		case !first:
-			what = "ForResource(pods): the same informer as before (shared)"
+			what = "ForResource(" + resource + "): the same informer as before (shared)"
 		}
 		s.rec.Add(trace.LayerNote, trace.KindNote, "", what)
 	}
 	switch {
 	case first && f.starts > 0:
-		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its pods informer after Start ran: it does not run until Start is called again", f.name))
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its %s informer after Start ran: it does not run until Start is called again", f.name, resource))
 	case first:
-		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its pods informer; it runs at the factory's next Start", f.name))
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s makes its %s informer; it runs at the factory's next Start", f.name, resource))
 	}
 	return nil
 }
@@ -228,51 +261,86 @@ func cmdFactoryStart(r *runner, a scenario.Args) error {
 		return fmt.Errorf("no factory named %q (make it with factory %s)", a.Pos[0], a.Pos[0])
 	}
 	f.starts++
-	s := f.sides[0]
+	// The informers Start runs now, and those it runs already: Start
+	// runs every informer asked for since the last Start, and only those.
+	var fresh, running []*facInformer
+	for _, fi := range f.informers {
+		if fi.sides[0].running {
+			running = append(running, fi)
+		} else {
+			fresh = append(fresh, fi)
+		}
+	}
 	switch {
 	case f.shut[0]:
 		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing: stop shut the factory down (I4)", f.name))
-	case s == nil:
+	case len(f.informers) == 0:
 		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing: no informer has been asked for yet", f.name))
-	case s.running:
-		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing new: its pods informer runs already", f.name))
+	case len(fresh) == 0:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start starts nothing new: %s", f.name, describeInformers(running, "runs already", "run already")))
+	case len(running) == 0:
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start runs %s", f.name, describeInformers(fresh, "", "")))
 	default:
-		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start runs its pods informer", f.name))
+		r.note(trace.LayerSim, "", fmt.Sprintf("factory %s: Start runs %s, not %s", f.name, describeInformers(fresh, "", ""),
+			describeInformers(running, "which runs already", "which run already")))
 	}
-	if s == nil {
+	if len(f.informers) == 0 {
 		f.cl.Start(f.ctx[0])
 		f.cg.StartWithContext(f.ctx[1])
-	} else {
-		f.sides[0].do(func() { f.cl.Start(f.ctx[0]) })
-		f.sides[1].do(func() { f.cg.StartWithContext(f.ctx[1]) })
-	}
-	if s == nil {
 		return nil
 	}
+	// Start runs the informers on goroutines of its own; each informer
+	// labels its goroutines as its side's (the informer's Labels, and
+	// loopInformer) as it begins to run, so settling tells them apart.
+	first := f.informers[0]
+	first.sides[0].do(func() { f.cl.Start(f.ctx[0]) })
+	first.sides[1].do(func() { f.cg.StartWithContext(f.ctx[1]) })
 	// Whether each side's informer runs now is its factory's doing: a
 	// side whose informer does not start when the world says it should
 	// says so, and the comparison sees it.
-	expected := !s.running && !f.shut[0]
-	for _, s := range f.sides {
-		switch {
-		case s.running:
-		case expected && r.started(s):
-			s.running = true
-		case expected:
-			s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start did not run the informer")
-		case s.inf.hasStarted():
-			s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start ran an informer it should not have")
-			s.running = true
+	for _, fi := range f.informers {
+		expected := !fi.sides[0].running && !f.shut[0]
+		for _, s := range fi.sides {
+			switch {
+			case s.running:
+			case expected && r.started(s):
+				s.running = true
+			case expected:
+				s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start did not run the informer")
+			case s.inf.hasStarted():
+				s.rec.Add(trace.LayerNote, trace.KindNote, "", "Start ran an informer it should not have")
+				s.running = true
+			}
+		}
+		if cl, cg := fi.sides[0], fi.sides[1]; cl.running != cg.running {
+			// One side's informer runs and the other's does not: what the
+			// running one does next is not settled against anything, so the
+			// run ends here, with what each factory did.
+			return &trace.Divergence{Layer: "state", Diff: fmt.Sprintf("factory %s's Start: the %s informer runs (-cachelab +client-go):\n-%t\n+%t",
+				f.name, fi.resource, cl.running, cg.running)}
 		}
 	}
-	if cl, cg := f.sides[0], f.sides[1]; cl.running != cg.running {
-		// One side's informer runs and the other's does not: what the
-		// running one does next is not settled against anything, so the
-		// run ends here, with what each factory did.
-		return &trace.Divergence{Layer: "state", Diff: fmt.Sprintf("factory %s's Start: the informer runs (-cachelab +client-go):\n-%t\n+%t",
-			f.name, cl.running, cg.running)}
-	}
 	return r.startWaitingControllers()
+}
+
+// describeInformers names a factory's informers in a sentence: "its pods
+// informer", "its pods and configmaps informers", followed by verb1 (for
+// one) or verbN (for several) if not "".
+func describeInformers(fis []*facInformer, verb1, verbN string) string {
+	names := make([]string, len(fis))
+	for i, fi := range fis {
+		names[i] = fi.resource
+	}
+	out := "its " + names[0] + " informer"
+	verb := verb1
+	if len(names) > 1 {
+		out = "its " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " informers"
+		verb = verbN
+	}
+	if verb != "" {
+		out += " " + verb
+	}
+	return out
 }
 
 // started waits, within the settle timeout, for s's informer to begin to
@@ -317,8 +385,8 @@ func cmdFactoryWait(r *runner, a scenario.Args) error {
 	}
 	synced[1] = map[string]bool{}
 	for typ, ok := range f.cg.WaitForCacheSync(ctx.Done()) {
-		if typ == typeOfPod {
-			synced[1][podsGVR.Resource] = ok
+		if res, known := f.types[typ]; known {
+			synced[1][res] = ok
 		} else {
 			synced[1][typ.String()] = ok
 		}
@@ -328,8 +396,8 @@ func cmdFactoryWait(r *runner, a scenario.Args) error {
 		if impl == trace.ClientGo {
 			rec = r.sides[1].rec
 		}
-		if f.sides[i] != nil {
-			rec = f.sides[i].rec
+		if len(f.informers) > 0 {
+			rec = f.informers[0].sides[i].rec
 		}
 		rec.Add(trace.LayerSynced, trace.KindSynced, "", fmt.Sprintf("factory %s: WaitForCacheSync returns %s", f.name, describeSynced(synced[i])))
 	}
@@ -359,23 +427,28 @@ func describeSynced(m map[string]bool) string {
 	return out
 }
 
-// typeOfPod is the key client-go's typed factory gives the informer made
-// through InformerFor(examplePod(), ...): the object's Go type.
-var typeOfPod = reflect.TypeOf(examplePod())
-
 // loopInformer is client-go's informer as the factory runs it: it notes
-// the goroutine Run runs on, which settling reads (clientGoInformer.drained).
+// the goroutine Run runs on, which settling reads (clientGoInformer.drained),
+// and labels it as its side's (side), so that every goroutine the
+// informer starts is the side's, whichever side's goroutine ran the
+// factory's Start.
 type loopInformer struct {
 	cache.SharedIndexInformer
 	loop *atomic.Value
+	side string
 }
 
 func (l loopInformer) Run(stop <-chan struct{}) {
-	l.loop.Store(goroutines.Current())
+	l.begin()
 	l.SharedIndexInformer.Run(stop)
 }
 
 func (l loopInformer) RunWithContext(ctx context.Context) {
-	l.loop.Store(goroutines.Current())
+	l.begin()
 	l.SharedIndexInformer.RunWithContext(ctx)
+}
+
+func (l loopInformer) begin() {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(sideLabel, l.side)))
+	l.loop.Store(goroutines.Current())
 }

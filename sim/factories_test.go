@@ -23,7 +23,7 @@ func TestFactoryPlantsAreReported(t *testing.T) {
 	}{
 		{"a new informer per request", "factory-shared-informer", "note", "informer shared", "not shared",
 			func(f clFactory) clFactory { return &unshared{clFactory: f} }},
-		{"Start runs nothing after the first", "factory-late-informer", "state", "factory-start f", "the informer runs",
+		{"Start runs nothing after the first", "factory-late-informer", "state", "factory-start f", "the pods informer runs",
 			func(f clFactory) clFactory { return &startOnce{clFactory: f} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

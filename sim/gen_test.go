@@ -56,6 +56,22 @@ func genScenario(rng *rand.Rand) string {
 // each seed has them.
 var genLate = map[string]genStep{
 	"watch-list-lose": {func(g *gen) int { return g.unless(len(g.objects) > 0, 1, 0) }, func(g *gen) string { return "watch-list-lose " + g.key(true) }},
+	// Resources beyond pods, finalizers and owners, and the garbage
+	// collector's sweep: the etcd world's (kinds.go's model, apart from
+	// what the drawn steps read).
+	"gc": {func(g *gen) int { return g.unless(!g.cache && g.kinds.owned, 12, 0) }, func(*gen) string { return "gc" }},
+}
+
+// genKindSteps are late steps (lateStep) that act on resources other
+// than pods, in the etcd world: writes of configmaps, secrets and
+// deployments, some with finalizers or an owner, and a factory's
+// informer of one. Their model (gen.kinds) is their own: no drawn step
+// reads it.
+var genKindSteps = []genStep{
+	{func(g *gen) int { return g.unless(!g.cache, 10, 0) }, (*gen).createKind},
+	{func(g *gen) int { return g.unless(!g.cache && len(g.kinds.objects) > 0, 6, 0) }, (*gen).updateKind},
+	{func(g *gen) int { return g.unless(!g.cache && len(g.kinds.objects) > 0, 4, 0) }, (*gen).deleteKind},
+	{func(g *gen) int { return g.unless(!g.cache && len(g.factories) > 0, 8, 0) }, (*gen).informerKind},
 }
 
 // lateStream is the late source's stream: one with which no scenario of
@@ -74,17 +90,45 @@ func (g *gen) lateStep(text string, room bool) string {
 	h := fnv.New64a()
 	h.Write([]byte(text))
 	r := rand.New(rand.NewPCG(h.Sum64(), lateStream))
+	late := make([]genStep, 0, len(genLate))
 	for _, n := range slices.Sorted(maps.Keys(genLate)) {
-		if w := genLate[n].weight(g); w == 0 || r.IntN(24) >= w {
+		late = append(late, genLate[n])
+	}
+	if step := g.lateFrom(text, r, late); step != "" {
+		return step
+	}
+	// The other resources' steps come in one scenario of four, decided
+	// by its first step, and draw from a stream of their own: kindSalt
+	// is one with which no scenario of the corpus gets one either.
+	if g.kinds.on == 0 {
+		g.kinds.on = 1 + rand.New(rand.NewPCG(h.Sum64(), kindSalt)).IntN(4)
+	}
+	if g.kinds.on != 1 {
+		return ""
+	}
+	return g.lateFrom(text, rand.New(rand.NewPCG(h.Sum64(), lateStream)), genKindSteps)
+}
+
+// kindSalt decides which scenarios get steps over other resources: a
+// salt with which none of the corpus does (TestGenCorpusKeepsItsSteps).
+const kindSalt = 1
+
+// lateFrom is the first of steps that r draws and Parse accepts after
+// text, or "".
+func (g *gen) lateFrom(text string, r *rand.Rand, steps []genStep) string {
+	for _, s := range steps {
+		if w := s.weight(g); w == 0 || r.IntN(24) >= w {
 			continue
 		}
 		main := g.rng
+		saved := g.kinds.clone()
 		g.rng = r // the command's own choices (which object) come from the late source too
-		step := "\n" + genLate[n].write(g) + "\n----\n"
+		step := "\n" + s.write(g) + "\n----\n"
 		g.rng = main
 		if _, err := scenario.Parse("gen.txt", []byte(text+step)); err == nil {
 			return step
 		}
+		g.kinds = saved
 	}
 	return ""
 }
@@ -130,12 +174,14 @@ type gen struct {
 	cluster    bool                       // the first step was etcd-cluster (3 members)
 	down       [3]bool                    // a cluster's stopped members (m1 is 0)
 	leader     int                        // a cluster's leader
+	kinds      genKinds                   // the late steps' model of other resources
 }
 
 func (g *gen) save() gen {
 	c := *g
 	c.objects, c.handlers, c.raw, c.snapshots = maps.Clone(g.objects), maps.Clone(g.handlers), maps.Clone(g.raw), maps.Clone(g.snapshots)
 	c.ctlNames, c.factories, c.facInf = slices.Clone(g.ctlNames), slices.Clone(g.factories), slices.Clone(g.facInf)
+	c.kinds = g.kinds.clone()
 	return c
 }
 

@@ -81,7 +81,9 @@ func (r *runner) etcdAt(cfg *startConfig, rv string) (map[string]string, error) 
 }
 
 // scope is what an informer's LIST covers: its namespace and selectors.
-func (c *startConfig) scope() string { return c.namespace + "\x00" + c.labels + "\x00" + c.fields }
+func (c *startConfig) scope() string {
+	return c.res.Resource + "\x00" + c.namespace + "\x00" + c.labels + "\x00" + c.fields
+}
 
 // keyedObject is what the invariants keep of an object in etcd.
 type keyedObject struct{ key, desc string }
@@ -96,7 +98,7 @@ func keyed(o *unstructured.Unstructured) keyedObject {
 // cannot read (a compacted revision, a value that does not decode), the
 // LIST itself says why, in the words an informer would get.
 func (r *runner) listEtcdAt(cfg *startConfig, rv string) (map[string]string, error) {
-	lw := listwatch.NewListerWatcher(r.client, r.res, listwatch.Options{Namespace: cfg.namespace})
+	lw := listwatch.NewListerWatcher(r.client, cfg.res, listwatch.Options{Namespace: cfg.namespace})
 	opts := metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}
 	scope := cfg.scope()
 	if r.etcdCopy == nil || r.etcdCopyScope != scope {

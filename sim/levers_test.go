@@ -86,3 +86,70 @@ func isLeverRefusal(cmd, msg string) bool {
 	}
 	return false
 }
+
+// Every resource, and finalizers and owners, in every world, through the
+// same mechanism as the commands' levers (StepAllows): a step that names
+// a resource (each command that can) or gives finalizers= or owner= is
+// refused before the first step exactly where the resource's lever
+// (lever.Resource) or lever.Lifecycle says the world lacks a part, with
+// that lever's reason in the run's words (ResourceAllows,
+// LifecycleAllows), and allowed everywhere the world has it. Each
+// scenario's first refused step is the first whose levers the world
+// lacks.
+func TestResourcesInEveryWorld(t *testing.T) {
+	var cases []string
+	for _, res := range scenario.Resources {
+		cases = append(cases,
+			"create "+res+" ns0/b",
+			"create "+res+" ns0/a\n----\n\nupdate "+res+" ns0/a labels=()",
+			"create "+res+" ns0/a\n----\n\ndelete "+res+" ns0/a",
+			"factory f\n----\n\ninformer f "+res)
+	}
+	cases = append(cases, "create configmaps ns0/o\n----\n\ncreate ns0/p finalizers=(example.com/x)",
+		"create ns0/o\n----\n\ncreate ns0/p owner=pods/ns0/o")
+	refused, byResource, allowed := 0, 0, 0
+	for _, w := range lever.Worlds {
+		opts, _ := worldOptions(w)
+		for _, c := range cases {
+			src := "# Server: etcd\n\n" + strings.ReplaceAll(c, `\n`, "\n") + "\n----\n"
+			sc, err := scenario.Parse("resources.txt", []byte(src))
+			if err != nil {
+				t.Fatalf("%q does not parse: %v", src, err)
+			}
+			// The first step the world lacks a lever of, by the levers'
+			// own answers.
+			want, wantStep := error(nil), 0
+			for i, st := range sc.Steps {
+				a, _ := scenario.ParseArgs(st)
+				if lever.Of(st.Cmd).Available(w) != nil {
+					want, wantStep = LeverAllows(st.Cmd, w), i+1
+				} else if lever.Resource(a.Resource).Available(w) != nil {
+					want, wantStep = ResourceAllows(st.Cmd, a.Resource, w), i+1
+					byResource++
+				} else if (a.Values["finalizers"] != nil || a.Values["owner"] != nil) && lever.Lifecycle.Available(w) != nil {
+					want, wantStep = LifecycleAllows(st.Cmd, w), i+1
+					byResource++
+				}
+				if want != nil {
+					break
+				}
+			}
+			err = Check(sc, opts)
+			var re *RefusedError
+			switch {
+			case want != nil:
+				refused++
+				if !errors.As(err, &re) || re.Step != wantStep || re.Msg != want.Error() {
+					t.Errorf("%q in %s: Check says %v; want step %d refused: %v", c, w, err, wantStep, want)
+				}
+			case errors.As(err, &re) && (strings.Contains(re.Msg, "pods alone") || strings.Contains(re.Msg, "finalizers")):
+				t.Errorf("%q in %s: the world has the step's levers, but Check refused it as lacking one: %v", c, w, err)
+			default:
+				allowed++
+			}
+		}
+	}
+	if byResource == 0 || allowed == 0 {
+		t.Fatalf("%d steps refused (%d for their resource or lifecycle) and %d allowed: the test tells nothing", refused, byResource, allowed)
+	}
+}

@@ -30,13 +30,15 @@ func (w *ownWorld) describe(h *trace.Header) {
 // etcd through listwatch on the side's own connection: a second
 // informer's sides dial connections of their own, as start's have, so
 // that a progress request reaches only that informer's watches.
-func (w *ownWorld) server(label string, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (w *ownWorld) server(label string, res listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
 	r := w.r
 	switch {
 	case r.opts.Wire:
-		return func(ns string) world.Server { return r.wire(impl, user, rec).Server(ns) }, i + 1, nil
+		name := res.Resource[len(r.ownPrefix):] // as the scenario names it
+		return func(ns string) world.Server { return r.wire(impl, user, name, rec).Server(ns) }, i + 1, nil
 	case r.cached():
-		return func(ns string) world.Server { return r.apis[r.using].ListerWatcher(ns) }, i + 1, nil
+		name := res.Resource[len(r.ownPrefix):]
+		return func(ns string) world.Server { return r.apis[r.using].of(name).ListerWatcher(ns) }, i + 1, nil
 	}
 	client := i + 1
 	if label != "" {
@@ -45,7 +47,7 @@ func (w *ownWorld) server(label string, i int, impl, user string, rec *trace.Rec
 		}
 		client = len(r.clients) - 1
 	}
-	lw := listwatch.NewListerWatcher(r.clients[client], r.res, listwatch.Options{Clock: r.worldClock()})
+	lw := listwatch.NewListerWatcher(r.clients[client], res, listwatch.Options{Clock: r.worldClock()})
 	return func(ns string) world.Server { return lw.WithNamespace(ns) }, client, nil
 }
 

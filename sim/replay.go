@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/recording"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -207,7 +208,7 @@ type replayWorld struct {
 func (w *replayWorld) connect() error {
 	r := w.r
 	w.played = recording.NewServer(r.opts.Replay.History, r.clock)
-	sides, err := r.newPair("")
+	sides, err := r.newPair("", r.res)
 	if err != nil {
 		return err
 	}
@@ -219,7 +220,7 @@ func (w *replayWorld) describe(h *trace.Header) {
 	h.Etcd, h.Replay = "none: the server is a recording", replayHeader(w.r.opts.Replay)
 }
 
-func (w *replayWorld) server(_ string, i int, _, _ string, _ *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (w *replayWorld) server(_ string, _ listwatch.Resource, i int, _, _ string, _ *trace.Recorder) (func(ns string) world.Server, int, error) {
 	return func(string) world.Server { return world.ReplayServer{Server: w.played} }, i + 1, nil
 }
 

@@ -148,21 +148,29 @@ type Result struct {
 // runner runs one scenario: one etcd, a writer, a fake clock, and the two
 // sides.
 type runner struct {
-	claimed   bool // it holds the process's client-go settings (claimProcess)
-	sc        *scenario.Scenario
-	opts      Options
-	ctx       context.Context
-	etcd      *listwatch.Embedded // nil with an external etcd
-	apis      []world.APIServer   // kube-apiserver's storage, in the watch-cache world (several after add-apiserver); else none
-	wiring    *wiring             // with Options.Wire: kube-apiserver over HTTPS in front of each of apis, and each side's way there (wire.go)
-	using     int                 // the index in apis of the one the informers talk to
-	client    *clientv3.Client    // the world's own connection: writes, compaction
+	claimed bool // it holds the process's client-go settings (claimProcess)
+	sc      *scenario.Scenario
+	opts    Options
+	ctx     context.Context
+	etcd    *listwatch.Embedded // nil with an external etcd
+	apis    []*kubeAPIServer    // kube-apiserver's storages, in the watch-cache world (several after add-apiserver); else none
+	wiring  *wiring             // with Options.Wire: kube-apiserver over HTTPS in front of each of apis, and each side's way there (wire.go)
+	using   int                 // the index in apis of the one the informers talk to
+	client  *clientv3.Client    // the world's own connection: writes, compaction
+	// res is start's informer's resource, pods; on an external etcd
+	// every resource's name starts with ownPrefix, and so every key
+	// the run writes there (resourceNamed).
 	res       listwatch.Resource
-	writer    objectWriter      // etcd's (rawWriter), or on a cluster its namespace's
+	ownPrefix string
+	writer    objectWriter      // of pods: etcd's (rawWriter), or on a cluster its namespace's
 	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
-	clock     *scenarioclock.Clock
-	full      *world.Full // what package sim/full links in; Check made sure the run has what it needs
-	runID     string      // the label of the goroutines its world starts (asWorld)
+	kv        listwatch.KV      // on etcd, what the writers write to
+	// writers are the writers of the resources other than pods a step
+	// has written, by name (writerOf).
+	writers map[string]*listwatch.Writer
+	clock   *scenarioclock.Clock
+	full    *world.Full // what package sim/full links in; Check made sure the run has what it needs
+	runID   string      // the label of the goroutines its world starts (asWorld)
 	// users maps each side's user (userOf) to its goroutines' label
 	// (parked.go), for kube-apiserver to put on the goroutines that
 	// serve it; read from the server's goroutines.
@@ -457,7 +465,7 @@ func (s *Session) Abandon() {
 	r.where.end(10 * time.Second)
 	if r.etcd == nil && r.client != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+		_, _ = r.client.Delete(ctx, r.keyPrefix(), clientv3.WithPrefix())
 		cancel()
 	}
 	if r.etcd != nil {
@@ -477,7 +485,57 @@ func (s *Session) KeyPrefix() string {
 	if s.r.etcd != nil {
 		return ""
 	}
-	return "/registry/" + s.r.res.Resource + "/"
+	return s.r.keyPrefix()
+}
+
+// writerOptions are every writer's: one sequence of UIDs over all
+// resources, and the scenario's clock for creation timestamps.
+func (r *runner) writerOptions() listwatch.WriterOptions {
+	return listwatch.WriterOptions{
+		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
+		Now:    r.clock.Now,
+	}
+}
+
+// writerOf is what a write of the resource a scenario names goes
+// through: pods' writer (etcd's, or a cluster's namespace), or one of
+// etcd's own for each other resource, made at its first write. Only the
+// etcd world serves other resources so far (lever.ManyResources).
+func (r *runner) writerOf(name string) objectWriter {
+	if name == "" || name == scenario.DefaultResource {
+		return r.writer
+	}
+	w := r.writers[name]
+	if w == nil {
+		w = listwatch.NewWriter(r.kv, r.resourceNamed(name), r.writerOptions())
+		if r.writers == nil {
+			r.writers = map[string]*listwatch.Writer{}
+		}
+		r.writers[name] = w
+	}
+	return w
+}
+
+// keyPrefix is where the run writes in an external etcd: the start of
+// the key of every object of every resource it writes there.
+func (r *runner) keyPrefix() string { return "/registry/" + r.ownPrefix }
+
+// resourceNamed is the resource a scenario names (scenario.Resources),
+// under the run's own prefix on an external etcd.
+func (r *runner) resourceNamed(name string) listwatch.Resource {
+	res := builtIn(name)
+	res.Resource = r.ownPrefix + res.Resource
+	return res
+}
+
+// builtIn is the resource a scenario names (scenario.Resources).
+func builtIn(name string) listwatch.Resource {
+	for _, res := range listwatch.BuiltIn {
+		if res.Resource == name {
+			return res
+		}
+	}
+	panic("sim: no resource " + name) // the scenario's parser knows them all
 }
 
 // stack is the stack the run uses: the override, or the scenario's start.
@@ -511,11 +569,11 @@ func (r *runner) server() string {
 	return r.sc.WrittenFor()
 }
 
-// worldAllows says why a lever cannot be pulled in the run's world (a
+// worldAllows says why a step cannot run in the run's world (a
 // scenario run with --server in the other one), or nil. Check refuses
 // such a step before the run starts; this is the step's own guard.
-func (r *runner) worldAllows(cmd string) error {
-	return LeverAllows(cmd, WorldOf(r.sc, r.opts))
+func (r *runner) worldAllows(cmd string, a scenario.Args) error {
+	return StepAllows(cmd, a, WorldOf(r.sc, r.opts))
 }
 
 // describeServer names a run's server as its --server flag does, and
@@ -549,7 +607,8 @@ func (r *runner) connectOwn() error {
 		}
 		// Never touch a real cluster's pods: an external run keeps to
 		// its own prefix, and starts and ends with it empty.
-		r.res.Resource = fmt.Sprintf("cachelab-sim-%d-pods", time.Now().UnixNano())
+		r.ownPrefix = fmt.Sprintf("cachelab-sim-%d-", time.Now().UnixNano())
+		r.res = r.resourceNamed(scenario.DefaultResource)
 	}
 	copts := r.opts.Etcd
 	copts.Endpoints = endpoints
@@ -586,26 +645,22 @@ func (r *runner) connectOwn() error {
 	if r.etcd != nil && r.etcd.LocalKV() != nil {
 		kv = r.etcd.LocalKV()
 	}
-	r.rawWriter = listwatch.NewWriter(kv, r.res, listwatch.WriterOptions{
-		NewUID: func() types.UID { r.uids++; return types.UID(fmt.Sprintf("uid-%d", r.uids)) },
-		Now:    r.clock.Now,
-	})
+	r.kv = kv
+	r.rawWriter = listwatch.NewWriter(kv, r.res, r.writerOptions())
 	r.writer = r.rawWriter
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.
-		var api world.APIServer
-		var err error
-		r.asWorld(func() { api, err = r.full.NewAPIServer(r.ctx, r.clients[3], r.res, r.worldClock(), "") })
+		api, err := r.newKubeAPIServer(r.clients[3], "")
 		if err != nil {
 			return err
 		}
-		r.apis = []world.APIServer{api}
+		r.apis = []*kubeAPIServer{api}
 		if err := r.serveHTTPS(api); err != nil {
 			return err
 		}
 	}
-	sides, err := r.newPair("")
+	sides, err := r.newPair("", r.res)
 	if err != nil {
 		return err
 	}
@@ -623,7 +678,7 @@ func (r *runner) connectOwn() error {
 // informer's sides have etcd connections of their own, as start's do: a
 // progress request settling asks for on a connection reaches every watch
 // on it, and must reach that informer's only.
-func (r *runner) newPair(label string) ([]*side, error) {
+func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) {
 	var pair []*side
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{Informer: label}
@@ -635,7 +690,7 @@ func (r *runner) newPair(label string) ([]*side, error) {
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		user := userOf(impl, label)
-		server, client, err := r.where.server(label, i, impl, user, rec)
+		server, client, err := r.where.server(label, res, i, impl, user, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -702,6 +757,20 @@ func (r *runner) livePairs() [][2]*side {
 // queues.
 func (r *runner) queueWorld() bool { return r.cfg != nil && r.cfg.queue }
 
+// newKubeAPIServer starts a kube-apiserver's storage, with its watch
+// cache, over client for every resource the scenario writes or watches,
+// named name if not "".
+func (r *runner) newKubeAPIServer(client *clientv3.Client, name string) (*kubeAPIServer, error) {
+	var api *kubeAPIServer
+	var err error
+	r.asWorld(func() {
+		api, err = newKubeAPIServer(resourcesOf(r.sc), func(res string) (world.APIServer, error) {
+			return r.full.NewAPIServer(r.ctx, client, r.resourceNamed(res), r.worldClock(), name)
+		})
+	})
+	return api, err
+}
+
 // cached reports whether the run is in the watch-cache world.
 func (r *runner) cached() bool { return len(r.apis) > 0 }
 
@@ -728,7 +797,7 @@ func (r *runner) close() {
 		// Bounded: close runs when a signal stops the run, and an etcd
 		// that stopped answering must not keep the process from exiting.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = r.client.Delete(ctx, "/registry/"+r.res.Resource+"/", clientv3.WithPrefix())
+		_, _ = r.client.Delete(ctx, r.keyPrefix(), clientv3.WithPrefix())
 		cancel()
 	}
 	if r.where != nil {
@@ -761,7 +830,7 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	if err != nil {
 		return sr, err
 	}
-	if err := r.worldAllows(st.Cmd); err != nil {
+	if err := r.worldAllows(st.Cmd, a); err != nil {
 		return sr, err
 	}
 	// A command that settles as it goes (advance, in the watch-cache

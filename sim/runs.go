@@ -17,32 +17,26 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 	// The world.
 	"create": func(r *runner, a scenario.Args) error {
 		for _, k := range a.Pos {
-			if err := r.create(k, a.Labels(), a.Flags["managed"]); err != nil {
+			ownerRes, ownerKey := a.Owner()
+			if err := r.create(a.Resource, k, changeOf(a), ownerRes, ownerKey, a.Flags["managed"]); err != nil {
 				return err
 			}
 		}
 		return nil
 	},
 	"update": func(r *runner, a scenario.Args) error {
-		img, _ := a.Value("image")
-		var labels map[string]string
-		if _, ok := a.Values["labels"]; ok {
-			labels = a.Labels()
-			if labels == nil {
-				labels = map[string]string{}
-			}
-		}
+		ch := changeOf(a)
 		if v, ok := a.Value("times"); ok {
 			n, _ := strconv.Atoi(v)
-			return r.updateTimes(a.Pos[0], labels, img, n)
+			return r.updateTimes(a.Resource, a.Pos[0], ch, n)
 		}
-		return r.update(a.Pos[0], labels, img)
+		return r.update(a.Resource, a.Pos[0], ch)
 	},
 	"put-raw":    cmdPutRaw,
 	"delete-raw": cmdDeleteRaw,
 	"delete": func(r *runner, a scenario.Args) error {
 		for _, k := range a.Pos {
-			if err := r.delete(k); err != nil {
+			if err := r.delete(a.Resource, k); err != nil {
 				return err
 			}
 		}
@@ -72,6 +66,7 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), scenario.BulkName(ns, 1, n), scenario.BulkName(ns, n, n), rev))
 		return nil
 	},
+	"gc":              cmdGC,
 	"compact":         func(r *runner, a scenario.Args) error { return r.compact() },
 	"progress":        cmdProgress,
 	"close-watch":     closeWatch,

@@ -130,18 +130,29 @@ func (r *runner) poppedAfterTick(cg *side) bool {
 // watch cache for it to catch up, which only the clock or the cache
 // catching up ends (apistorage's Stalled).
 func (r *runner) stalled(s *side, c world.State) bool {
-	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && r.full.Stalled(r.apis...)
+	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && r.full.Stalled(r.storages()...)
 }
 
 // cachesCaughtUp reports whether every kube-apiserver's cache has taken
 // in etcd's revision rev (or is held back from it).
 func (r *runner) cachesCaughtUp(rev int64) bool {
+	caught := true
 	for _, a := range r.apis {
 		if !a.CacheCaughtUp(uint64(max(rev, 0))) {
-			return false
+			a.catchUp(r.ctx, uint64(max(rev, 0)))
+			caught = false
 		}
 	}
-	return true
+	return caught
+}
+
+// storages are every kube-apiserver's storage of every resource.
+func (r *runner) storages() []world.APIServer {
+	var out []world.APIServer
+	for _, a := range r.apis {
+		out = append(out, a.members()...)
+	}
+	return out
 }
 
 // cacheStates says how far each cache has got, for messages.
@@ -189,8 +200,8 @@ type activity struct {
 }
 
 // maxSides bounds a run's sides: start's informer and the factories'
-// (scenario.MaxFactories; Parse refuses one more), two sides each.
-const maxSides = 2 * (1 + scenario.MaxFactories)
+// (scenario.MaxInformers in all; Parse refuses one more), two sides each.
+const maxSides = 2 * scenario.MaxInformers
 
 func (r *runner) cacheActivity() activity {
 	a := activity{now: r.clock.Now()}

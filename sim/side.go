@@ -18,12 +18,14 @@ import (
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/meter"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
 
 // startConfig is what a scenario's start command asked for.
 type startConfig struct {
+	res       listwatch.Resource // what it lists and watches
 	stack     informer.Stack
 	resync    time.Duration
 	labels    string
@@ -36,7 +38,7 @@ type startConfig struct {
 // matches reports whether obj is in the informers' namespace and passes
 // their selectors (nil never does).
 func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
-	if obj == nil {
+	if obj == nil || obj.GroupVersionKind() != c.res.GroupVersionKind() {
 		return false
 	}
 	ls, err := labels.Parse(c.labels)

@@ -46,11 +46,11 @@ type wireKey struct {
 
 // serveHTTPS starts kube-apiserver over HTTPS in front of api, with
 // Options.Wire; without it, nothing.
-func (r *runner) serveHTTPS(api world.APIServer) error {
+func (r *runner) serveHTTPS(api *kubeAPIServer) error {
 	if !r.opts.Wire {
 		return nil
 	}
-	srv, err := r.full.ServeHTTPS(r.ctx, api, r.worldClock(), r.userLabels)
+	srv, err := r.full.ServeHTTPS(r.ctx, api.members(), r.worldClock(), r.userLabels)
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
@@ -107,13 +107,13 @@ func (w *wiring) heldByCut(s *side) bool {
 // wire is the side's HTTP client of the kube-apiserver its connection
 // goes to now (use-apiserver moves it), made at the first call; a side
 // authenticates as user, so that the server's log tells the sides apart.
-func (r *runner) wire(impl, user string, rec *trace.Recorder) world.Wire {
+func (r *runner) wire(impl, user, resource string, rec *trace.Recorder) world.Wire {
 	w := r.wiring
 	k := wireKey{user: user, api: r.using}
 	if c, ok := w.clients[k]; ok {
 		return c
 	}
-	c, err := w.newClient(impl, k, r.apis[k.api], rec)
+	c, err := w.newClient(impl, k, r.apis[k.api].of(resource), rec)
 	if err != nil {
 		// Certificates, clients and proxies are made in memory and on
 		// loopback from what the server made: nothing a scenario can

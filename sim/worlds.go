@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -37,9 +38,10 @@ type runWorld interface {
 	// describe puts the world in the run's header.
 	describe(h *trace.Header)
 	// server is how the connection of side impl of informer label (the
-	// pair's i-th) reaches the world, for a namespace, and the index in
-	// runner.clients of the etcd connection it uses (where it uses one).
-	server(label string, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)
+	// pair's i-th), of resource res, reaches the world, for a namespace,
+	// and the index in runner.clients of the etcd connection it uses
+	// (where it uses one).
+	server(label string, res listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)
 	// namespace is the namespace an informer's namespace= watches here.
 	namespace(ns string) string
 	// wrote notes a write; false leaves the runner's own note of it.

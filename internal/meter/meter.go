@@ -186,18 +186,36 @@ func ReserveClientGo(prefix string) (cache.InformerNameAndResource, func()) {
 	return reserveClientGo(fmt.Sprintf("%s-%d", prefix, reserved.Add(1)))
 }
 
+// ReserveCachelabFor is ReserveCachelab paired with gvr.
+func ReserveCachelabFor(prefix string, gvr schema.GroupVersionResource) (metrics.InformerNameAndResource, func()) {
+	return reserveCachelabFor(fmt.Sprintf("%s-%d", prefix, reserved.Add(1)), gvr)
+}
+
+// ReserveClientGoFor is ReserveClientGo paired with gvr.
+func ReserveClientGoFor(prefix string, gvr schema.GroupVersionResource) (cache.InformerNameAndResource, func()) {
+	return reserveClientGoFor(fmt.Sprintf("%s-%d", prefix, reserved.Add(1)), gvr)
+}
+
 func reserveCachelab(name string) (metrics.InformerNameAndResource, func()) {
+	return reserveCachelabFor(name, PodsGVR)
+}
+
+func reserveClientGo(name string) (cache.InformerNameAndResource, func()) {
+	return reserveClientGoFor(name, PodsGVR)
+}
+
+func reserveCachelabFor(name string, gvr schema.GroupVersionResource) (metrics.InformerNameAndResource, func()) {
 	n, err := metrics.NewInformerName(name)
 	if err != nil {
 		panic(err) // fresh names cannot collide
 	}
-	return n.WithResource(PodsGVR), n.Release
+	return n.WithResource(gvr), n.Release
 }
 
-func reserveClientGo(name string) (cache.InformerNameAndResource, func()) {
+func reserveClientGoFor(name string, gvr schema.GroupVersionResource) (cache.InformerNameAndResource, func()) {
 	n, err := cache.NewInformerName(name)
 	if err != nil {
 		panic(err) // fresh names cannot collide
 	}
-	return n.WithResource(PodsGVR), n.Release
+	return n.WithResource(gvr), n.Release
 }

@@ -14,13 +14,16 @@ package full
 
 import (
 	"context"
+	"fmt"
 	"runtime/pprof"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
@@ -37,6 +40,7 @@ func init() {
 		Stalled:            stalled,
 		ServeHTTPS:         serveHTTPS,
 		NewClientGoFactory: newClientGoFactory,
+		TypedObject:        typedObject,
 	})
 }
 
@@ -68,8 +72,12 @@ func stalled(servers ...world.APIServer) bool {
 // httpsServer is a kubeapiserver.Server as the world knows it.
 type httpsServer struct{ *kubeapiserver.Server }
 
-func serveHTTPS(ctx context.Context, api world.APIServer, clk clock.Clock, labels func(user string) pprof.LabelSet) (world.HTTPSServer, error) {
-	s, err := kubeapiserver.New(ctx, api.(apiServer).Server, kubeapiserver.Options{Clock: clk, Labels: labels})
+func serveHTTPS(ctx context.Context, apis []world.APIServer, clk clock.Clock, labels func(user string) pprof.LabelSet) (world.HTTPSServer, error) {
+	var also []*apistorage.Server
+	for _, a := range apis[1:] {
+		also = append(also, a.(apiServer).Server)
+	}
+	s, err := kubeapiserver.New(ctx, apis[0].(apiServer).Server, kubeapiserver.Options{Clock: clk, Labels: labels, Also: also})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +115,16 @@ type clientGoFactory struct {
 
 func newClientGoFactory(resync time.Duration) world.ClientGoFactory {
 	return clientGoFactory{informers.NewSharedInformerFactoryWithOptions(nil, resync)}
+}
+
+// typedObject is client-go's Go type for gvk, from the scheme its
+// typed clients and informers use.
+func typedObject(gvk schema.GroupVersionKind) runtime.Object {
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		panic(fmt.Sprintf("sim/full: client-go has no type for %s: %v", gvk, err)) // the built-in resources all have one
+	}
+	return obj
 }
 
 func (f clientGoFactory) InformerFor(obj runtime.Object, newFunc func(resync time.Duration) cache.SharedIndexInformer) cache.SharedIndexInformer {

@@ -50,8 +50,12 @@ const (
 	// OwnAPIServers: kube-apiservers of the run's own, to start more of
 	// and to move the informers between.
 	OwnAPIServers
+	// ManyResources: a world that serves resources other than pods:
+	// every world of the run's own kube-apiserver storage. A cluster and
+	// a replay serve pods alone, so far.
+	ManyResources
 
-	lastNeed = OwnAPIServers
+	lastNeed = ManyResources
 )
 
 // needNames are the needs' names, for a refusal's default message.
@@ -65,6 +69,7 @@ var needNames = map[Need]string{
 	NoWatchCache:  "kube-apiserver with its watch cache off",
 	OwnWatchCache: "kube-apiserver's watch cache",
 	OwnAPIServers: "kube-apiservers of the run's own",
+	ManyResources: "resources other than pods",
 }
 
 func (n Need) String() string {
@@ -101,10 +106,10 @@ func (w World) String() string {
 var (
 	// Etcd is kube-apiserver's storage with its watch cache off
 	// (--server etcd).
-	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache}
+	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache | ManyResources}
 	// WatchCache is kube-apiserver's watch cache, in process (--server
 	// watchcache).
-	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers}
+	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers | ManyResources}
 	// APIServer is the watch-cache world with the informers reaching
 	// it over HTTPS (--server apiserver).
 	APIServer = World{Server: "apiserver", has: WatchCache.has}
@@ -207,6 +212,8 @@ var levers = index(
 	Lever{Name: "update", Needs: Live},
 	Lever{Name: "delete", Needs: Live},
 	Lever{Name: "bulk-create", Needs: Live},
+	Lever{Name: "gc", Needs: Live | ManyResources, Does: "it sweeps the run's objects of every resource for those whose owners are gone",
+		OnCluster: "a cluster's garbage collector sweeps on its own, and a run on a cluster writes pods alone, so far"},
 	Lever{Name: "put-raw", Needs: Live | EtcdKeys | NoWatchCache, Does: "it stores bytes under a key in etcd",
 		OnCluster: "it stores bytes under a key in etcd" + clusterEtcd},
 	Lever{Name: "delete-raw", Needs: Live | EtcdKeys | NoWatchCache, Does: "it removes bytes from etcd",
@@ -273,6 +280,28 @@ func index(ls ...Lever) map[string]Lever {
 	}
 	return m
 }
+
+// Resource is the lever a step pulls by naming a resource (create
+// configmaps ..., informer a secrets): pods need nothing but what the
+// step's command needs, every other resource a world that serves it.
+func Resource(name string) Lever {
+	if name == "" || name == "pods" {
+		return Lever{Name: "pods"}
+	}
+	does := "it writes or watches " + name
+	return Lever{Name: name, Needs: Live | ManyResources, Does: does,
+		OnCluster: does + ", and a run on a cluster writes and watches pods alone, so far"}
+}
+
+// Lifecycle is the lever a write pulls by giving finalizers= or owner=:
+// an object whose deletion waits for its finalizers, or that a garbage
+// collector deletes after its owner. The worlds of the run's own storage
+// have it; on a cluster, whose namespace the run deletes at its end, an
+// object held by a finalizer no controller removes would keep the
+// namespace from going.
+var Lifecycle = Lever{Name: "finalizers= and owner=", Needs: Live | ManyResources,
+	Does:      "it gives an object finalizers or an owner",
+	OnCluster: "it gives an object finalizers or an owner, which would keep the run's namespace from being deleted at its end"}
 
 // Lookup is the lever of command cmd.
 func Lookup(cmd string) (Lever, bool) {

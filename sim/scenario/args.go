@@ -18,6 +18,10 @@ type Args struct {
 	Pos    []string
 	Values map[string][]string
 	Flags  map[string]bool
+	// Resource is the resource a write or informer step acts on
+	// (DefaultResource where it names none), taken out of Pos; "" for
+	// the other commands.
+	Resource string
 }
 
 // Value is the key= argument, its values joined with ","; ok is false if
@@ -28,6 +32,44 @@ func (a Args) Value(k string) (v string, ok bool) {
 		return "", false
 	}
 	return strings.Join(vs, ","), true
+}
+
+// Data is create's and update's data= as key-value pairs in the order
+// written, nil for none; the command's check has refused any that
+// parseLabels refuses.
+func (a Args) Data() map[string]string {
+	v, ok := a.Value("data")
+	if !ok {
+		return nil
+	}
+	pairs, _ := parseData(v)
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		out[p.key] = p.value
+	}
+	return out
+}
+
+// Finalizers is create's and update's finalizers= (empty, not nil, for
+// ()), or nil where the step does not give it.
+func (a Args) Finalizers() []string {
+	v, ok := a.Value("finalizers")
+	if !ok {
+		return nil
+	}
+	f, _ := parseFinalizers(v)
+	return f
+}
+
+// Owner is create's owner=: the owner's resource and key, or "" for
+// none.
+func (a Args) Owner() (resource, key string) {
+	v, ok := a.Value("owner")
+	if !ok {
+		return "", ""
+	}
+	res, ns, name, _ := parseOwner(v)
+	return res, ns + "/" + name
 }
 
 // BulkNS is bulk-create's namespace: its ns=, or BulkNamespace when the
@@ -86,6 +128,9 @@ func (c *command) parse(raw []datadriven.CmdArg) (Args, error) {
 		default:
 			a.Pos = append(a.Pos, arg.Key)
 		}
+	}
+	if err := takeResource(nameOf(c), &a); err != nil {
+		return a, err
 	}
 	if len(a.Pos) < c.minPos || len(a.Pos) > c.maxPos {
 		return a, countError(c, a.Pos)

@@ -9,6 +9,16 @@ const (
 	afterPagesHelp  = "inside the next step: after this many pages of paged LISTs, each with more pages to come, counted by each informer"
 )
 
+// What the writes' resource-specific values take, and informer=.
+const (
+	resourceList   = "pods, configmaps, secrets, deployments"
+	dataHelp       = "a configmap's or secret's data, as (k=v,k2=v2), or () for none (a secret's values are stored base64-encoded, as kube-apiserver stores them)"
+	replicasHelp   = "a deployment's spec.replicas (0-1000)"
+	finalizersHelp = "the object's finalizers, as (example.com/hold,...), or () for none"
+	ownerHelp      = "the object's controller owner, an object created before it in its namespace: an ownerReference with the owner's uid, controller and blockOwnerDeletion"
+	informerHelp   = "the factory's informer it goes on, as <factory> for its pods informer or <factory>/<resource> (informer <factory> [<resource>] made it); without it, start's"
+)
+
 // BulkNamespace is the namespace bulk-create puts its objects in when
 // the step does not say ns=.
 const BulkNamespace = "bulk"
@@ -36,18 +46,22 @@ type command struct {
 // What each does is the runner's (package sim, runs.go).
 var commands = map[string]*command{
 	// The world.
-	"create": {usage: "create <ns/name>... [labels=(k=v,...)] [managed]", help: "create objects in etcd",
-		minPos: 1, maxPos: 100, values: map[string]string{"labels": "labels, as (k=v,k2=v2)"},
+	"create": {usage: "create [<resource>] <ns/name>... [labels=(k=v,...)] [data=(k=v,...)] [replicas=<n>] [finalizers=(f,...)] [owner=<resource>/<ns>/<name>] [managed]",
+		help:   "create objects in etcd, pods unless a resource is named first (" + resourceList + ")",
+		minPos: 1, maxPos: 100, values: map[string]string{"labels": "labels, as (k=v,k2=v2)", "data": dataHelp, "replicas": replicasHelp,
+			"finalizers": finalizersHelp, "owner": ownerHelp},
 		flags: map[string]string{"managed": "give the object a managedFields entry, as server-side apply would"}},
-	"update": {usage: "update <ns/name> [labels=(k=v,...)] [image=<image>] [times=<n>]",
-		help:   "update an object in etcd (labels replace the old ones); times=n makes n updates in a row, each setting the label update=<count>",
-		minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image",
+	"update": {usage: "update [<resource>] <ns/name> [labels=(k=v,...)] [image=<image>] [data=(k=v,...)] [replicas=<n>] [finalizers=(f,...)] [times=<n>]",
+		help:   "update an object in etcd, a pod unless a resource is named first (labels replace the old ones, data= the old data); times=n makes n updates in a row, each setting the label update=<count>",
+		minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image (of a deployment: its pod template's container's)",
+			"data": dataHelp, "replicas": replicasHelp, "finalizers": finalizersHelp + "; an update that removes the last one of an object being deleted deletes it",
 			"times": fmt.Sprintf("how many updates in a row (1-%d); each also sets the label update=<count>, so each is a change with its own resourceVersion", maxTimes)}},
 	"put-raw": {usage: "put-raw <ns/name> <text>", help: "store text as it is under the object's etcd key, as a tool writing to etcd directly would: a value kube-apiserver cannot decode",
 		minPos: 2, maxPos: 2},
 	"delete-raw": {usage: "delete-raw <ns/name>", help: "remove the value put-raw stored (kube-apiserver cannot delete what it cannot decode without its unsafe option)",
 		minPos: 1, maxPos: 1},
-	"delete": {usage: "delete <ns/name>...", help: "delete objects from etcd", minPos: 1, maxPos: 100},
+	"delete": {usage: "delete [<resource>] <ns/name>...", help: "delete objects from etcd, pods unless a resource is named first; an object with finalizers is kept, marked with a deletionTimestamp, until an update removes its last finalizer", minPos: 1, maxPos: 100},
+	"gc":     {usage: "gc", help: "the garbage collector's sweep, in the background: delete each object whose owners (owner=) are all gone, and again for what that leaves without owners"},
 	"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]",
 		help:   "create n objects ns/obj-0001..., numbered to the width of n, in namespace " + BulkNamespace + " unless ns= says another",
 		values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default " + BulkNamespace + ")", "labels": "their labels"}},
@@ -131,7 +145,7 @@ var commands = map[string]*command{
 	"stop":   {usage: "stop", help: "stop both informers; they keep what they hold, refuse new handlers, and a later start builds fresh ones"},
 	"add-handler": {usage: "add-handler <name> [resync=<period>] [slow] [informer=<factory>]", help: "register an event handler on both informers (before or after start)",
 		minPos: 1, maxPos: 1, values: map[string]string{"resync": "this handler's resync period",
-			"informer": "the factory whose informer it goes on (informer <factory> made it); without it, start's"},
+			"informer": informerHelp},
 		flags: map[string]string{"slow": "its calls wait until `release <name>`"}},
 	"remove-handler": {usage: "remove-handler <name>", help: "unregister a handler", minPos: 1, maxPos: 1},
 	"release":        {usage: "release <name>", help: "let a slow handler's calls through; it is not slow any more", minPos: 1, maxPos: 1},
@@ -140,7 +154,7 @@ var commands = map[string]*command{
 		help:   "make a shared informer factory on each side (cachelab's factory/, client-go's informers.SharedInformerFactory); its informers list what the options say",
 		minPos: 1, maxPos: 1, values: map[string]string{"namespace": "its informers watch one namespace only", "labels": "a label selector, as (app=web)",
 			"fields": "a field selector (metadata.name, metadata.namespace)", "resync": "its default resync period"}},
-	"informer": {usage: "informer <factory>", help: "ask the factory for its pods informer (ForResource): the first request makes it, every later one gets the same; it runs at the factory's next Start",
+	"informer": {usage: "informer <factory> [<resource>]", help: "ask the factory for its informer of a resource, pods unless one is named (" + resourceList + "): the first request makes it, every later one gets the same; it runs at the factory's next Start",
 		minPos: 1, maxPos: 1},
 	"factory-start": {usage: "factory-start <factory>", help: "the factory's Start: run every informer asked for and not started yet, and only those",
 		minPos: 1, maxPos: 1},
@@ -152,7 +166,7 @@ var commands = map[string]*command{
 			"workers reconcile them from the cache (cachelab's controller/ and workqueue/, and the same loop on client-go's workqueue); they run after each step until no key is ready",
 		values: map[string]string{"workers": fmt.Sprintf("keys reconciled in one round (1-%d, default 1)", maxWorkers),
 			"name":     "the controller's name, which its trace lines carry; several controllers each need one",
-			"informer": "the factory whose informer it is on (informer <factory> made it); without it, start's"},
+			"informer": informerHelp},
 		flags: map[string]string{"writes": "each reconcile records the object's spec.image in the annotation " + ObservedAnnotation + " when it differs (an update with the resourceVersion it read)",
 			"guard":       "the staleness guard: no reconcile while the cache is older than the controller's own last write of the key",
 			"skip-forget": "the bug: success does not call Forget, so the backoff never resets"}},

@@ -26,8 +26,13 @@ type dryRun struct {
 	// etcd-restore brings them back.
 	snapshots    map[string]map[string]int
 	snapshotsRaw map[string]map[string]int
-	created      int            // objects created in all
-	handlers     map[string]int // registered handler -> line that added it
+	// meta is what the live objects' metadata says of their life
+	// (dryrunobjects.go), where it says anything; snapshotsMeta each
+	// snapshot's.
+	meta          map[string]objMeta
+	snapshotsMeta map[string]map[string]objMeta
+	created       int            // objects created in all
+	handlers      map[string]int // registered handler -> line that added it
 
 	started, running bool          // a start ran; no stop since
 	controller       int           // the line of the controllers' start-controller, or 0
@@ -41,7 +46,8 @@ type dryRun struct {
 	// factories are the scenario's factories, by name: the line that
 	// made each, and whether each has made its informer.
 	factories     map[string]int
-	factoryHasInf map[string]bool
+	factoryHasInf map[string]bool // "<factory>/<resource>" -> it has made that informer
+	factoryHasAny map[string]bool // factory -> it has made an informer
 	factoryRuns   map[string]bool // factory-start ran it with its informer made, and no stop since
 	controllers   map[string]int  // controller name ("" for an unnamed one) -> its start-controller's line
 	ctlWriter     int             // the line of the controller that writes, or 0
@@ -52,8 +58,9 @@ type dryRun struct {
 
 func newDryRun() *dryRun {
 	return &dryRun{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
-		factories: map[string]int{}, factoryHasInf: map[string]bool{}, factoryRuns: map[string]bool{}, controllers: map[string]int{},
-		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{}}
+		factories: map[string]int{}, factoryHasInf: map[string]bool{}, factoryHasAny: map[string]bool{}, factoryRuns: map[string]bool{}, controllers: map[string]int{},
+		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{},
+		meta: map[string]objMeta{}, snapshotsMeta: map[string]map[string]objMeta{}}
 }
 
 // step checks st, whose arguments a are valid on their own, against what
@@ -74,14 +81,18 @@ func (p *dryRun) step(st Step, a Args) error {
 	case "restart-etcd":
 		return p.singleMember(st.Cmd)
 	case "create":
-		return p.create(st.Line, a.Pos)
+		return p.create(st.Line, a)
+	case "gc":
+		p.gc()
 	case "bulk-create":
 		return p.bulkCreate(st.Line, a)
 	case "update", "delete":
-		if err := p.notRaw(st.Cmd, a.Pos); err != nil {
-			return err
+		if a.Resource == DefaultResource {
+			if err := p.notRaw(st.Cmd, a.Pos); err != nil {
+				return err
+			}
 		}
-		return p.change(st.Line, st.Cmd, a.Pos)
+		return p.change(st.Line, st.Cmd, a)
 	case "put-raw":
 		return p.putRaw(st.Line, a.Pos[0])
 	case "watch-list-lose":
@@ -95,6 +106,7 @@ func (p *dryRun) step(st Step, a Args) error {
 			return err
 		}
 		p.snapshots[a.Pos[0]], p.snapshotsRaw[a.Pos[0]] = maps.Clone(p.objects), maps.Clone(p.raw)
+		p.snapshotsMeta[a.Pos[0]] = cloneMeta(p.meta)
 	case "etcd-restore":
 		if err := p.singleMember(st.Cmd); err != nil {
 			return err
@@ -104,7 +116,7 @@ func (p *dryRun) step(st Step, a Args) error {
 		if err := p.singleMember(st.Cmd); err != nil {
 			return err
 		}
-		p.objects, p.raw = map[string]int{}, map[string]int{}
+		p.objects, p.raw, p.meta = map[string]int{}, map[string]int{}, map[string]objMeta{}
 	case "start", "start-queue":
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
@@ -114,7 +126,7 @@ func (p *dryRun) step(st Step, a Args) error {
 	case "start-controller":
 		return p.startController(st.Line, a)
 	case "factory", "informer", "factory-start", "factory-wait":
-		return p.factoryStep(st.Line, st.Cmd, a.Pos[0])
+		return p.factoryStep(st.Line, st.Cmd, a.Pos[0], a.Resource)
 	case "show":
 		switch {
 		case a.Pos[0] != "workqueue":
@@ -150,16 +162,31 @@ func (p *dryRun) step(st Step, a Args) error {
 	return nil
 }
 
-// create records each object of a create line; each must be new.
-func (p *dryRun) create(line int, keys []string) error {
+// create records each object of a create line; each must be new. An
+// object is its resource's (ObjectRef): a configmap and a pod may share
+// a name, as in kube-apiserver.
+func (p *dryRun) create(line int, a Args) error {
+	resource, keys := a.Resource, a.Pos
 	if err := p.count(len(keys)); err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
+	ownerRes, ownerKey := a.Owner()
 	for _, k := range keys {
-		if at, ok := p.objects[k]; ok {
-			return fmt.Errorf("create %s: %s", k, alreadyExists(k, at, line))
+		ref := ObjectRef(resource, k)
+		if at, ok := p.objects[ref]; ok {
+			return fmt.Errorf("create %s: %s", ref, alreadyExistsOf(resource, k, at, line))
 		}
-		p.objects[k] = line
+		if ownerRes != "" {
+			if err := p.setOwner("create", ref, ObjectRef(ownerRes, ownerKey)); err != nil {
+				return err
+			}
+		}
+		p.objects[ref] = line
+		if f := a.Finalizers(); len(f) > 0 {
+			m := p.meta[ref]
+			m.finalizers = f
+			p.meta[ref] = m
+		}
 	}
 	return nil
 }
@@ -185,6 +212,7 @@ func (p *dryRun) putRaw(line int, key string) error {
 		}
 	}
 	p.objects[key], p.raw[key] = line, line
+	delete(p.meta, key) // bytes have no metadata
 	return nil
 }
 
@@ -206,6 +234,7 @@ func (p *dryRun) restore(name string) error {
 		return fmt.Errorf("etcd-restore %s: no snapshot named %q was taken before this line (etcd-snapshot %s takes one)", name, name, name)
 	}
 	p.objects, p.raw = maps.Clone(objects), maps.Clone(p.snapshotsRaw[name])
+	p.meta = cloneMeta(p.snapshotsMeta[name])
 	return nil
 }
 
@@ -248,28 +277,40 @@ func (p *dryRun) count(n int) error {
 // alreadyExists is kube-apiserver's message for a create of an existing
 // pod, with where it was created.
 func alreadyExists(key string, at, line int) string {
+	return alreadyExistsOf(DefaultResource, key, at, line)
+}
+
+// alreadyExistsOf is alreadyExists for an object of resource.
+func alreadyExistsOf(resource, key string, at, line int) string {
 	_, name, _ := strings.Cut(key, "/")
 	if at == line {
-		return fmt.Sprintf("pods %q already exists: %s is named twice on this line", name, key)
+		return fmt.Sprintf("%s %q already exists: %s is named twice on this line", resource, name, key)
 	}
-	return fmt.Sprintf("pods %q already exists: %s was created at line %d", name, key, at)
+	return fmt.Sprintf("%s %q already exists: %s was created at line %d", resource, name, key, at)
 }
 
 // change checks that each object an update or delete names exists.
-func (p *dryRun) change(line int, cmd string, keys []string) error {
+func (p *dryRun) change(line int, cmd string, a Args) error {
+	resource, keys := a.Resource, a.Pos
 	deleted := map[string]bool{}
 	for _, k := range keys {
-		if _, ok := p.objects[k]; !ok {
+		ref := ObjectRef(resource, k)
+		if _, ok := p.objects[ref]; !ok {
 			_, name, _ := strings.Cut(k, "/")
 			why := "no create before this line makes it"
-			if deleted[k] {
+			if deleted[ref] {
 				why = k + " is named twice on this line"
 			}
-			return fmt.Errorf("%s %s: pods %q not found: %s", cmd, k, name, why)
+			return fmt.Errorf("%s %s: %s %q not found: %s", cmd, ref, resource, name, why)
 		}
-		if cmd == "delete" {
-			delete(p.objects, k)
-			deleted[k] = true
+		switch {
+		case cmd == "delete":
+			p.deleteObject(ref)
+			deleted[ref] = true
+		case a.Values["finalizers"] != nil:
+			if _, err := p.setFinalizers(cmd, ref, a.Finalizers()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -31,6 +31,9 @@ func (p *dryRun) startController(line int, a Args) error {
 		}
 	}
 	if a.Flags["writes"] {
+		if _, res := InformerRef(f); onFactory && res != DefaultResource {
+			return fmt.Errorf("start-controller writes informer=%s: the controller that writes records a pod's spec.image, and this informer holds %s", f, res)
+		}
 		if p.ctlWriter != 0 {
 			return fmt.Errorf("start-controller writes: the controller of line %d writes already, and only one may "+
 				"(two writing the same annotation would conflict with each other)", p.ctlWriter)
@@ -47,7 +50,7 @@ func (p *dryRun) startController(line int, a Args) error {
 
 // factoryStep checks the factory commands: a factory is made once, and
 // used after it is made.
-func (p *dryRun) factoryStep(line int, cmd, name string) error {
+func (p *dryRun) factoryStep(line int, cmd, name, resource string) error {
 	if cmd == "factory" {
 		switch at, ok := p.factories[name]; {
 		case ok:
@@ -64,22 +67,29 @@ func (p *dryRun) factoryStep(line int, cmd, name string) error {
 		return fmt.Errorf("%s %s: no factory named %q is made before this line (factory %s makes one)", cmd, name, name, name)
 	}
 	if cmd == "informer" {
-		p.factoryHasInf[name] = true
+		if len(p.factoryHasInf) >= MaxInformers-1 && !p.factoryHasInf[name+"/"+resource] {
+			return fmt.Errorf("informer %s %s: a scenario's factories make at most %d informers", name, resource, MaxInformers-1)
+		}
+		p.factoryHasInf[name+"/"+resource] = true
+		p.factoryHasAny[name] = true
 	}
-	if cmd == "factory-start" && p.factoryHasInf[name] {
+	if cmd == "factory-start" && p.factoryHasAny[name] {
 		p.factoryRuns[name] = true
 	}
 	return nil
 }
 
-// factoryInformer checks that what cmd names is a factory that has made
-// its informer.
-func (p *dryRun) factoryInformer(cmd, f string) error {
+// factoryInformer checks that what cmd names (informer=<factory> or
+// <factory>/<resource>) is a factory that has made that informer.
+func (p *dryRun) factoryInformer(cmd, ref string) error {
+	f, res := InformerRef(ref)
 	switch _, ok := p.factories[f]; {
 	case !ok:
 		return fmt.Errorf("%s: no factory named %q is made before this line (factory %s makes one)", cmd, f, f)
-	case !p.factoryHasInf[f]:
+	case !p.factoryHasInf[f+"/"+res] && res == DefaultResource:
 		return fmt.Errorf("%s: factory %s has not made its informer by here (informer %s asks for it)", cmd, f, f)
+	case !p.factoryHasInf[f+"/"+res]:
+		return fmt.Errorf("%s: factory %s has not made its %s informer by here (informer %s %s asks for it)", cmd, f, res, f, res)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -64,10 +65,16 @@ const (
 	// MaxAPIServers is how many kube-apiservers a scenario may run: the
 	// first, and one add-apiserver starts.
 	MaxAPIServers = 2
+	// maxReplicas bounds a deployment's replicas=: no controller makes
+	// its pods here, so the number is only data.
+	maxReplicas = 1000
 	// MaxFactories bounds a scenario's factories: each makes an informer
 	// on each side, and the runner settles a fixed number of sides
 	// (package sim, maxSides).
 	MaxFactories = 3
+	// MaxInformers bounds a scenario's informers: start's, and those its
+	// factories make (each settles on every step).
+	MaxInformers = 8
 )
 
 // stacks are the informer stacks start's stack= may name, the default
@@ -146,7 +153,20 @@ func checkValue(name, k string, vs []string) error {
 	case "name":
 		return checkWord("controller", v)
 	case "informer":
-		return checkWord("factory", v)
+		return checkInformerRef(v)
+	case "data":
+		_, err := parseData(v)
+		return err
+	case "finalizers":
+		_, err := parseFinalizers(v)
+		return err
+	case "owner":
+		_, _, _, err := parseOwner(v)
+		return err
+	case "replicas":
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > maxReplicas {
+			return bad(fmt.Sprintf("a count from 0 to %d", maxReplicas))
+		}
 	case "labels":
 		if name == "start" || name == "start-queue" || name == "factory" {
 			return checkLabelSelector(v)
@@ -196,10 +216,18 @@ func checkTogether(name string, a Args) error {
 	switch {
 	case name == "bulk-create" && a.Values["n"] == nil:
 		return fmt.Errorf("bulk-create needs n=<count>, how many objects to create; %s", commands[name].want())
-	case name == "update" && !hasLabels && !hasImage && a.Values["times"] == nil:
-		// kube-apiserver writes nothing for an update that changes
-		// nothing; a line that asks for no change is a slip.
-		return fmt.Errorf("update %s needs labels=, image= or times=, the change to make; %s", a.Pos[0], commands[name].want())
+	case a.Resource != "":
+		if err := checkResourceValues(name, a); err != nil {
+			return err
+		}
+		if err := checkOwner(name, a); err != nil {
+			return err
+		}
+		if name == "update" && !hasLabels && !hasImage && a.Values["times"] == nil && a.Values["data"] == nil && a.Values["replicas"] == nil && a.Values["finalizers"] == nil {
+			// kube-apiserver writes nothing for an update that changes
+			// nothing; a line that asks for no change is a slip.
+			return fmt.Errorf("update %s needs %s or times=, the change to make; %s", ObjectRef(a.Resource, a.Pos[0]), changesOf(a.Resource), commands[name].want())
+		}
 	case name == "reconcile-requeue" && a.Values["after"] == nil:
 		return fmt.Errorf("reconcile-requeue needs after=<duration>, the delay the reconcile asks for; %s", commands[name].want())
 	case name == "disconnect" && a.Values["after-events"] != nil && a.Values["after-pages"] != nil:
@@ -217,6 +245,116 @@ func checkTogether(name string, a Args) error {
 		return fmt.Errorf("fail-next needs list=<status>, watch=<status> or both; %s", commands[name].want())
 	}
 	return nil
+}
+
+// resourceValues are the values a write may give each resource's
+// objects beyond labels=: what its objects have.
+var resourceValues = map[string][]string{
+	"pods":        {"image"},
+	"configmaps":  {"data"},
+	"secrets":     {"data"},
+	"deployments": {"image", "replicas"},
+}
+
+// checkResourceValues refuses a value the step's resource has no field
+// for: a pod has no data, a configmap no image.
+func checkResourceValues(name string, a Args) error {
+	for _, k := range []string{"image", "data", "replicas"} {
+		if _, ok := a.Values[k]; ok && !slices.Contains(resourceValues[a.Resource], k) {
+			return fmt.Errorf("%s %s: %s= is not a field of %s; %s has %s", name, a.Resource, k, a.Resource, a.Resource, changesOf(a.Resource))
+		}
+	}
+	return nil
+}
+
+// parseFinalizers reads finalizers=: names separated by commas, each a
+// qualified name as kube-apiserver checks one (ValidateFinalizerName),
+// none twice; "" for none.
+func parseFinalizers(v string) ([]string, error) {
+	if v == "" {
+		return []string{}, nil
+	}
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("finalizers=(%s): %q is given twice", v, f)
+		}
+		if errs := apivalidation.ValidateFinalizerName(f, field.NewPath("metadata", "finalizers")); len(errs) > 0 {
+			return nil, fmt.Errorf("finalizers=(%s): %v", v, errs.ToAggregate())
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseOwner reads owner=<resource>/<ns>/<name>.
+func parseOwner(v string) (resource, ns, name string, err error) {
+	parts := strings.Split(v, "/")
+	if len(parts) != 3 {
+		return "", "", "", fmt.Errorf("owner=%s: want <resource>/<namespace>/<name>, such as deployments/ns0/web", v)
+	}
+	if !IsResource(parts[0]) {
+		return "", "", "", fmt.Errorf("owner=%s: %q is not a resource; the resources are %s", v, parts[0], strings.Join(Resources, ", "))
+	}
+	if err := checkKey(parts[1] + "/" + parts[2]); err != nil {
+		return "", "", "", fmt.Errorf("owner=%s: %v", v, err)
+	}
+	return parts[0], parts[1], parts[2], nil
+}
+
+// checkOwner wants a create's owner in the namespace of each object it
+// makes, and not one of them: a namespaced object's owner is in its own
+// namespace (the garbage collector takes any other for one that is
+// absent, and deletes the object).
+func checkOwner(name string, a Args) error {
+	v, ok := a.Value("owner")
+	if !ok {
+		return nil
+	}
+	res, ns, owner, _ := parseOwner(v)
+	for _, k := range a.Pos {
+		kns, kname, _ := strings.Cut(k, "/")
+		switch {
+		case kns != ns:
+			return fmt.Errorf("%s %s owner=%s: an owner is in its dependent's namespace, and %s is in %s", name, k, v, k, kns)
+		case res == a.Resource && kname == owner:
+			return fmt.Errorf("%s %s owner=%s: an object does not own itself", name, k, v)
+		}
+	}
+	return nil
+}
+
+// changesOf says what an update of resource's objects may change.
+func changesOf(resource string) string {
+	out := "labels="
+	for _, k := range resourceValues[resource] {
+		out += ", " + k + "="
+	}
+	return out
+}
+
+// parseData reads data=: k=v pairs separated by commas, each key one a
+// ConfigMap or Secret may have (kube-apiserver's IsConfigMapKey), in the
+// order written so the first bad one is named; "" for none.
+func parseData(v string) ([]labelPair, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []labelPair
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("data=(%s): %q is not key=value; want data as (k=v,k2=v2), or () for none", v, kv)
+		}
+		if slices.ContainsFunc(out, func(p labelPair) bool { return p.key == k }) {
+			return nil, fmt.Errorf("data=(%s): key %q is given twice", v, k)
+		}
+		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
+			return nil, fmt.Errorf("data=(%s): key %q: %s", v, k, strings.Join(errs, "; "))
+		}
+		out = append(out, labelPair{k, val})
+	}
+	return out, nil
 }
 
 // checkKey checks ns/name as kube-apiserver checks a pod's metadata: the

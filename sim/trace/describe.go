@@ -1,10 +1,11 @@
 package trace
 
 import (
+	"encoding/base64"
 	"fmt"
-
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -135,7 +136,73 @@ func DescribeLong(obj any) string {
 	if mf := u.GetManagedFields(); len(mf) > 0 {
 		s += fmt.Sprintf(" managedFields=%d", len(mf))
 	}
-	return s
+	return s + describeMeta(u) + describeKind(u)
+}
+
+// describeMeta is what DescribeLong shows of an object's life beyond its
+// labels, where it has any: its finalizers, its deletionTimestamp once a
+// delete has marked it (E18), and its owners (E19).
+func describeMeta(u *unstructured.Unstructured) string {
+	out := ""
+	if f := u.GetFinalizers(); len(f) > 0 {
+		out += " finalizers=" + strings.Join(f, ",")
+	}
+	if ts := u.GetDeletionTimestamp(); ts != nil {
+		out += " deletionTimestamp=" + ts.UTC().Format(time.RFC3339)
+	}
+	for _, o := range u.GetOwnerReferences() {
+		out += " owner=" + o.Kind + "/" + o.Name
+	}
+	return out
+}
+
+// describeKind is what DescribeLong shows of the fields of a kind other
+// than Pod: a ConfigMap's data, a Secret's keys and sizes (its values
+// stay out of a trace, as kubectl describe keeps them out), a
+// Deployment's replicas and image.
+func describeKind(u *unstructured.Unstructured) string {
+	switch u.GetKind() {
+	case "ConfigMap", "Secret":
+		data, _, _ := unstructured.NestedMap(u.Object, "data")
+		if len(data) == 0 {
+			return ""
+		}
+		pairs := make([]string, 0, len(data))
+		for k, v := range data {
+			s, _ := v.(string)
+			if u.GetKind() == "Secret" {
+				b, err := base64.StdEncoding.DecodeString(s)
+				if err != nil {
+					pairs = append(pairs, k+"=<not base64>")
+					continue
+				}
+				pairs = append(pairs, fmt.Sprintf("%s=<%d bytes>", k, len(b)))
+				continue
+			}
+			pairs = append(pairs, k+"="+s)
+		}
+		sort.Strings(pairs)
+		return " data=" + strings.Join(pairs, ",")
+	case "Deployment":
+		out := ""
+		// A number is an int64 as the writer sets it, a float64 as
+		// encoding/json reads it back from etcd.
+		switch n, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); n := n.(type) {
+		case int64:
+			out += fmt.Sprintf(" replicas=%d", n)
+		case float64:
+			out += fmt.Sprintf(" replicas=%d", int64(n))
+		}
+		if cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers"); len(cs) > 0 {
+			if c, ok := cs[0].(map[string]any); ok {
+				if img, ok := c["image"].(string); ok {
+					out += " image=" + img
+				}
+			}
+		}
+		return out
+	}
+	return ""
 }
 
 func DescribeEvent(ev watch.Event) string {

@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -39,12 +40,16 @@ type Full struct {
 	// Stalled reports whether a request to one of the servers waits
 	// where only the cache catching up would end it (apistorage.Stalled).
 	Stalled func(servers ...APIServer) bool
-	// ServeHTTPS starts kube-apiserver over HTTPS in front of api
+	// ServeHTTPS starts kube-apiserver over HTTPS in front of apis, the
+	// storages of the resources it serves, pods first
 	// (kubeapiserver.New), labelling each user's requests.
-	ServeHTTPS func(ctx context.Context, api APIServer, clk clock.Clock, labels func(user string) pprof.LabelSet) (HTTPSServer, error)
+	ServeHTTPS func(ctx context.Context, apis []APIServer, clk clock.Clock, labels func(user string) pprof.LabelSet) (HTTPSServer, error)
 	// NewClientGoFactory is client-go's informers.SharedInformerFactory,
 	// without a client, with resync as its default resync period.
 	NewClientGoFactory func(resync time.Duration) ClientGoFactory
+	// TypedObject is client-go's Go type for a built-in kind (*v1.Pod
+	// for Pod): what its typed factory keys that kind's informer by.
+	TypedObject func(gvk schema.GroupVersionKind) runtime.Object
 }
 
 var full *Full
