@@ -51,6 +51,15 @@ func NewListerWatcher(client *clientv3.Client, res Resource, opts Options) *List
 	return lw
 }
 
+// WithResource is lw for another resource: the same connection,
+// options and served features (a kube-apiserver's feature gates are the
+// whole server's).
+func (lw *ListerWatcher) WithResource(res Resource) *ListerWatcher {
+	c := *lw
+	c.res = res
+	return &c
+}
+
 // WithNamespace returns a ListerWatcher for one namespace ("" for all)
 // of the same resource on the same server: its requests go to the
 // namespace's path, as a namespaced client-go informer's do, and the

@@ -355,6 +355,8 @@ func cmdStart(r *runner, a scenario.Args, queue bool) error {
 		}
 		r.note(trace.LayerSim, "", "new informers replace the stopped ones, with the handlers registered before the stop")
 	}
+	cfg.res = r.resourceNamed(a.Resource)
+	*r.sides[0].target = cfg.res // both sides' connections serve it from the first request
 	jitter := newBackoffJitter() // fresh informers draw fresh sequences
 	for _, s := range r.sides[:2] {
 		s.jitter = jitter

@@ -179,7 +179,7 @@ func (c *clusterWorld) describe(h *trace.Header) {
 }
 
 // server: every namespace is the run's.
-func (c *clusterWorld) server(_ string, _ listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (c *clusterWorld) server(_ string, _ *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
 	return func(string) world.Server { return c.wire(impl, user, rec).Server(c.ns.Name()) }, i + 1, nil
 }
 

@@ -123,6 +123,11 @@ func serverFeature(r *runner, a scenario.Args) error {
 	for _, s := range r.sides {
 		s.conn.Base().SetWatchListFeature(on)
 	}
+	// Every resource's storage of every kube-apiserver: a kube-apiserver's
+	// feature gate is the whole server's, an informer made later included.
+	for _, a := range r.storages() {
+		a.ListerWatcher("").SetWatchListFeature(on)
+	}
 	if on {
 		r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")
 	} else {

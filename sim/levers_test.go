@@ -103,7 +103,8 @@ func TestResourcesInEveryWorld(t *testing.T) {
 			"create "+res+" ns0/b",
 			"create "+res+" ns0/a\n----\n\nupdate "+res+" ns0/a labels=()",
 			"create "+res+" ns0/a\n----\n\ndelete "+res+" ns0/a",
-			"factory f\n----\n\ninformer f "+res)
+			"factory f\n----\n\ninformer f "+res,
+			"start informer="+res)
 	}
 	cases = append(cases, "create configmaps ns0/o\n----\n\ncreate ns0/p finalizers=(example.com/x)",
 		"create ns0/o\n----\n\ncreate ns0/p owner=pods/ns0/o")

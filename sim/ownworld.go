@@ -30,15 +30,14 @@ func (w *ownWorld) describe(h *trace.Header) {
 // etcd through listwatch on the side's own connection: a second
 // informer's sides dial connections of their own, as start's have, so
 // that a progress request reaches only that informer's watches.
-func (w *ownWorld) server(label string, res listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (w *ownWorld) server(label string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
 	r := w.r
+	name := func() string { return res.Resource[len(r.ownPrefix):] } // as the scenario names it
 	switch {
 	case r.opts.Wire:
-		name := res.Resource[len(r.ownPrefix):] // as the scenario names it
-		return func(ns string) world.Server { return r.wire(impl, user, name, rec).Server(ns) }, i + 1, nil
+		return func(ns string) world.Server { return r.wire(impl, user, name(), rec).Server(ns) }, i + 1, nil
 	case r.cached():
-		name := res.Resource[len(r.ownPrefix):]
-		return func(ns string) world.Server { return r.apis[r.using].of(name).ListerWatcher(ns) }, i + 1, nil
+		return func(ns string) world.Server { return r.apis[r.using].of(name()).ListerWatcher(ns) }, i + 1, nil
 	}
 	client := i + 1
 	if label != "" {
@@ -47,8 +46,15 @@ func (w *ownWorld) server(label string, res listwatch.Resource, i int, impl, use
 		}
 		client = len(r.clients) - 1
 	}
-	lw := listwatch.NewListerWatcher(r.clients[client], res, listwatch.Options{Clock: r.worldClock()})
-	return func(ns string) world.Server { return lw.WithNamespace(ns) }, client, nil
+	lw := listwatch.NewListerWatcher(r.clients[client], *res, listwatch.Options{Clock: r.worldClock()})
+	if len(r.sides) > 0 {
+		// The server's features are the server's: an informer made after
+		// a server lever meets the server as start's informer does.
+		if b, ok := r.sides[0].conn.Base().(*listwatch.ListerWatcher); ok {
+			lw.SetWatchListFeature(b.WatchListFeature())
+		}
+	}
+	return func(ns string) world.Server { return lw.WithResource(*res).WithNamespace(ns) }, client, nil
 }
 
 func (w *ownWorld) revision() (int64, error) {

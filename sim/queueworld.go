@@ -166,12 +166,12 @@ func newCachelabQueueWorld(s *side, cfg startConfig, seed uint64, transform func
 			KnownObjects: knownKeys{w.queueBase}, EmitDeltaTypeReplaced: true, Transformer: transform})
 	} else {
 		var id metrics.InformerNameAndResource
-		id, s.releaseName = meter.ReserveCachelab("sim")
+		id, s.releaseName = meter.ReserveCachelabFor("sim", cfg.res.GroupVersionResource())
 		w.q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KeyFunction: store.MetaNamespaceKeyFunc,
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.Provider(), Clock: s.ticks})
 	}
-	w.r = reflector.New(s.conn, w.q, reflector.Options{ExpectedType: examplePod(), ResyncPeriod: cfg.resync,
+	w.r = reflector.New(s.conn, w.q, reflector.Options{ExpectedType: exampleOf(cfg.res), ResyncPeriod: cfg.resync,
 		UseWatchList: cfg.stack != informer.Classic, Clock: parkClock{s.ticks, s.conn.RewatchBackoff}, RelistClock: clock.RealClock{},
 		Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Trace: reflectorTrace(s, cfg.stack)})
 	return w
@@ -229,12 +229,12 @@ func newClientGoQueueWorld(s *side, cfg startConfig, transform func(any) (any, e
 			EmitDeltaTypeReplaced: true, Transformer: transform})
 	} else {
 		var id cache.InformerNameAndResource
-		id, s.releaseName = meter.ReserveClientGo("sim")
+		id, s.releaseName = meter.ReserveClientGoFor("sim", cfg.res.GroupVersionResource())
 		w.q = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc,
 			Transformer: transform, AtomicEvents: true, EmitDeltaTypeBookmark: true,
 			Identifier: id, MetricsProvider: s.meter.ClientGoProvider()})
 	}
-	w.r = cache.NewReflectorWithOptions(s.conn, examplePod(), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped, s.jitter, s.conn.RewatchBackoff}})
+	w.r = cache.NewReflectorWithOptions(s.conn, exampleOf(cfg.res), w.q, cache.ReflectorOptions{ResyncPeriod: cfg.resync, Clock: stopClock{s.ticks, s.stopped, s.jitter, s.conn.RewatchBackoff}})
 	return w
 }
 

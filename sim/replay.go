@@ -220,7 +220,7 @@ func (w *replayWorld) describe(h *trace.Header) {
 	h.Etcd, h.Replay = "none: the server is a recording", replayHeader(w.r.opts.Replay)
 }
 
-func (w *replayWorld) server(_ string, _ listwatch.Resource, i int, _, _ string, _ *trace.Recorder) (func(ns string) world.Server, int, error) {
+func (w *replayWorld) server(_ string, _ *listwatch.Resource, i int, _, _ string, _ *trace.Recorder) (func(ns string) world.Server, int, error) {
 	return func(string) world.Server { return world.ReplayServer{Server: w.played} }, i + 1, nil
 }
 

@@ -680,6 +680,7 @@ func (r *runner) connectOwn() error {
 // on it, and must reach that informer's only.
 func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) {
 	var pair []*side
+	target := &res // what both sides' connections serve (side.target)
 	for i, impl := range []string{trace.Cachelab, trace.ClientGo} {
 		rec := &trace.Recorder{Informer: label}
 		if impl == trace.Cachelab {
@@ -690,7 +691,7 @@ func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) 
 		// informer's first requests. Watch timeouts run on the scenario's
 		// clock, as everything the world does on a timer.
 		user := userOf(impl, label)
-		server, client, err := r.where.server(label, res, i, impl, user, rec)
+		server, client, err := r.where.server(label, target, i, impl, user, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -703,7 +704,7 @@ func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) 
 		if r.cut != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
-		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
+		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), target: target, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
 			conn: p, client: client, lastIndexer: map[string]string{}, view: newIndexView(), lastSynced: map[string]bool{}, realWait: r.opts.OnRealWait})
 		if r.detector() {
 			watchForDetections(pair[len(pair)-1])

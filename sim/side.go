@@ -58,13 +58,16 @@ func (c *startConfig) matches(obj *unstructured.Unstructured) bool {
 // their informer; everything the runner compares is recorded by code they
 // share (the connection, handlers, transform).
 type side struct {
-	id    string // its goroutines' label (parked.go), unique in the process
-	impl  string
-	user  string // whom its requests come from, on the wire and on a cluster (userOf)
-	rec   *trace.Recorder
-	conn  *world.Conn
-	clock *scenarioclock.Clock
-	ticks *tickClock // cachelab's view of the clock, which tracks resync ticks
+	id   string // its goroutines' label (parked.go), unique in the process
+	impl string
+	user string // whom its requests come from, on the wire and on a cluster (userOf)
+	rec  *trace.Recorder
+	conn *world.Conn
+	// target is the resource its connection serves, shared with its
+	// peer: start sets it before the informer's first request.
+	target *listwatch.Resource
+	clock  *scenarioclock.Clock
+	ticks  *tickClock // cachelab's view of the clock, which tracks resync ticks
 
 	handlers []*handler   // in the order added, removed ones included
 	ctls     []*ctlSide   // the controllers on this side's informer (start-controller), in the order started

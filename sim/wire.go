@@ -40,8 +40,9 @@ type wiring struct {
 
 // wireKey names one side's client of one kube-apiserver.
 type wireKey struct {
-	user string // the side's user: its implementation, and its informer's label
-	api  int    // the index in wiring.https
+	user     string // the side's user: its implementation, and its informer's label
+	api      int    // the index in wiring.https
+	resource string // what it lists and watches, as a scenario names it
 }
 
 // serveHTTPS starts kube-apiserver over HTTPS in front of api, with
@@ -109,7 +110,7 @@ func (w *wiring) heldByCut(s *side) bool {
 // authenticates as user, so that the server's log tells the sides apart.
 func (r *runner) wire(impl, user, resource string, rec *trace.Recorder) world.Wire {
 	w := r.wiring
-	k := wireKey{user: user, api: r.using}
+	k := wireKey{user: user, api: r.using, resource: resource}
 	if c, ok := w.clients[k]; ok {
 		return c
 	}

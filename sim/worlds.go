@@ -38,10 +38,11 @@ type runWorld interface {
 	// describe puts the world in the run's header.
 	describe(h *trace.Header)
 	// server is how the connection of side impl of informer label (the
-	// pair's i-th), of resource res, reaches the world, for a namespace,
-	// and the index in runner.clients of the etcd connection it uses
-	// (where it uses one).
-	server(label string, res listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)
+	// pair's i-th) reaches the world, for a namespace, and the index in
+	// runner.clients of the etcd connection it uses (where it uses one).
+	// It serves the resource *res names when it is called: start's
+	// informer may be started on another resource than the last.
+	server(label string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)
 	// namespace is the namespace an informer's namespace= watches here.
 	namespace(ns string) string
 	// wrote notes a write; false leaves the runner's own note of it.

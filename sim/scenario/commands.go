@@ -11,12 +11,13 @@ const (
 
 // What the writes' resource-specific values take, and informer=.
 const (
-	resourceList   = "pods, configmaps, secrets, deployments"
-	dataHelp       = "a configmap's or secret's data, as (k=v,k2=v2), or () for none (a secret's values are stored base64-encoded, as kube-apiserver stores them)"
-	replicasHelp   = "a deployment's spec.replicas (0-1000)"
-	finalizersHelp = "the object's finalizers, as (example.com/hold,...), or () for none"
-	ownerHelp      = "the object's controller owner, an object created before it in its namespace: an ownerReference with the owner's uid, controller and blockOwnerDeletion"
-	informerHelp   = "the factory's informer it goes on, as <factory> for its pods informer or <factory>/<resource> (informer <factory> [<resource>] made it); without it, start's"
+	resourceList      = "pods, configmaps, secrets, deployments"
+	dataHelp          = "a configmap's or secret's data, as (k=v,k2=v2), or () for none (a secret's values are stored base64-encoded, as kube-apiserver stores them)"
+	replicasHelp      = "a deployment's spec.replicas (0-1000)"
+	startInformerHelp = "the resource the informers list and watch (" + resourceList + "; pods if not given)"
+	finalizersHelp    = "the object's finalizers, as (example.com/hold,...), or () for none"
+	ownerHelp         = "the object's controller owner, an object created before it in its namespace: an ownerReference with the owner's uid, controller and blockOwnerDeletion"
+	informerHelp      = "the factory's informer it goes on, as <factory> for its pods informer or <factory>/<resource> (informer <factory> [<resource>] made it); without it, start's"
 )
 
 // BulkNamespace is the namespace bulk-create puts its objects in when
@@ -131,14 +132,14 @@ var commands = map[string]*command{
 		minPos: 1, maxPos: 1},
 	"resync": {usage: "resync", help: "advance the fake clock by the informer's resync period, so a resync is due"},
 	// The informers.
-	"start": {usage: "start [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
+	"start": {usage: "start [informer=<resource>] [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>] [transform=strip-managed-fields]",
 		help: "start both informers (cachelab's and client-go's) with the handlers added so far",
-		values: map[string]string{"stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
+		values: map[string]string{"informer": startInformerHelp, "stack": "default (RealFIFO, watch-list) or classic (DeltaFIFO, LIST+WATCH)", "resync": "the default resync period",
 			"namespace": "watch one namespace only (its requests go to the namespace's path)",
 			"labels":    "a label selector, as (app=web) or (app in (a,b))", "fields": "a field selector (metadata.name, metadata.namespace)", "transform": "strip-managed-fields"}},
-	"start-queue": {usage: "start-queue [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>]",
+	"start-queue": {usage: "start-queue [informer=<resource>] [stack=default|classic] [resync=<period>] [namespace=<ns>] [labels=<selector>] [fields=<selector>]",
 		help: "start a reflector filling the stack's bare queue (RealFIFO or DeltaFIFO) on each side; the simulator pops it after each step",
-		values: map[string]string{"stack": "default (RealFIFO) or classic (DeltaFIFO)", "resync": "the resync period",
+		values: map[string]string{"informer": startInformerHelp, "stack": "default (RealFIFO) or classic (DeltaFIFO)", "resync": "the resync period",
 			"namespace": "watch one namespace only", "labels": "a label selector", "fields": "a field selector"}},
 	"pause":  {usage: "pause", help: "stop popping the queue (start-queue only): deltas pile up as the queue stores them"},
 	"resume": {usage: "resume", help: "pop everything queued, and keep popping after each step (start-queue only)"},

@@ -51,6 +51,8 @@ type dryRun struct {
 	factoryRuns   map[string]bool // factory-start ran it with its informer made, and no stop since
 	controllers   map[string]int  // controller name ("" for an unnamed one) -> its start-controller's line
 	ctlWriter     int             // the line of the controller that writes, or 0
+	startWriter   bool            // that controller is on start's informer
+	startResource string          // the resource of the last start's informer
 
 	firstLine int           // the first command's line
 	cluster   *clusterModel // etcd-cluster ran (cluster.go)
@@ -345,6 +347,10 @@ func (p *dryRun) start(line int, cmd string, a Args) error {
 	if p.ctlWaits && cmd == "start-queue" {
 		return fmt.Errorf("start-queue: the controllers of line %d wait for informers to start with, and start-queue's bare queues have no handlers: use start", p.controller)
 	}
+	if a.Resource != DefaultResource && p.startWriter && p.ctlWriter != 0 {
+		return fmt.Errorf("%s informer=%s: the controller of line %d writes, and records a pod's spec.image; this informer holds %s", cmd, a.Resource, p.ctlWriter, a.Resource)
+	}
+	p.startResource = a.Resource
 	p.ctlWaits = false
 	p.started, p.running, p.queue = true, true, cmd == "start-queue"
 	p.resync = 0

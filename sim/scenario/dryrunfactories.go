@@ -34,6 +34,10 @@ func (p *dryRun) startController(line int, a Args) error {
 		if _, res := InformerRef(f); onFactory && res != DefaultResource {
 			return fmt.Errorf("start-controller writes informer=%s: the controller that writes records a pod's spec.image, and this informer holds %s", f, res)
 		}
+		if !onFactory && p.running && p.startResource != DefaultResource {
+			return fmt.Errorf("start-controller writes: the controller that writes records a pod's spec.image, and start's informer holds %s", p.startResource)
+		}
+		p.startWriter = !onFactory
 		if p.ctlWriter != 0 {
 			return fmt.Errorf("start-controller writes: the controller of line %d writes already, and only one may "+
 				"(two writing the same annotation would conflict with each other)", p.ctlWriter)

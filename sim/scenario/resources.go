@@ -31,6 +31,13 @@ func IsResource(name string) bool { return slices.Contains(Resources, name) }
 // its positional arguments. For a write, a first word that is not an
 // object's ns/name is meant as a resource; for informer, a second word.
 func takeResource(name string, a *Args) error {
+	if name == "start" || name == "start-queue" {
+		a.Resource = DefaultResource
+		if v, ok := a.Value("informer"); ok {
+			a.Resource = v // checkValue says it is one
+		}
+		return nil
+	}
 	at, ok := resourceAt[name]
 	if !ok {
 		return nil

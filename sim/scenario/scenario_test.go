@@ -133,6 +133,9 @@ func TestParseErrors(t *testing.T) {
 		{"informer of a resource not made", "# s\n# Server: etcd\n\nfactory f\n----\n\ninformer f\n----\n\nadd-handler h informer=f/configmaps\n----\n", `x.txt:10: add-handler h informer=f/configmaps: factory f has not made its configmaps informer by here (informer f configmaps asks for it)`},
 		{"informer of an unknown resource", "# s\n\nadd-handler h informer=f/nodes\n----\n", `x.txt:3: informer=f/nodes: "nodes" is not a resource`},
 		{"writing controller on configmaps", "# s\n# Server: etcd\n\nfactory f\n----\n\ninformer f configmaps\n----\n\nstart-controller writes informer=f/configmaps\n----\n", `x.txt:10: start-controller writes informer=f/configmaps: the controller that writes records a pod's spec.image`},
+		{"start of no resource", "# s\n\nstart informer=nodes\n----\n", `x.txt:3: informer=nodes: want a resource: pods, configmaps, secrets, deployments`},
+		{"writing controller, then start of configmaps", "# s\n\nstart-controller writes\n----\n\nstart informer=configmaps\n----\n", `x.txt:6: start informer=configmaps: the controller of line 3 writes, and records a pod's spec.image; this informer holds configmaps`},
+		{"start of secrets, then a writing controller", "# s\n\nstart informer=secrets\n----\n\nstart-controller writes\n----\n", `x.txt:6: start-controller writes: the controller that writes records a pod's spec.image, and start's informer holds secrets`},
 		{"bad finalizer", "# s\n# Server: etcd\n\ncreate ns0/a finalizers=(a/b/c)\n----\n", `x.txt:4: finalizers=(a/b/c): metadata.finalizers: Invalid value: "a/b/c"`},
 		{"finalizer twice", "# s\n# Server: etcd\n\ncreate ns0/a finalizers=(x,x)\n----\n", `x.txt:4: finalizers=(x,x): "x" is given twice`},
 		{"new finalizer while deleting", "# s\n# Server: etcd\n\ncreate ns0/a finalizers=(x)\n----\n\ndelete ns0/a\n----\n\nupdate ns0/a finalizers=(x,y)\n----\n",
@@ -199,6 +202,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("# x\n\ncreate ns/a labels=(a=b,c\n----\n"))
 	f.Add([]byte("# x\n\nstart labels=((\n----\n----\n"))
+	f.Add([]byte("# x\n# Server: etcd\n\ncreate deployments ns0/d\n----\n\ncreate configmaps ns0/a owner=deployments/ns0/d finalizers=(x.io/y) data=(k=v)\n----\n\ndelete deployments ns0/d\n----\n\ngc\n----\n\nupdate configmaps ns0/a finalizers=()\n----\n"))
+	f.Add([]byte("# x\n\nstart informer=secrets\n----\n\nfactory f\n----\n\ninformer f configmaps\n----\n\nadd-handler h informer=f/configmaps\n----\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		sc, err := Parse("fuzz.txt", src)
 		if err != nil {

@@ -153,6 +153,12 @@ func checkValue(name, k string, vs []string) error {
 	case "name":
 		return checkWord("controller", v)
 	case "informer":
+		if name == "start" || name == "start-queue" {
+			if !IsResource(v) {
+				return bad("a resource: " + strings.Join(Resources, ", "))
+			}
+			return nil
+		}
 		return checkInformerRef(v)
 	case "data":
 		_, err := parseData(v)
