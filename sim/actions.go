@@ -233,7 +233,11 @@ func (r *runner) create(resource, key string, ch objectChange, ownerRes, ownerKe
 			APIVersion: "v1", Time: &metav1.Time{Time: r.clock.Now()}, FieldsType: "FieldsV1",
 			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}})
 	}
-	out, err := r.writerOf(resource).Create(r.ctx, u)
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
+	out, err := w.Create(r.ctx, u)
 	if err != nil {
 		return err
 	}
@@ -254,7 +258,10 @@ func (r *runner) create(resource, key string, ch objectChange, ownerRes, ownerKe
 
 func (r *runner) update(resource, key string, ch objectChange) error {
 	ns, name, _ := strings.Cut(key, "/")
-	w := r.writerOf(resource)
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
 	u, err := w.Get(r.ctx, ns, name)
 	if err != nil {
 		return err
@@ -281,7 +288,10 @@ func (r *runner) update(resource, key string, ch objectChange) error {
 
 func (r *runner) delete(resource, key string) error {
 	ns, name, _ := strings.Cut(key, "/")
-	w := r.writerOf(resource)
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
 	before, err := w.Get(r.ctx, ns, name)
 	if err != nil {
 		return err
@@ -752,8 +762,12 @@ func (r *runner) letHeldGo() {
 func (r *runner) updateTimes(resource, key string, ch objectChange, n int) error {
 	ns, name, _ := strings.Cut(key, "/")
 	labels := ch.labels
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
 	for i := 0; i < n; i++ {
-		u, err := r.writerOf(resource).Get(r.ctx, ns, name)
+		u, err := w.Get(r.ctx, ns, name)
 		if err != nil {
 			return err
 		}
@@ -800,7 +814,7 @@ const updateLabel = "update"
 func cmdPutRaw(r *runner, a scenario.Args) error {
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.rawWriter.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
+	rev, err := r.rawWriter().PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
 	if err != nil {
 		return err
 	}
@@ -815,7 +829,7 @@ func cmdPutRaw(r *runner, a scenario.Args) error {
 func cmdDeleteRaw(r *runner, a scenario.Args) error {
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.rawWriter.DeleteRaw(r.ctx, ns, name)
+	rev, err := r.rawWriter().DeleteRaw(r.ctx, ns, name)
 	if err != nil {
 		return err
 	}

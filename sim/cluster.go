@@ -162,7 +162,6 @@ func (c *clusterWorld) connect() error {
 		return err
 	}
 	c.ns = ns
-	r.writer = ns
 	if c.proxy, err = r.opts.Cluster.StartProxy(); err != nil {
 		return err
 	}
@@ -184,6 +183,15 @@ func (c *clusterWorld) server(_ string, _ *listwatch.Resource, i int, impl, user
 }
 
 func (c *clusterWorld) namespace(string) string { return c.ns.Name() }
+
+// writer: pods, in the run's namespace (a cluster serves pods alone so
+// far: lever.Resource refused the others before the first step).
+func (c *clusterWorld) writer(name string) (objectWriter, error) {
+	if name != scenario.DefaultResource {
+		return nil, fmt.Errorf("a run on a cluster writes pods alone, not %s", name)
+	}
+	return c.ns, nil
+}
 
 func (c *clusterWorld) cutters() ([]cutter, string) { return []cutter{c.proxy}, "the cluster" }
 

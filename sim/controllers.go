@@ -429,12 +429,12 @@ func (r *runner) ctlWrite(impl string, u *unstructured.Unstructured, image strin
 	ann[scenario.ObservedAnnotation] = image
 	next.SetAnnotations(ann)
 	w := ctlWrite{key: key, pre: u.GetResourceVersion(), image: image, obj: next}
-	cur, err := r.writer.Get(r.ctx, u.GetNamespace(), u.GetName())
+	cur, err := r.podsWriter().Get(r.ctx, u.GetNamespace(), u.GetName())
 	switch {
 	case err != nil:
 		w.err = err // not found: deleted since the cache saw it
 	case cur.GetResourceVersion() != w.pre:
-		w.err = r.writer.ConflictError(u.GetName())
+		w.err = r.podsWriter().ConflictError(u.GetName())
 	default:
 		w.rv = fmt.Sprint(r.roundRev + 1 + int64(r.roundWritten()))
 	}
@@ -460,11 +460,11 @@ func (r *runner) applyWrites() (bool, error) {
 		if w.err != nil {
 			continue
 		}
-		before, err := r.writer.Get(r.ctx, w.obj.GetNamespace(), w.obj.GetName())
+		before, err := r.podsWriter().Get(r.ctx, w.obj.GetNamespace(), w.obj.GetName())
 		if err != nil {
 			return wrote, err
 		}
-		out, err := r.writer.Update(r.ctx, w.obj)
+		out, err := r.podsWriter().Update(r.ctx, w.obj)
 		if err != nil {
 			return wrote, fmt.Errorf("the controller's write of %s at rv %s: %w", w.key, w.pre, err)
 		}

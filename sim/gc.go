@@ -89,7 +89,10 @@ func ownersGone(obj *unstructured.Unstructured, uids map[types.UID]bool) (metav1
 // under the same name is not touched.
 func (r *runner) collect(o owned, gone metav1.OwnerReference) error {
 	uid := o.obj.GetUID()
-	w := r.writerOf(o.resource)
+	w, err := r.writerOf(o.resource)
+	if err != nil {
+		return err
+	}
 	out, err := w.Delete(r.ctx, o.obj.GetNamespace(), o.obj.GetName(), listwatch.Preconditions{UID: &uid})
 	if err != nil {
 		return err

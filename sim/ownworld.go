@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -15,9 +16,34 @@ import (
 type ownWorld struct {
 	quietWorld
 	r *runner
+	// kv is what its writers write to: etcd, through a connection or
+	// in process (listwatch.LocalKV).
+	kv listwatch.KV
+	// raw is pods' writer, which put-raw and delete-raw write through
+	// too; writers are the other resources', each made at its first
+	// write.
+	raw     *listwatch.Writer
+	writers map[string]*listwatch.Writer
 }
 
-func (w *ownWorld) connect() error { return w.r.connectOwn() }
+func (w *ownWorld) connect() error { return w.r.connectOwn(w) }
+
+// writer: every resource's writes go to etcd, each through a writer of
+// its own, with one sequence of UIDs over all (runner.writerOptions).
+func (w *ownWorld) writer(name string) (objectWriter, error) {
+	if name == scenario.DefaultResource {
+		return w.raw, nil
+	}
+	wr := w.writers[name]
+	if wr == nil {
+		wr = listwatch.NewWriter(w.kv, w.r.resourceNamed(name), w.r.writerOptions())
+		if w.writers == nil {
+			w.writers = map[string]*listwatch.Writer{}
+		}
+		w.writers[name] = wr
+	}
+	return wr, nil
+}
 
 func (w *ownWorld) describe(h *trace.Header) {
 	if e := w.r.etcd; e != nil && e.Members() > 1 {

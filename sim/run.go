@@ -162,15 +162,9 @@ type runner struct {
 	// the run writes there (resourceNamed).
 	res       listwatch.Resource
 	ownPrefix string
-	writer    objectWriter      // of pods: etcd's (rawWriter), or on a cluster its namespace's
-	rawWriter *listwatch.Writer // on etcd: put-raw and delete-raw write through it too
-	kv        listwatch.KV      // on etcd, what the writers write to
-	// writers are the writers of the resources other than pods a step
-	// has written, by name (writerOf).
-	writers map[string]*listwatch.Writer
-	clock   *scenarioclock.Clock
-	full    *world.Full // what package sim/full links in; Check made sure the run has what it needs
-	runID   string      // the label of the goroutines its world starts (asWorld)
+	clock     *scenarioclock.Clock
+	full      *world.Full // what package sim/full links in; Check made sure the run has what it needs
+	runID     string      // the label of the goroutines its world starts (asWorld)
 	// users maps each side's user (userOf) to its goroutines' label
 	// (parked.go), for kube-apiserver to put on the goroutines that
 	// serve it; read from the server's goroutines.
@@ -498,23 +492,25 @@ func (r *runner) writerOptions() listwatch.WriterOptions {
 }
 
 // writerOf is what a write of the resource a scenario names goes
-// through: pods' writer (etcd's, or a cluster's namespace), or one of
-// etcd's own for each other resource, made at its first write. Only the
-// etcd world serves other resources so far (lever.ManyResources).
-func (r *runner) writerOf(name string) objectWriter {
-	if name == "" || name == scenario.DefaultResource {
-		return r.writer
+// through: the world's answer (runWorld.writer).
+func (r *runner) writerOf(name string) (objectWriter, error) {
+	if name == "" {
+		name = scenario.DefaultResource
 	}
-	w := r.writers[name]
-	if w == nil {
-		w = listwatch.NewWriter(r.kv, r.resourceNamed(name), r.writerOptions())
-		if r.writers == nil {
-			r.writers = map[string]*listwatch.Writer{}
-		}
-		r.writers[name] = w
-	}
+	return r.where.writer(name)
+}
+
+// podsWriter is where the controllers' writes of pods go: every world
+// that runs a writing controller takes writes of pods.
+func (r *runner) podsWriter() objectWriter {
+	w, _ := r.writerOf(scenario.DefaultResource)
 	return w
 }
+
+// rawWriter is what put-raw and delete-raw write through: pods' writer
+// on etcd. Only the worlds of the run's own storage have those levers
+// (lever.EtcdKeys), and those are ownWorld.
+func (r *runner) rawWriter() *listwatch.Writer { return r.where.(*ownWorld).raw }
 
 // keyPrefix is where the run writes in an external etcd: the start of
 // the key of every object of every resource it writes there.
@@ -591,7 +587,7 @@ func describeServer(w string, wire bool) string {
 // connectOwn starts the embedded etcd (or connects to the external one),
 // and kube-apiserver in the watch-cache world, and gives each side its
 // own connection.
-func (r *runner) connectOwn() error {
+func (r *runner) connectOwn(own *ownWorld) error {
 	endpoints := r.opts.Etcd.Endpoints
 	if len(endpoints) == 0 {
 		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir, TempDir: r.opts.EtcdTempDir, Logger: r.opts.EtcdLogger,
@@ -645,9 +641,8 @@ func (r *runner) connectOwn() error {
 	if r.etcd != nil && r.etcd.LocalKV() != nil {
 		kv = r.etcd.LocalKV()
 	}
-	r.kv = kv
-	r.rawWriter = listwatch.NewWriter(kv, r.res, r.writerOptions())
-	r.writer = r.rawWriter
+	own.kv = kv
+	own.raw = listwatch.NewWriter(kv, r.res, r.writerOptions())
 	if r.server() == scenario.ServerWatchCache {
 		// One kube-apiserver, with its watch cache, serves both
 		// informers, as one serves every controller of a cluster.

@@ -46,13 +46,17 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		ns := a.BulkNS()
 		nStr, _ := a.Value("n")
 		n, _ := strconv.Atoi(nStr)
+		w, err := r.writerOf(scenario.DefaultResource)
+		if err != nil {
+			return err
+		}
 		for i := 1; i <= n; i++ {
 			u, err := r.newPod(scenario.BulkName(ns, i, n))
 			if err != nil {
 				return err
 			}
 			u.SetLabels(a.Labels())
-			out, err := r.writer.Create(r.ctx, u)
+			out, err := w.Create(r.ctx, u)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,10 +26,13 @@ import (
 // Which levers a world has is the levers' own answer (package sim/lever,
 // WorldOf), asked before the first step.
 //
-// ownWorld still keeps most of its parts in the runner's fields (the
-// etcd and its connections, the kube-apiservers); only the part over the
-// wire is a type of its own (wiring, wire.go). The worlds it stands for
-// are to become types of their own as well.
+// Each world says where a write goes (writer): ownWorld to etcd, with a
+// writer per resource; a cluster to the run's namespace; a replay
+// nowhere. ownWorld still keeps its other parts in the runner's fields
+// (the etcd and its connections, the kube-apiservers, kubeAPIServer in
+// kubeapi.go); the part over the wire is a type of its own (wiring,
+// wire.go). The worlds it stands for are to become types of their own as
+// well.
 
 // runWorld is a world as the runner asks it.
 type runWorld interface {
@@ -43,6 +47,9 @@ type runWorld interface {
 	// It serves the resource *res names when it is called: start's
 	// informer may be started on another resource than the last.
 	server(label string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)
+	// writer is where a write of resource (as a scenario names it)
+	// goes, or why none can go there.
+	writer(resource string) (objectWriter, error)
 	// namespace is the namespace an informer's namespace= watches here.
 	namespace(ns string) string
 	// wrote notes a write; false leaves the runner's own note of it.
@@ -81,8 +88,11 @@ type runWorld interface {
 // each world, which overrides what it does.
 type quietWorld struct{}
 
-func (quietWorld) describe(*trace.Header)                     {}
-func (quietWorld) namespace(ns string) string                 { return ns }
+func (quietWorld) describe(*trace.Header)     {}
+func (quietWorld) namespace(ns string) string { return ns }
+func (quietWorld) writer(string) (objectWriter, error) {
+	return nil, errors.New("this world takes no writes")
+}
 func (quietWorld) wrote(_, _ *unstructured.Unstructured) bool { return false }
 func (quietWorld) shown([]trace.Event)                        {}
 func (quietWorld) comparable(sn snapshot) snapshot            { return sn }
