@@ -343,24 +343,12 @@ func changesOf(resource string) string {
 // ConfigMap or Secret may have (kube-apiserver's IsConfigMapKey), in the
 // order written so the first bad one is named; "" for none.
 func parseData(v string) ([]labelPair, error) {
-	if v == "" {
-		return nil, nil
-	}
-	var out []labelPair
-	for _, kv := range strings.Split(v, ",") {
-		k, val, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("data=(%s): %q is not key=value; want data as (k=v,k2=v2), or () for none", v, kv)
-		}
-		if slices.ContainsFunc(out, func(p labelPair) bool { return p.key == k }) {
-			return nil, fmt.Errorf("data=(%s): key %q is given twice", v, k)
-		}
+	return parsePairs("data", v, "key", func(k, _ string) error {
 		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
-			return nil, fmt.Errorf("data=(%s): key %q: %s", v, k, strings.Join(errs, "; "))
+			return fmt.Errorf("data=(%s): key %q: %s", v, k, strings.Join(errs, "; "))
 		}
-		out = append(out, labelPair{k, val})
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // checkKey checks ns/name as kube-apiserver checks a pod's metadata: the
@@ -393,6 +381,18 @@ type labelPair struct{ key, value string }
 // a value can hold), each checked as kube-apiserver checks
 // metadata.labels, in the order written so the first bad one is named.
 func parseLabels(v string) ([]labelPair, error) {
+	return parsePairs("labels", v, "label", func(k, val string) error {
+		if errs := metav1validation.ValidateLabels(map[string]string{k: val}, field.NewPath("metadata", "labels")); len(errs) > 0 {
+			return fmt.Errorf("labels=(%s): %v", v, errs.ToAggregate())
+		}
+		return nil
+	})
+}
+
+// parsePairs reads arg=(k=v,k2=v2): "" for none, else pairs separated by
+// commas, none twice (a key is a noun's), each checked by check, in the
+// order written so the first bad one is named.
+func parsePairs(arg, v, noun string, check func(k, val string) error) ([]labelPair, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -400,13 +400,13 @@ func parseLabels(v string) ([]labelPair, error) {
 	for _, kv := range strings.Split(v, ",") {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok {
-			return nil, fmt.Errorf("labels=(%s): %q is not key=value; want labels as (k=v,k2=v2), or () for none", v, kv)
+			return nil, fmt.Errorf("%s=(%s): %q is not key=value; want %s as (k=v,k2=v2), or () for none", arg, v, kv, arg)
 		}
 		if slices.ContainsFunc(out, func(p labelPair) bool { return p.key == k }) {
-			return nil, fmt.Errorf("labels=(%s): label %q is given twice", v, k)
+			return nil, fmt.Errorf("%s=(%s): %s %q is given twice", arg, v, noun, k)
 		}
-		if errs := metav1validation.ValidateLabels(map[string]string{k: val}, field.NewPath("metadata", "labels")); len(errs) > 0 {
-			return nil, fmt.Errorf("labels=(%s): %v", v, errs.ToAggregate())
+		if err := check(k, val); err != nil {
+			return nil, err
 		}
 		out = append(out, labelPair{k, val})
 	}
