@@ -1,0 +1,341 @@
+package sim
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
+	"github.com/cachelab/cachelab/sim/trace"
+)
+
+// The world's objects: what a step's create, update and delete make of
+// an object of the resource it names (pods unless it names another), and
+// how the trace says what etcd then holds. Where the write goes is the
+// world's (runWorld.writer); what follows it (which informers see it) is
+// wrote's (actions.go).
+
+func (r *runner) newPod(key string) (*unstructured.Unstructured, error) {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, fmt.Errorf("object %q: want namespace/name", key)
+	}
+	u := examplePod()
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u, nil
+}
+
+// newObject is a new object of the resource a scenario names, under key,
+// with what the step gives its fields (data=, replicas=).
+func (r *runner) newObject(resource, key string, ch objectChange) (*unstructured.Unstructured, error) {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, fmt.Errorf("object %q: want namespace/name", key)
+	}
+	u := exampleOf(r.resourceNamed(resource))
+	u.SetNamespace(ns)
+	u.SetName(name)
+	switch resource {
+	case "secrets":
+		// What kube-apiserver's defaulting gives a secret of no type.
+		u.Object["type"] = "Opaque"
+	case "deployments":
+		// A deployment as kubectl create deployment makes one: its
+		// selector and its pod template's labels app=<name>, one
+		// container. No controller makes its pods here.
+		replicas := int64(1)
+		if ch.replicas != nil {
+			replicas = *ch.replicas
+		}
+		u.Object["spec"] = map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": defaultImage}}},
+			},
+		}
+	}
+	if err := ch.apply(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// defaultImage is a new deployment's container's image.
+const defaultImage = "nginx:1.27"
+
+// objectChange is what a write sets of an object: nil or "" leaves a
+// field as it is.
+type objectChange struct {
+	labels     map[string]string // the new labels (replacing the old), or nil
+	finalizers []string          // the new finalizers (replacing the old), or nil
+	image      string            // a pod's spec.image, a deployment's container's image
+	data       map[string]string // a configmap's or secret's data (replacing the old), or nil
+	replicas   *int64            // a deployment's spec.replicas
+}
+
+// changeOf is what step a sets.
+func changeOf(a scenario.Args) objectChange {
+	var ch objectChange
+	if _, ok := a.Values["labels"]; ok {
+		ch.labels = a.Labels()
+		if ch.labels == nil {
+			ch.labels = map[string]string{}
+		}
+	}
+	ch.image, _ = a.Value("image")
+	if _, ok := a.Values["data"]; ok {
+		ch.data = a.Data()
+	}
+	if v, ok := a.Value("replicas"); ok {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ch.replicas = &n
+	}
+	ch.finalizers = a.Finalizers()
+	return ch
+}
+
+// apply sets what ch sets on u.
+func (ch objectChange) apply(u *unstructured.Unstructured) error {
+	if ch.labels != nil {
+		u.SetLabels(ch.labels)
+	}
+	if ch.finalizers != nil {
+		// None is no field at all, as kube-apiserver stores a typed
+		// object's empty list.
+		u.SetFinalizers(nil)
+		if len(ch.finalizers) > 0 {
+			u.SetFinalizers(ch.finalizers)
+		}
+	}
+	if ch.image != "" {
+		path := []string{"spec", "image"}
+		if u.GetKind() == "Deployment" {
+			cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+			if len(cs) == 0 {
+				return fmt.Errorf("deployment %s has no container to set the image of", trace.KeyOf(u))
+			}
+			cs[0].(map[string]any)["image"] = ch.image
+			if err := unstructured.SetNestedSlice(u.Object, cs, "spec", "template", "spec", "containers"); err != nil {
+				return err
+			}
+		} else if err := unstructured.SetNestedField(u.Object, ch.image, path...); err != nil {
+			return err
+		}
+	}
+	if ch.data != nil {
+		data := make(map[string]any, len(ch.data))
+		for k, v := range ch.data {
+			if u.GetKind() == "Secret" {
+				v = base64.StdEncoding.EncodeToString([]byte(v)) // as kube-apiserver stores a secret's data
+			}
+			data[k] = v
+		}
+		u.Object["data"] = data
+	}
+	if ch.replicas != nil {
+		if err := unstructured.SetNestedField(u.Object, *ch.replicas, "spec", "replicas"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ref is how the trace names an object of resource: its key alone for a
+// pod, else the resource first.
+func ref(resource string, obj any) string {
+	if resource == "" || resource == scenario.DefaultResource {
+		return trace.Describe(obj)
+	}
+	return resource + " " + trace.Describe(obj)
+}
+
+// refLong is ref with trace.DescribeLong.
+func refLong(resource string, obj any) string {
+	if resource == "" || resource == scenario.DefaultResource {
+		return trace.DescribeLong(obj)
+	}
+	return resource + " " + trace.DescribeLong(obj)
+}
+
+// setOwner makes the object ownerKey of ownerRes u's controller owner:
+// an ownerReference as a controller writes one, with the owner's uid as
+// it was last created (E19).
+func (r *runner) setOwner(u *unstructured.Unstructured, ownerRes, ownerKey string) error {
+	uid, ok := r.uidOf[scenario.ObjectRef(ownerRes, ownerKey)]
+	if !ok {
+		return fmt.Errorf("owner %s %s: not created by this run", ownerRes, ownerKey)
+	}
+	res := r.resourceNamed(ownerRes)
+	_, name, _ := strings.Cut(ownerKey, "/")
+	yes := true
+	u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: res.APIVersion(), Kind: res.Kind, Name: name,
+		UID: types.UID(uid), Controller: &yes, BlockOwnerDeletion: &yes}})
+	return nil
+}
+
+func (r *runner) create(resource, key string, ch objectChange, ownerRes, ownerKey string, managed bool) error {
+	var u *unstructured.Unstructured
+	var err error
+	if resource == scenario.DefaultResource {
+		u, err = r.newPod(key)
+		if err == nil && len(ch.labels) > 0 {
+			u.SetLabels(ch.labels)
+		}
+		if err == nil && len(ch.finalizers) > 0 {
+			u.SetFinalizers(ch.finalizers)
+		}
+	} else {
+		u, err = r.newObject(resource, key, ch)
+	}
+	if err != nil {
+		return err
+	}
+	if ownerRes != "" {
+		if err := r.setOwner(u, ownerRes, ownerKey); err != nil {
+			return err
+		}
+	}
+	if managed {
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "v1", Time: &metav1.Time{Time: r.clock.Now()}, FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}})
+	}
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
+	out, err := w.Create(r.ctx, u)
+	if err != nil {
+		return err
+	}
+	r.wrote(nil, out)
+	r.etcdChanged()
+	text := "create " + refLong(resource, out)
+	uidKey := scenario.ObjectRef(resource, key)
+	if old, ok := r.uidOf[uidKey]; ok {
+		text += fmt.Sprintf(" (a new object: uid %s, where %s had %s)", out.GetUID(), key, old)
+	}
+	if r.uidOf == nil {
+		r.uidOf = map[string]string{}
+	}
+	r.uidOf[uidKey] = string(out.GetUID())
+	r.noteWrite("create", out, "", text)
+	return nil
+}
+
+func (r *runner) update(resource, key string, ch objectChange) error {
+	ns, name, _ := strings.Cut(key, "/")
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
+	u, err := w.Get(r.ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	old := ref(resource, u)
+	before := u.DeepCopy()
+	if err := ch.apply(u); err != nil {
+		return err
+	}
+	out, err := w.Update(r.ctx, u)
+	if err != nil {
+		return err
+	}
+	if listwatch.Finalized(out) {
+		// The update took the last finalizer of an object being
+		// deleted: kube-apiserver deleted it instead (E18).
+		return r.removed(before, fmt.Sprintf("update %s: its last finalizer goes, and it is being deleted, so kube-apiserver deletes it", old))
+	}
+	r.wrote(before, out)
+	r.etcdChanged()
+	r.noteWrite("update", out, before.GetResourceVersion(), "update "+old+" -> "+trace.DescribeLong(out))
+	return nil
+}
+
+func (r *runner) delete(resource, key string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
+	before, err := w.Get(r.ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	out, err := w.Delete(r.ctx, ns, name, listwatch.Preconditions{})
+	if err != nil {
+		return err
+	}
+	if len(out.GetFinalizers()) == 0 {
+		return r.removed(out, "delete "+ref(resource, out))
+	}
+	// Its finalizers hold it (E18): kube-apiserver only marks it.
+	if out.GetResourceVersion() == before.GetResourceVersion() {
+		r.note(trace.LayerEtcd, "", fmt.Sprintf("delete %s: it is being deleted already, held by its finalizers (%s): nothing changes",
+			ref(resource, out), strings.Join(out.GetFinalizers(), ",")))
+		return nil
+	}
+	r.wrote(before, out)
+	r.etcdChanged()
+	r.noteWrite("update", out, before.GetResourceVersion(), fmt.Sprintf("delete %s: its finalizers hold it, so kube-apiserver marks it being deleted and keeps it: %s",
+		ref(resource, before), trace.DescribeLong(out)))
+	return nil
+}
+
+// removed notes that last, as it was last stored, is gone from etcd;
+// what says how.
+func (r *runner) removed(last *unstructured.Unstructured, what string) error {
+	r.wrote(last, nil)
+	r.etcdChanged()
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	r.noteWrite("delete", last, "", fmt.Sprintf("%s (at rv %d)", what, rev))
+	return nil
+}
+
+// updateTimes makes n updates of key in a row, as fast as etcd takes
+// them. Each sets the label update=<count> (one more than the stored
+// object's), so none is a no-op that kube-apiserver would not write (E2).
+func (r *runner) updateTimes(resource, key string, ch objectChange, n int) error {
+	ns, name, _ := strings.Cut(key, "/")
+	labels := ch.labels
+	w, err := r.writerOf(resource)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		u, err := w.Get(r.ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		next := map[string]string{}
+		for k, v := range u.GetLabels() {
+			next[k] = v
+		}
+		if labels != nil {
+			next = map[string]string{}
+			for k, v := range labels {
+				next[k] = v
+			}
+		}
+		count, _ := strconv.Atoi(u.GetLabels()[updateLabel])
+		next[updateLabel] = strconv.Itoa(count + 1)
+		ch.labels = next
+		if err := r.update(resource, key, ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
