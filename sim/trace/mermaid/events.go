@@ -166,7 +166,19 @@ func writeLabel(e trace.Event) string {
 	if e.Key == "" || e.RV == "" || e.Op == "delete" {
 		return clip(e.Detail, 100)
 	}
-	return e.Op + " " + e.Key + "@" + e.RV
+	return e.Op + " " + writtenResource(e) + e.Key + "@" + e.RV
+}
+
+// writtenResource is the resource a write's line names after its verb
+// ("create configmaps ns0/cfg@3"), and a space; "" for a pod's, whose
+// line names none ("create ns0/a@2").
+func writtenResource(e trace.Event) string {
+	_, rest, _ := strings.Cut(e.Detail, " ")
+	word, _, _ := strings.Cut(rest, " ")
+	if word == "" || word == "pods" || strings.ContainsAny(word, "/@") {
+		return ""
+	}
+	return word + " "
 }
 
 func watchLabel(e trace.Event) string {

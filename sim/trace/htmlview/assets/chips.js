@@ -64,11 +64,22 @@ var cachelabChips = (function () {
   // object is op key@rv, an update as key@prev→rv or marked no-op, a
   // tombstone marked.
   function object(ev) {
-    var s = (ev.op ? ev.op + " " : "") + name(ev.key);
+    var s = (ev.op ? ev.op + " " : "") + kindOf(ev) + name(ev.key);
     if (isNoop(ev)) return s + "@" + ev.rv + " no-op";
     if (ev.kind === "call" && ev.op === "OnUpdate" && ev.prevRV) return s + "@" + ev.prevRV + "→" + ev.rv;
     s += ev.rv ? "@" + ev.rv : "";
     return isTombstone(ev) ? s + " tombstone" : s;
+  }
+
+  // kindOf is, for a write of a resource other than pods (the world's
+  // line names it after the verb: "create configmaps ns0/cfg@3"), its
+  // kubectl short name and a slash, so the etcd lane tells a
+  // deployment's write from a pod's; "" for a pod's.
+  function kindOf(ev) {
+    if (ev.kind !== "write") return "";
+    var m = /^\S+ ([a-z][a-z0-9.-]*) \S/.exec(ev.text);
+    if (!m || m[1] === "pods" || m[1].indexOf("/") >= 0) return "";
+    return ({configmaps: "cm", deployments: "deploy", secrets: "secret"}[m[1]] || m[1]) + "/";
   }
 
   function watchEvent(ev) {
