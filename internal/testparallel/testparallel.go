@@ -43,6 +43,12 @@ func Gated(n int) int {
 			n = given
 		}
 	}
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		// Under -fuzz, -parallel is how many fuzzing workers go test
+		// starts, each a process of its own (with its etcds and files):
+		// it stays as given, or go test's default.
+		return n
+	}
 	_ = flag.Set("test.parallel", strconv.Itoa(max(n, ungated)))
 	return n
 }
