@@ -61,8 +61,9 @@
 // start runs one informer on each side. A scenario may instead (or as
 // well) make shared informer factories (factories.go): factory NAME makes
 // one on each side, cachelab's factory/ and client-go's
-// informers.SharedInformerFactory; informer NAME asks it for the pods
-// informer (the first request makes it, a later one gets the same);
+// informers.SharedInformerFactory; informer NAME [RESOURCE] asks it for
+// its informer of a resource, pods unless named (the first request makes
+// it, a later one gets the same);
 // factory-start NAME is its Start, which runs what was asked for since
 // the last one; factory-wait NAME is what its WaitForCacheSync returns.
 // add-handler and start-controller take informer=NAME, and controllers
@@ -71,8 +72,23 @@
 // sides, with its own connection, recorder, settling and invariants; its
 // lines carry its name (trace.Event.Informer: "a/pods: w1 WATCH-LIST
 // ..."), start's none, and a step's lines are compared informer by
-// informer, start's first. The world has one resource, so a factory makes
-// at most one informer, and a run has at most three factories.
+// informer, start's first. A factory makes one informer per resource,
+// each keyed as its own factory keys it (cachelab's by GVR, client-go's
+// typed factory by the Go type of its objects); a run has at most three
+// factories and eight informers in all (scenario.MaxInformers).
+//
+// # Several resources
+//
+// The world serves pods, configmaps, secrets and deployments
+// (scenario.Resources), each under its own etcd prefix and, behind the
+// watch cache, with its own cacher (kubeapi.go). A write names its
+// resource first (create configmaps ns0/cfg data=(k=v)), start takes
+// informer=<resource>; what a write makes of an object is objects.go's,
+// where it goes the world's (runWorld.writer). Objects may carry
+// finalizers, which hold a deleted object until an update removes the
+// last (listwatch's Writer, REFERENCE.md E18), and an owner, whose
+// absence gc, the garbage collector's sweep, turns into the dependent's
+// deletion (gc.go, E19). A cluster and a replay serve pods alone so far.
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found
