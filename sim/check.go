@@ -177,7 +177,8 @@ func ResourceAllows(cmd, resource string, w lever.World) error {
 // owner= cannot run in w, or nil: lever.Lifecycle's answer.
 func LifecycleAllows(cmd string, w lever.World) error {
 	l := lever.Lifecycle
-	if l.Available(w) == nil {
+	err := l.Available(w)
+	if err == nil {
 		return nil
 	}
 	switch {
@@ -186,7 +187,7 @@ func LifecycleAllows(cmd string, w lever.World) error {
 	case w.Server == lever.Replay.Server:
 		return fmt.Errorf("%s cannot run in a replay: its server is a recording, which no step can change", cmd)
 	}
-	return l.Available(w)
+	return err
 }
 
 // LeverAllows says why cmd's lever cannot be pulled in w, or nil, in the

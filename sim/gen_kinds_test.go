@@ -68,10 +68,11 @@ func (g *gen) createKind() string {
 
 // kindOwner is a deployment in key's namespace that could own it.
 func (g *gen) kindOwner(key string) string {
-	ns := key[:len(key)-2]
+	ns, _, _ := strings.Cut(key, "/")
 	for _, ref := range slices.Sorted(maps.Keys(g.kinds.objects)) {
-		if len(ref) > len("deployments ") && ref[:len("deployments ")] == "deployments " && ref[len("deployments "):len(ref)-2] == ns && ref[len("deployments "):] != key {
-			return "deployments/" + ref[len("deployments "):]
+		owner, ok := strings.CutPrefix(ref, "deployments ")
+		if ownerNS, _, _ := strings.Cut(owner, "/"); ok && ownerNS == ns && owner != key {
+			return "deployments/" + owner
 		}
 	}
 	return ""
@@ -91,7 +92,7 @@ func (g *gen) updateKind() string {
 	switch {
 	case g.maybe(3):
 		line += " finalizers=" + g.pick(append([]string{"()"}, genFinalizers...))
-	case ref[:len("deployments")] == "deployments":
+	case strings.HasPrefix(ref, "deployments "):
 		line += " replicas=" + g.pick([]string{"0", "2", "5"})
 	default:
 		line += " data=(k=" + g.pick([]string{"v3", "v4"}) + ")"

@@ -154,3 +154,19 @@ func TestResourcesInEveryWorld(t *testing.T) {
 		t.Fatalf("%d steps refused (%d for their resource or lifecycle) and %d allowed: the test tells nothing", refused, byResource, allowed)
 	}
 }
+
+// The resources a scenario may name are the ones the worlds serve:
+// scenario.Resources, spelled again for the parser, is
+// listwatch.BuiltIn's names, pods first.
+func TestResourcesAreBuiltIn(t *testing.T) {
+	var served []string
+	for _, r := range listwatch.BuiltIn {
+		served = append(served, r.Name())
+	}
+	if strings.Join(served, " ") != strings.Join(scenario.Resources, " ") {
+		t.Fatalf("scenario.Resources are %v; the worlds serve %v", scenario.Resources, served)
+	}
+	if scenario.Resources[0] != scenario.DefaultResource {
+		t.Fatalf("the first resource is %s, not the default, %s", scenario.Resources[0], scenario.DefaultResource)
+	}
+}

@@ -149,21 +149,13 @@ func (ch objectChange) apply(u *unstructured.Unstructured) error {
 	return nil
 }
 
-// ref is how the trace names an object of resource: its key alone for a
-// pod, else the resource first.
-func ref(resource string, obj any) string {
-	if resource == "" || resource == scenario.DefaultResource {
-		return trace.Describe(obj)
-	}
-	return resource + " " + trace.Describe(obj)
-}
+// ref is how the trace names an object of resource: its description
+// alone for a pod, else the resource first.
+func ref(resource string, obj any) string { return scenario.ObjectRef(resource, trace.Describe(obj)) }
 
 // refLong is ref with trace.DescribeLong.
 func refLong(resource string, obj any) string {
-	if resource == "" || resource == scenario.DefaultResource {
-		return trace.DescribeLong(obj)
-	}
-	return resource + " " + trace.DescribeLong(obj)
+	return scenario.ObjectRef(resource, trace.DescribeLong(obj))
 }
 
 // setOwner makes the object ownerKey of ownerRes u's controller owner:
@@ -232,13 +224,20 @@ func (r *runner) create(resource, key string, ch objectChange, ownerRes, ownerKe
 	return nil
 }
 
-func (r *runner) update(resource, key string, ch objectChange) error {
-	ns, name, _ := strings.Cut(key, "/")
+// stored is the writer of resource's objects, and the object under key
+// as it is stored now.
+func (r *runner) stored(resource, key string) (objectWriter, *unstructured.Unstructured, error) {
 	w, err := r.writerOf(resource)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	ns, name, _ := strings.Cut(key, "/")
 	u, err := w.Get(r.ctx, ns, name)
+	return w, u, err
+}
+
+func (r *runner) update(resource, key string, ch objectChange) error {
+	w, u, err := r.stored(resource, key)
 	if err != nil {
 		return err
 	}
@@ -263,16 +262,11 @@ func (r *runner) update(resource, key string, ch objectChange) error {
 }
 
 func (r *runner) delete(resource, key string) error {
-	ns, name, _ := strings.Cut(key, "/")
-	w, err := r.writerOf(resource)
+	w, before, err := r.stored(resource, key)
 	if err != nil {
 		return err
 	}
-	before, err := w.Get(r.ctx, ns, name)
-	if err != nil {
-		return err
-	}
-	out, err := w.Delete(r.ctx, ns, name, listwatch.Preconditions{})
+	out, err := w.Delete(r.ctx, before.GetNamespace(), before.GetName(), listwatch.Preconditions{})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // so every scenario written before there were others reads as it did.
 // They are spelled here again, not taken from package listwatch, because
 // a scenario is data and does not depend on the world's code;
-// TestResourcesAreListwatchs holds the two to the same names.
+// TestResourcesAreBuiltIn (package sim) holds the two to the same names.
 var Resources = []string{"pods", "configmaps", "secrets", "deployments"}
 
 // DefaultResource is the resource of a step that names none.

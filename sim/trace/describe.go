@@ -185,13 +185,8 @@ func describeKind(u *unstructured.Unstructured) string {
 		return " data=" + strings.Join(pairs, ",")
 	case "Deployment":
 		out := ""
-		// A number is an int64 as the writer sets it, a float64 as
-		// encoding/json reads it back from etcd.
-		switch n, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); n := n.(type) {
-		case int64:
+		if n, ok, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); ok {
 			out += fmt.Sprintf(" replicas=%d", n)
-		case float64:
-			out += fmt.Sprintf(" replicas=%d", int64(n))
 		}
 		if cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers"); len(cs) > 0 {
 			if c, ok := cs[0].(map[string]any); ok {
