@@ -80,7 +80,7 @@ func (r routed) CompactRevision() int64 { return r.s.api().CompactRevision() }
 
 // ResourcePrefix is where the resource's objects live below /registry,
 // as the registry's key functions want it ("/pods").
-func (s *Server) ResourcePrefix() string { return "/" + s.res.Resource }
+func (s *Server) ResourcePrefix() string { return "/" + s.res.StorePath() }
 
 // Resource is the resource the server stores.
 func (s *Server) Resource() listwatch.Resource { return s.res }

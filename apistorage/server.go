@@ -314,7 +314,7 @@ func (s *Server) Ready() bool {
 // resourcePrefix is where res's objects live under /registry, as the
 // cacher and etcd3 want it ("/pods/": the cacher's key functions need the
 // trailing slash).
-func (s *Server) resourcePrefix() string { return "/" + s.res.Resource + "/" }
+func (s *Server) resourcePrefix() string { return s.ResourcePrefix() + "/" }
 
 func (s *Server) newObject() runtime.Object {
 	u := &unstructured.Unstructured{}

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 )
@@ -41,8 +42,9 @@ type armed struct {
 // the handler chain, after authentication and authorization, where
 // kube-apiserver's own max-in-flight filter sits.
 type faults struct {
-	mu   sync.Mutex
-	next []armed
+	codecs serializer.CodecFactory // the server's (kinds), for the errors
+	mu     sync.Mutex
+	next   []armed
 }
 
 func (fs *faults) take(user, verb string) (Fault, bool) {
@@ -82,6 +84,6 @@ func (fs *faults) wrap(h http.Handler) http.Handler {
 		gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
 		err := apierrors.NewGenericServerResponse(f.Status, info.Verb, gr, info.Name,
 			fmt.Sprintf("a fault the scenario placed: %d", f.Status), f.RetryAfter, true)
-		responsewriters.ErrorNegotiated(err, codecs, schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}, w, req)
+		responsewriters.ErrorNegotiated(err, fs.codecs, schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}, w, req)
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
@@ -56,6 +57,7 @@ type endpoints struct {
 	res      listwatch.Resource
 	verbs    []string
 	handlers map[string]http.Handler
+	codecs   serializer.CodecFactory // the server's, for its errors
 }
 
 // install puts the served resources' endpoints on the generic server, as
@@ -106,9 +108,9 @@ func (s *Server) installVersion(paths *mux.PathRecorderMux, gv schema.GroupVersi
 		return out
 	})
 	if gv.Group == "" { // the core group has one version
-		paths.Handle("/api", discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{DefaultAddress: strings.TrimPrefix(s.url, "https://")}, codecs, "/api"))
+		paths.Handle("/api", discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{DefaultAddress: strings.TrimPrefix(s.url, "https://")}, s.kinds.codecs, "/api"))
 	}
-	paths.Handle(versionPath, discovery.NewAPIVersionHandler(codecs, gv, resources))
+	paths.Handle(versionPath, discovery.NewAPIVersionHandler(s.kinds.codecs, gv, resources))
 	paths.HandlePrefix(versionPath+"/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, ok := request.RequestInfoFrom(req.Context())
 		i := -1
@@ -131,7 +133,7 @@ func (ep *endpoints) serve(w http.ResponseWriter, req *http.Request, info *reque
 		return
 	}
 	err := apierrors.NewMethodNotSupported(ep.res.GroupResource(), info.Verb)
-	responsewriters.ErrorNegotiated(err, codecs, schema.GroupVersion{Group: ep.res.Group, Version: ep.res.Version}, w, req)
+	responsewriters.ErrorNegotiated(err, ep.codecs, schema.GroupVersion{Group: ep.res.Group, Version: ep.res.Version}, w, req)
 }
 
 // routeOf names the handler a request goes to: its verb, except that a
@@ -160,9 +162,6 @@ var writeVerbs = []string{"create", "update", "delete"}
 // installer would give them.
 func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints, error) {
 	res := sv.storage.Resource()
-	if gv := res.GroupVersionKind().GroupVersion(); !slices.Contains(servedVersions, gv) {
-		return nil, fmt.Errorf("kubeapiserver: %s is in group version %s, which the server's scheme does not hold (servedVersions)", res.GroupResource(), gv)
-	}
 	store := s.registry(sv.storage)
 	scope, err := s.scope(res, store, cfg)
 	if err != nil {
@@ -185,7 +184,7 @@ func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints,
 			h[verb] = perRequest(func() http.Handler { return handlers.DeleteResource(store, true, scope, s.admit) })
 		}
 	}
-	return &endpoints{res: res, verbs: sv.verbs(), handlers: h}, nil
+	return &endpoints{res: res, verbs: sv.verbs(), handlers: h, codecs: s.kinds.codecs}, nil
 }
 
 // perRequest is a write handler made anew for each request, as
@@ -211,20 +210,21 @@ func (f perRequest) ServeHTTP(w http.ResponseWriter, req *http.Request) { f().Se
 // fields' types from the objects).
 func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, cfg *genericapiserver.Config) (*handlers.RequestScope, error) {
 	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
+	sc := s.kinds.scheme
 	fm, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(),
-		converter{}, scheme, creater{}, res.GroupVersionKind(), gv, "", nil)
+		converter{sc}, sc, creater{sc}, res.GroupVersionKind(), gv, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("kubeapiserver: the field manager for %s: %w", res.Resource, err)
 	}
 	return &handlers.RequestScope{
 		Namer:               handlers.ContextBasedNaming{Namer: meta.NewAccessor(), ClusterScoped: !res.Namespaced},
-		Serializer:          negotiated{},
-		ParameterCodec:      parameterCodec,
-		Creater:             creater{},
-		Convertor:           converter{},
-		Defaulter:           scheme,
-		Typer:               typer{},
-		UnsafeConvertor:     converter{},
+		Serializer:          negotiated{sc},
+		ParameterCodec:      s.kinds.params,
+		Creater:             creater{sc},
+		Convertor:           converter{sc},
+		Defaulter:           sc,
+		Typer:               typer{sc},
+		UnsafeConvertor:     converter{sc},
 		Authorizer:          cfg.Authorization.Authorizer,
 		TableConvertor:      store,
 		FieldManager:        fm,

@@ -20,50 +20,54 @@ import (
 // is, and everything else (a Status, ListOptions, WatchEvent) through a
 // scheme of meta/v1's types.
 
-// scheme holds meta/v1's types (Status, ListOptions, WatchEvent, ...),
-// the types every API group's responses share, in each group version
-// the server can serve: a watch's events are encoded as WatchEvents of
-// the resource's group version (apiextensions-apiserver registers them
-// for each custom resource's the same way). The scheme is the process's,
-// made once, so it holds every group version of listwatch.BuiltIn.
-var scheme = func() *runtime.Scheme {
+// kinds are a server's scheme and what is made of it. The scheme holds
+// meta/v1's types (Status, ListOptions, WatchEvent, ...), the types
+// every API group's responses share, in each group version the server
+// serves: a watch's events are encoded as WatchEvents of the resource's
+// group version (apiextensions-apiserver registers them for each custom
+// resource's the same way). Each server has its own, made before it
+// serves, because a custom resource's group version is the scenario's
+// (its crd step's), and a scheme is not safe to add to while other
+// servers read it.
+type kinds struct {
+	scheme *runtime.Scheme
+	// codecs serve the generic API server's own paths (health, version,
+	// discovery) and its filters' errors.
+	codecs serializer.CodecFactory
+	// params decode a request's query into ListOptions.
+	params runtime.ParameterCodec
+}
+
+// newKinds is the kinds of a server that serves gvs.
+func newKinds(gvs []schema.GroupVersion) kinds {
 	s := runtime.NewScheme()
-	for _, gv := range servedVersions {
-		metav1.AddToGroupVersion(s, gv)
+	for _, gv := range gvs {
+		if !s.IsVersionRegistered(gv) {
+			metav1.AddToGroupVersion(s, gv)
+		}
 	}
-	return s
-}()
-
-// servedVersions are the group versions of the resources a Server can
-// serve (listwatch.BuiltIn's, and namespaces'): New refuses any other.
-var servedVersions = []schema.GroupVersion{{Version: "v1"}, {Group: "apps", Version: "v1"}}
-
-// codecs serve the generic API server's own paths (health, version,
-// discovery) and its filters' errors.
-var codecs = serializer.NewCodecFactory(scheme)
-
-// parameterCodec decodes a request's query into ListOptions.
-var parameterCodec = runtime.NewParameterCodec(scheme)
+	return kinds{scheme: s, codecs: serializer.NewCodecFactory(s), params: runtime.NewParameterCodec(s)}
+}
 
 // typer names an object's kind: an unstructured one by its apiVersion
 // and kind fields, any other by the scheme.
-type typer struct{}
+type typer struct{ scheme *runtime.Scheme }
 
-func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+func (t typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
 	if _, ok := obj.(runtime.Unstructured); ok {
 		return unstructuredscheme.NewUnstructuredObjectTyper().ObjectKinds(obj)
 	}
-	return scheme.ObjectKinds(obj)
+	return t.scheme.ObjectKinds(obj)
 }
 
 func (typer) Recognizes(gvk schema.GroupVersionKind) bool { return true }
 
 // creater makes an unstructured object of any kind the scheme does not hold.
-type creater struct{}
+type creater struct{ scheme *runtime.Scheme }
 
-func (creater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
-	if scheme.Recognizes(kind) {
-		return scheme.New(kind)
+func (c creater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
+	if c.scheme.Recognizes(kind) {
+		return c.scheme.New(kind)
 	}
 	return unstructuredscheme.NewUnstructuredCreator().New(kind)
 }
@@ -76,9 +80,9 @@ func (creater) New(kind schema.GroupVersionKind) (runtime.Object, error) {
 // Namespace sent to /pods). Field selectors keep their labels
 // (metadata.name, metadata.namespace; anything else is refused, as a
 // custom resource's are).
-type converter struct{}
+type converter struct{ scheme *runtime.Scheme }
 
-func (converter) Convert(in, out, context interface{}) error {
+func (c converter) Convert(in, out, context interface{}) error {
 	u, uok := in.(runtime.Unstructured)
 	o, ook := out.(runtime.Unstructured)
 	if uok && ook {
@@ -87,13 +91,13 @@ func (converter) Convert(in, out, context interface{}) error {
 			return fmt.Errorf("kubeapiserver: the object is a %s %s, not a %s %s", from.GroupVersion(), from.Kind, to.GroupVersion(), to.Kind)
 		}
 	}
-	return scheme.Convert(in, out, context)
+	return c.scheme.Convert(in, out, context)
 }
 
-func (converter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+func (c converter) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
 	u, ok := in.(runtime.Unstructured)
 	if !ok {
-		return scheme.ConvertToVersion(in, gv)
+		return c.scheme.ConvertToVersion(in, gv)
 	}
 	kind := u.GetObjectKind().GroupVersionKind()
 	if to, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{kind}); !ok || to != kind {
@@ -112,12 +116,13 @@ func (converter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value str
 // field given twice is a warning (Warn, the default) or refused (Strict).
 // An unknown field is neither: an unstructured object has no schema to
 // know one by.
-type negotiated struct{}
+type negotiated struct{ scheme *runtime.Scheme }
 
-func (negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
-	plain := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{})
-	pretty := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{Pretty: true})
-	strict := json.NewSerializerWithOptions(json.DefaultMetaFactory, creater{}, typer{}, json.SerializerOptions{Strict: true})
+func (n negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
+	c, t := creater{n.scheme}, typer{n.scheme}
+	plain := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, t, json.SerializerOptions{})
+	pretty := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, t, json.SerializerOptions{Pretty: true})
+	strict := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, t, json.SerializerOptions{Strict: true})
 	return []runtime.SerializerInfo{{
 		MediaType:        runtime.ContentTypeJSON,
 		MediaTypeType:    "application",
@@ -130,10 +135,10 @@ func (negotiated) SupportedMediaTypes() []runtime.SerializerInfo {
 	}}
 }
 
-func (negotiated) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
-	return versioning.NewCodec(enc, nil, converter{}, creater{}, typer{}, nil, gv, nil, "kubeapiserver")
+func (n negotiated) EncoderForVersion(enc runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	return versioning.NewCodec(enc, nil, converter{n.scheme}, creater{n.scheme}, typer{n.scheme}, nil, gv, nil, "kubeapiserver")
 }
 
-func (negotiated) DecoderToVersion(dec runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
-	return versioning.NewCodec(nil, dec, converter{}, creater{}, typer{}, nil, nil, gv, "kubeapiserver")
+func (n negotiated) DecoderToVersion(dec runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
+	return versioning.NewCodec(nil, dec, converter{n.scheme}, creater{n.scheme}, typer{n.scheme}, nil, nil, gv, "kubeapiserver")
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
@@ -66,6 +67,7 @@ type Options struct {
 // (and, with Options.Namespaces, namespaces) from apistorage servers.
 type Server struct {
 	served []served            // the resources, in discovery's order
+	kinds  kinds               // the scheme of their group versions
 	admit  admission.Interface // nil without Options.Namespaces
 	clock  clock.Clock
 	labels func(user string) pprof.LabelSet // Options.Labels
@@ -90,6 +92,12 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if err := s.serve(st, opts); err != nil {
 		return nil, err
 	}
+	var gvs []schema.GroupVersion
+	for _, sv := range s.served {
+		gvs = append(gvs, sv.storage.Resource().GroupVersionKind().GroupVersion())
+	}
+	s.kinds = newKinds(gvs)
+	s.faults.codecs = s.kinds.codecs
 	p, err := newPKI(time.Now())
 	if err != nil {
 		return nil, err
@@ -122,7 +130,7 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 // certificate, authorization, max-in-flight) in front of the resource's
 // REST handlers and discovery.
 func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, error) {
-	cfg := genericapiserver.NewConfig(codecs)
+	cfg := genericapiserver.NewConfig(s.kinds.codecs)
 	cfg.EffectiveVersion = basecompatibility.NewEffectiveVersionFromString("1.37.2", "", "")
 	cfg.LoopbackClientConfig = &restclient.Config{Host: s.url}
 	cfg.EnableProfiling, cfg.EnableMetrics, cfg.EnableIndex = false, false, false

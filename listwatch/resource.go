@@ -19,6 +19,20 @@ type Resource struct {
 	Resource       string // plural, lower case: "pods"
 	Kind           string // "Pod"
 	Namespaced     bool
+	// Store is where its objects' keys begin under /registry/, when not
+	// at Resource: kube-apiserver keeps a custom resource's under its
+	// group too (/registry/example.com/foos/...), a built-in one's under
+	// the resource alone (/registry/deployments/...).
+	Store string
+}
+
+// StorePath is where r's objects' keys begin under /registry/:
+// "pods", "example.com/foos".
+func (r Resource) StorePath() string {
+	if r.Store != "" {
+		return r.Store
+	}
+	return r.Resource
 }
 
 // Pods is the core v1 Pod resource, the one most scenarios use.
@@ -61,7 +75,7 @@ func (r Resource) GroupVersionKind() schema.GroupVersionKind {
 }
 
 // prefix is the etcd key prefix under which every object of r lives.
-func (r Resource) prefix() string { return "/registry/" + r.Resource + "/" }
+func (r Resource) prefix() string { return "/registry/" + r.StorePath() + "/" }
 
 // namespacePrefix is the prefix of one namespace's objects, or of all
 // objects when namespace is "".
