@@ -72,9 +72,13 @@ func finalizedBy(next, current *unstructured.Unstructured) bool {
 // markAsDeleting is what kube-apiserver's registry does to an object
 // with finalizers that a delete asks to remove (its markAsDeleting): the
 // deletionTimestamp is now, unless one is set already (and not later),
-// and no grace period. (The registry also raises a generation above 0;
-// a Writer's objects have none.)
+// and no grace period. The first mark also raises a generation above 0
+// by one (a custom resource's: kube-apiserver's registry keeps one for
+// them, package crd; a built-in one's here has none).
 func markAsDeleting(obj *unstructured.Unstructured, now time.Time) {
+	if g := obj.GetGeneration(); obj.GetDeletionTimestamp() == nil && g > 0 {
+		obj.SetGeneration(g + 1)
+	}
 	if ts := obj.GetDeletionTimestamp(); ts == nil || ts.After(now) {
 		t := metav1.NewTime(now)
 		obj.SetDeletionTimestamp(&t)

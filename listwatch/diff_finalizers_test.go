@@ -71,7 +71,7 @@ func TestDiffE18DeletionHeldByFinalizers(t *testing.T) {
 	fence(ctx, t, ours)
 	fence(ctx, t, theirs)
 	evOurs, evTheirs := eventsTo(t, wOurs, fenceName), eventsTo(t, wTheirs, fenceName)
-	want := "ADDED x, MODIFIED x, MODIFIED x, DELETED x, ADDED y, DELETED y, ADDED z, MODIFIED z, DELETED z"
+	want := "ADDED x, MODIFIED x, MODIFIED x, DELETED x, ADDED y, DELETED y, ADDED z, MODIFIED z, DELETED z, ADDED g, MODIFIED g, DELETED g"
 	if got := eventTypes(evTheirs); got != want {
 		t.Errorf("the registry's watch got %s, want %s", got, want)
 	}
@@ -143,7 +143,24 @@ func finalizerSteps() []writeStep {
 			want: "answer: stored after; wrote; stored, being deleted"},
 		{name: "update z without finalizers and without resourceVersion: deleted", obj: "z", finalizes: true,
 			do: put(fresh(configMap("z"))), want: "answer: stored before; wrote; gone"},
+		// An object with a generation (a custom resource's, which
+		// kube-apiserver's registry keeps one for): the first mark raises
+		// it, a second delete does not.
+		{name: "create g with generation 1 and finalizer a", obj: "g", do: create(withGeneration(configMap("g", finA), 1)),
+			want: "answer: stored after; wrote; stored"},
+		{name: "delete g: marked as being deleted, its generation raised", obj: "g", do: remove(none),
+			want: "answer: stored after; wrote; stored, being deleted"},
+		{name: "delete g again: nothing changes", obj: "g", do: remove(none),
+			want: "answer: stored before; no write; stored, being deleted"},
+		{name: "update g without finalizers: deleted", obj: "g", finalizes: true,
+			do:   put(edit(func(u *unstructured.Unstructured) { u.SetFinalizers(nil) })),
+			want: "answer: stored before; wrote; gone"},
 	}
+}
+
+func withGeneration(u *unstructured.Unstructured, g int64) *unstructured.Unstructured {
+	u.SetGeneration(g)
+	return u
 }
 
 // stepFunc makes a step's request on one side, given what that side
