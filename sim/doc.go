@@ -88,7 +88,12 @@
 // finalizers, which hold a deleted object until an update removes the
 // last (listwatch's Writer, REFERENCE.md E18), and an owner, whose
 // absence gc, the garbage collector's sweep, turns into the dependent's
-// deletion (gc.go, E19). A cluster and a replay serve pods alone so far.
+// deletion (gc.go, E19). A crd step defines a custom resource
+// (customres.go, E20): it is kept under /registry/<group>/<plural>, has
+// a cacher of its own behind the watch cache, is served over HTTPS in
+// its group version, and each write of it goes through what
+// kube-apiserver's apiextensions does to one (package crd, linked in by
+// sim/full). A cluster and a replay serve pods alone so far.
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found

@@ -201,7 +201,7 @@ func cmdInformer(r *runner, a scenario.Args) error {
 		return buildErr == nil
 	}
 	cl, cg := fi.sides[0], fi.sides[1]
-	gotCL := f.cl.InformerFor(builtIn(resource).GroupVersionResource(), func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
+	gotCL := f.cl.InformerFor(r.resourceOf(resource).GroupVersionResource(), func(_ factory.Client, resync time.Duration) *informer.SharedIndexInformer {
 		if !build(cl, resync) {
 			return nil
 		}

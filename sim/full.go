@@ -36,6 +36,9 @@ func NeedsFull(sc *scenario.Scenario, opts Options) string {
 			return "runs behind kube-apiserver's watch cache"
 		}
 	}
+	if len(sc.CustomResources) > 0 {
+		return "serves custom resources, which kube-apiserver's apiextensions prunes, defaults and validates"
+	}
 	for _, st := range sc.Steps {
 		if st.Cmd == "factory" {
 			return "makes a shared informer factory, which is compared with client-go's SharedInformerFactory"

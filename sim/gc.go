@@ -111,7 +111,7 @@ func (r *runner) collect(o owned, gone metav1.OwnerReference) error {
 // the order of scenario.Resources, then by key.
 func (r *runner) everyObject() ([]owned, error) {
 	var out []owned
-	for _, name := range scenario.Resources {
+	for _, name := range r.resourceNames() {
 		lw := listwatch.NewListerWatcher(r.client, r.resourceNamed(name), listwatch.Options{})
 		list, err := lw.ListWithContext(r.ctx, metav1.ListOptions{})
 		if err != nil {

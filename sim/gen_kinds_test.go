@@ -24,6 +24,7 @@ type genKinds struct {
 	on      int             // 0 until decided, then 1 (this scenario gets such steps) or more (it does not)
 	objects map[string]bool // "<resource> <ns/name>" created and not deleted
 	owned   bool            // an object was created with an owner
+	crd     bool            // a crd step defined foos
 }
 
 func (k genKinds) clone() genKinds {
@@ -39,7 +40,7 @@ var (
 // createKind creates an object of another resource, now and then with
 // finalizers, or owned by a deployment that exists.
 func (g *gen) createKind() string {
-	res := g.pick(genKindResources)
+	res := g.pick(g.kindResources())
 	key := g.pick(genKeys)
 	if !g.kinds.objects["deployments ns0/a"] && g.maybe(2) {
 		res, key = "deployments", "ns0/a" // an owner for what follows
@@ -49,6 +50,8 @@ func (g *gen) createKind() string {
 	switch res {
 	case "configmaps", "secrets":
 		line += " data=(k=v" + g.pick([]string{"1", "2"}) + ")"
+	case "foos":
+		line += " spec=(replicas=" + g.pick([]string{"1", "2"}) + ",size=big)"
 	default:
 		line += " replicas=" + g.pick([]string{"1", "3"})
 	}
@@ -94,6 +97,8 @@ func (g *gen) updateKind() string {
 		line += " finalizers=" + g.pick(append([]string{"()"}, genFinalizers...))
 	case strings.HasPrefix(ref, "deployments "):
 		line += " replicas=" + g.pick([]string{"0", "2", "5"})
+	case strings.HasPrefix(ref, "foos "):
+		line += " spec=(replicas=" + g.pick([]string{"0", "3"}) + ")"
 	default:
 		line += " data=(k=" + g.pick([]string{"v3", "v4"}) + ")"
 	}
@@ -107,15 +112,52 @@ func (g *gen) deleteKind() string {
 }
 
 func (g *gen) informerKind() string {
-	return "informer " + g.factoryName(g.factories) + " " + g.pick(genKindResources)
+	return "informer " + g.factoryName(g.factories) + " " + g.pick(g.kindResources())
 }
+
+// kindResources are the resources the late steps write and watch:
+// foos too, once a crd step has defined it.
+func (g *gen) kindResources() []string {
+	if g.kinds.crd {
+		return append(slices.Clone(genKindResources), "foos")
+	}
+	return genKindResources
+}
+
+// crd defines foos.example.com: a custom resource whose spec.replicas
+// is an integer of at least 0, defaulted to 1 (size= is pruned).
+func (g *gen) crd() string {
+	g.kinds.crd = true
+	return "crd\n" + genFooCRD
+}
+
+const genFooCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: foos.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: foos, kind: Foo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0, default: 1}`
 
 // The corpus (fuzzSeeds, testdata/fuzz) keeps the scenarios it was
 // chosen for: none of them gets a step over another resource, but those
 // added for such steps (kinds-*); and the generator does write such
 // steps, gc among them, into other scenarios, which Parse accepts.
 func TestGenKindSteps(t *testing.T) {
-	kindStep := regexp.MustCompile(`(?m)^(create|update|delete|informer \S+) (configmaps|secrets|deployments)\b|^gc$`)
+	kindStep := regexp.MustCompile(`(?m)^(create|update|delete|informer \S+) (configmaps|secrets|deployments|foos)\b|^gc$|^crd$`)
 	kinds := 0
 	for _, c := range corpusSeeds(t) {
 		text := genScenario(rand.New(rand.NewPCG(c.seed, 0)))

@@ -72,6 +72,9 @@ var genKindSteps = []genStep{
 	{func(g *gen) int { return g.unless(!g.cache && len(g.kinds.objects) > 0, 6, 0) }, (*gen).updateKind},
 	{func(g *gen) int { return g.unless(!g.cache && len(g.kinds.objects) > 0, 4, 0) }, (*gen).deleteKind},
 	{func(g *gen) int { return g.unless(!g.cache && len(g.factories) > 0, 8, 0) }, (*gen).informerKind},
+	// After a write of another kind, so that a scenario of the corpus,
+	// chosen when it drew none of these, still draws none.
+	{func(g *gen) int { return g.unless(!g.cache && !g.kinds.crd && len(g.kinds.objects) > 0, 6, 0) }, (*gen).crd},
 }
 
 // lateStream is the late source's stream: one with which no scenario of
@@ -318,6 +321,8 @@ func init() {
 	// A late command is in the table, and so must be fuzzed
 	// (TestGenCoversEveryCommand), but is not drawn by step (genLate).
 	maps.Copy(genSteps, genLate)
+	// crd is one of the other resources' late steps (genKindSteps).
+	genSteps["crd"] = genStep{func(*gen) int { return 0 }, (*gen).crd}
 }
 
 // step draws a command by weight. A command whose weight is 0 where the

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/cachelab/cachelab/listwatch"
@@ -42,7 +43,11 @@ func resourcesOf(sc *scenario.Scenario) []string {
 		}
 	}
 	var out []string
-	for _, name := range scenario.Resources {
+	names := slices.Clone(scenario.Resources)
+	for _, c := range sc.CustomResources {
+		names = append(names, c.Plural)
+	}
+	for _, name := range names {
 		if used[name] {
 			out = append(out, name)
 		}

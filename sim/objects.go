@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,10 @@ func (r *runner) newObject(resource, key string, ch objectChange) (*unstructured
 	ns, name, ok := strings.Cut(key, "/")
 	if !ok || ns == "" || name == "" {
 		return nil, fmt.Errorf("object %q: want namespace/name", key)
+	}
+	if c, ok := r.custom(resource); ok {
+		u := newCustom(c, ns, name, nil)
+		return u, ch.apply(u)
 	}
 	u := exampleOf(r.resourceNamed(resource))
 	u.SetNamespace(ns)
@@ -80,6 +85,7 @@ type objectChange struct {
 	image      string            // a pod's spec.image, a deployment's container's image
 	data       map[string]string // a configmap's or secret's data (replacing the old), or nil
 	replicas   *int64            // a deployment's spec.replicas
+	spec       map[string]any    // a custom resource's spec fields to set
 }
 
 // changeOf is what step a sets.
@@ -100,6 +106,7 @@ func changeOf(a scenario.Args) objectChange {
 		ch.replicas = &n
 	}
 	ch.finalizers = a.Finalizers()
+	ch.spec = a.Spec()
 	return ch
 }
 
@@ -145,6 +152,15 @@ func (ch objectChange) apply(u *unstructured.Unstructured) error {
 		if err := unstructured.SetNestedField(u.Object, *ch.replicas, "spec", "replicas"); err != nil {
 			return err
 		}
+	}
+	if len(ch.spec) > 0 {
+		spec, _ := u.Object["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+		}
+		spec = maps.Clone(spec)
+		maps.Copy(spec, ch.spec)
+		u.Object["spec"] = spec
 	}
 	return nil
 }

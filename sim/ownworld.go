@@ -23,7 +23,7 @@ type ownWorld struct {
 	// too; writers are the other resources', each made at its first
 	// write.
 	raw     *listwatch.Writer
-	writers map[string]*listwatch.Writer
+	writers map[string]objectWriter
 }
 
 func (w *ownWorld) connect() error { return w.r.connectOwn(w) }
@@ -36,9 +36,16 @@ func (w *ownWorld) writer(name string) (objectWriter, error) {
 	}
 	wr := w.writers[name]
 	if wr == nil {
-		wr = listwatch.NewWriter(w.kv, w.r.resourceNamed(name), w.r.writerOptions())
+		lw := listwatch.NewWriter(w.kv, w.r.resourceNamed(name), w.r.writerOptions())
+		wr = lw
+		if _, ok := w.r.custom(name); ok {
+			var err error
+			if wr, err = w.r.customWriter(lw, name); err != nil {
+				return nil, err
+			}
+		}
 		if w.writers == nil {
-			w.writers = map[string]*listwatch.Writer{}
+			w.writers = map[string]objectWriter{}
 		}
 		w.writers[name] = wr
 	}

@@ -516,11 +516,14 @@ func (r *runner) rawWriter() *listwatch.Writer { return r.where.(*ownWorld).raw 
 // the key of every object of every resource it writes there.
 func (r *runner) keyPrefix() string { return "/registry/" + r.ownPrefix }
 
-// resourceNamed is the resource a scenario names (scenario.Resources),
-// under the run's own prefix on an external etcd.
+// resourceNamed is the resource a scenario names (resourceOf), under
+// the run's own prefix on an external etcd.
 func (r *runner) resourceNamed(name string) listwatch.Resource {
-	res := builtIn(name)
+	res := r.resourceOf(name)
 	res.Resource = r.ownPrefix + res.Resource
+	if res.Store != "" {
+		res.Store = r.ownPrefix + res.Store
+	}
 	return res
 }
 

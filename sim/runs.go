@@ -71,6 +71,7 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		return nil
 	},
 	"gc":              cmdGC,
+	"crd":             cmdCRD,
 	"compact":         func(r *runner, a scenario.Args) error { return r.compact() },
 	"progress":        cmdProgress,
 	"close-watch":     closeWatch,

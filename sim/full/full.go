@@ -19,6 +19,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
@@ -29,8 +30,10 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/apistorage/source"
+	"github.com/cachelab/cachelab/crd"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/world"
 )
 
@@ -41,7 +44,21 @@ func init() {
 		ServeHTTPS:         serveHTTPS,
 		NewClientGoFactory: newClientGoFactory,
 		TypedObject:        typedObject,
+		CustomResource:     customResource,
 	})
+	scenario.LinkCustomResources(func(manifest []byte) (scenario.Admit, error) {
+		return customResource(manifest)
+	})
+}
+
+// customResource is what kube-apiserver's apiextensions does with a
+// custom resource's writes (package crd).
+func customResource(manifest []byte) (func(obj, old map[string]any) error, error) {
+	d, err := crd.Compile(manifest)
+	if err != nil {
+		return nil, err
+	}
+	return d.Admit, nil
 }
 
 var _ world.Server = (*apistorage.ListerWatcher)(nil)
@@ -120,6 +137,13 @@ func newClientGoFactory(resync time.Duration) world.ClientGoFactory {
 // typedObject is client-go's Go type for gvk, from the scheme its
 // typed clients and informers use.
 func typedObject(gvk schema.GroupVersionKind) runtime.Object {
+	if !scheme.Scheme.Recognizes(gvk) {
+		// A custom resource's: client-go's dynamic clients and
+		// informers hold it as an *Unstructured, whatever its kind.
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {
 		panic(fmt.Sprintf("sim/full: client-go has no type for %s: %v", gvk, err)) // the built-in resources all have one

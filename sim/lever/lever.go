@@ -54,22 +54,27 @@ const (
 	// every world of the run's own kube-apiserver storage. A cluster and
 	// a replay serve pods alone, so far.
 	ManyResources
+	// CustomResources: kube-apiserver's apiextensions, serving the
+	// resources a CustomResourceDefinition defines: every world of the
+	// run's own storage.
+	CustomResources
 
-	lastNeed = ManyResources
+	lastNeed = CustomResources
 )
 
 // needNames are the needs' names, for a refusal's default message.
 var needNames = map[Need]string{
-	Live:          "a live server (not a recording)",
-	OwnServer:     "a kube-apiserver of the run's own",
-	EtcdKeys:      "the run's keys in etcd",
-	EtcdNotify:    "an etcd reachable from a client",
-	EtcdHistory:   "an etcd whose whole history the run may compact",
-	OwnEtcd:       "the embedded etcd",
-	NoWatchCache:  "kube-apiserver with its watch cache off",
-	OwnWatchCache: "kube-apiserver's watch cache",
-	OwnAPIServers: "kube-apiservers of the run's own",
-	ManyResources: "resources other than pods",
+	Live:            "a live server (not a recording)",
+	OwnServer:       "a kube-apiserver of the run's own",
+	EtcdKeys:        "the run's keys in etcd",
+	EtcdNotify:      "an etcd reachable from a client",
+	EtcdHistory:     "an etcd whose whole history the run may compact",
+	OwnEtcd:         "the embedded etcd",
+	NoWatchCache:    "kube-apiserver with its watch cache off",
+	OwnWatchCache:   "kube-apiserver's watch cache",
+	OwnAPIServers:   "kube-apiservers of the run's own",
+	ManyResources:   "resources other than pods",
+	CustomResources: "custom resources (kube-apiserver's apiextensions)",
 }
 
 func (n Need) String() string {
@@ -106,10 +111,10 @@ func (w World) String() string {
 var (
 	// Etcd is kube-apiserver's storage with its watch cache off
 	// (--server etcd).
-	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache | ManyResources}
+	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache | ManyResources | CustomResources}
 	// WatchCache is kube-apiserver's watch cache, in process (--server
 	// watchcache).
-	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers | ManyResources}
+	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers | ManyResources | CustomResources}
 	// APIServer is the watch-cache world with the informers reaching
 	// it over HTTPS (--server apiserver).
 	APIServer = World{Server: "apiserver", has: WatchCache.has}
@@ -212,6 +217,8 @@ var levers = index(
 	Lever{Name: "update", Needs: Live},
 	Lever{Name: "delete", Needs: Live},
 	Lever{Name: "bulk-create", Needs: Live},
+	Lever{Name: "crd", Needs: Live | ManyResources | CustomResources, Does: "it defines a custom resource",
+		OnCluster: "it defines a custom resource, and a run on a cluster writes and watches pods alone, so far"},
 	Lever{Name: "gc", Needs: Live | ManyResources, Does: "it sweeps the run's objects of every resource for those whose owners are gone",
 		OnCluster: "a cluster's garbage collector sweeps on its own, and a run on a cluster writes pods alone, so far"},
 	Lever{Name: "put-raw", Needs: Live | EtcdKeys | NoWatchCache, Does: "it stores bytes under a key in etcd",

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,73 @@ type Args struct {
 	// (DefaultResource where it names none), taken out of Pos; "" for
 	// the other commands.
 	Resource string
+	// custom are the custom resources the crd steps before it define;
+	// defines is the one a crd step defines.
+	custom  []CustomResource
+	defines *CustomResource
+}
+
+// Defines is the custom resource a crd step defines.
+func (a Args) Defines() (CustomResource, bool) {
+	if a.defines == nil {
+		return CustomResource{}, false
+	}
+	return *a.defines, true
+}
+
+// isResource reports whether name is a resource the step may name: a
+// built-in one, or one a crd step before it defines.
+func (a Args) isResource(name string) bool {
+	_, ok := a.customByName(name)
+	return IsResource(name) || ok
+}
+
+// resources are the resources the step may name, for errors.
+func (a Args) resources() string {
+	out := slices.Clone(Resources)
+	for _, c := range a.custom {
+		out = append(out, c.Plural)
+	}
+	return strings.Join(out, ", ")
+}
+
+// customByName is the custom resource name names, by its plural or as
+// its CustomResourceDefinition is named (foos.example.com).
+func (a Args) customByName(name string) (CustomResource, bool) {
+	for _, c := range a.custom {
+		if name == c.Plural || name == c.Name() {
+			return c, true
+		}
+	}
+	return CustomResource{}, false
+}
+
+// fields are the values beyond labels= a write of the step's resource
+// may give (resourceValues; spec= for a custom resource).
+func (a Args) fields() []string {
+	if _, ok := a.Custom(); ok {
+		return []string{"spec"}
+	}
+	return resourceValues[a.Resource]
+}
+
+// Custom is the custom resource the step acts on, if it acts on one.
+func (a Args) Custom() (CustomResource, bool) { return customNamed(a.custom, a.Resource) }
+
+// Spec is create's and update's spec=, typed by the custom resource's
+// schema (CustomResource.SpecValues), or nil where the step gives none.
+func (a Args) Spec() map[string]any {
+	v, ok := a.Value("spec")
+	c, custom := a.Custom()
+	if !ok || !custom {
+		return nil
+	}
+	pairs, _ := parseSpec(v)
+	m := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		m[p.key] = p.value
+	}
+	return c.SpecValues(m)
 }
 
 // Value is the key= argument, its values joined with ","; ok is false if
@@ -68,7 +136,7 @@ func (a Args) Owner() (resource, key string) {
 	if !ok {
 		return "", ""
 	}
-	res, ns, name, _ := parseOwner(v)
+	res, ns, name, _ := parseOwner(v, a)
 	return res, ns + "/" + name
 }
 
@@ -102,12 +170,15 @@ func ParseArgs(st Step) (Args, error) {
 	if !ok {
 		return Args{}, unknownCommand(st.Cmd)
 	}
-	return c.parse(st.Args)
+	a, err := c.parse(st.Args, st.custom)
+	a.defines = st.defines
+	return a, err
 }
 
-// parse checks a step's arguments against the command.
-func (c *command) parse(raw []datadriven.CmdArg) (Args, error) {
-	a := Args{Values: map[string][]string{}, Flags: map[string]bool{}}
+// parse checks a step's arguments against the command, for a step after
+// crd steps that define custom.
+func (c *command) parse(raw []datadriven.CmdArg, custom []CustomResource) (Args, error) {
+	a := Args{Values: map[string][]string{}, Flags: map[string]bool{}, custom: custom}
 	for _, arg := range raw {
 		switch {
 		case len(arg.Vals) > 0 && c.flags[arg.Key] != "":
@@ -150,7 +221,7 @@ func (c *command) check(a Args) error {
 	}
 	sort.Strings(keys) // the same error every time when two are bad
 	for _, k := range keys {
-		if err := checkValue(name, k, a.Values[k]); err != nil {
+		if err := checkValue(name, k, a.Values[k], a); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,8 @@ const (
 
 // What the writes' resource-specific values take, and informer=.
 const (
-	resourceList      = "pods, configmaps, secrets, deployments"
+	resourceList      = "pods, configmaps, secrets, deployments, or a custom resource a crd step defines"
+	specHelp          = "a custom resource's spec fields, as (k=v,...): each typed as its schema types it"
 	dataHelp          = "a configmap's or secret's data, as (k=v,k2=v2), or () for none (a secret's values are stored base64-encoded, as kube-apiserver stores them)"
 	replicasHelp      = "a deployment's spec.replicas (0-1000)"
 	startInformerHelp = "the resource the informers list and watch (" + resourceList + "; pods if not given)"
@@ -47,22 +48,26 @@ type command struct {
 // What each does is the runner's (package sim, runs.go).
 var commands = map[string]*command{
 	// The world.
-	"create": {usage: "create [<resource>] <ns/name>... [labels=(k=v,...)] [data=(k=v,...)] [replicas=<n>] [finalizers=(f,...)] [owner=<resource>/<ns>/<name>] [managed]",
+	"create": {usage: "create [<resource>] <ns/name>... [labels=(k=v,...)] [data=(k=v,...)] [replicas=<n>] [spec=(k=v,...)] [finalizers=(f,...)] [owner=<resource>/<ns>/<name>] [managed]",
 		help:   "create objects in etcd, pods unless a resource is named first (" + resourceList + ")",
-		minPos: 1, maxPos: 100, values: map[string]string{"labels": "labels, as (k=v,k2=v2)", "data": dataHelp, "replicas": replicasHelp,
+		minPos: 1, maxPos: 100, values: map[string]string{"labels": "labels, as (k=v,k2=v2)", "data": dataHelp, "replicas": replicasHelp, "spec": specHelp,
 			"finalizers": finalizersHelp, "owner": ownerHelp},
 		flags: map[string]string{"managed": "give the object a managedFields entry, as server-side apply would"}},
-	"update": {usage: "update [<resource>] <ns/name> [labels=(k=v,...)] [image=<image>] [data=(k=v,...)] [replicas=<n>] [finalizers=(f,...)] [times=<n>]",
+	"update": {usage: "update [<resource>] <ns/name> [labels=(k=v,...)] [image=<image>] [data=(k=v,...)] [replicas=<n>] [spec=(k=v,...)] [finalizers=(f,...)] [times=<n>]",
 		help:   "update an object in etcd, a pod unless a resource is named first (labels replace the old ones, data= the old data); times=n makes n updates in a row, each setting the label update=<count>",
 		minPos: 1, maxPos: 1, values: map[string]string{"labels": "the new labels, as (k=v,...), or () for none", "image": "a new spec.image (of a deployment: its pod template's container's)",
-			"data": dataHelp, "replicas": replicasHelp, "finalizers": finalizersHelp + "; an update that removes the last one of an object being deleted deletes it",
+			"data": dataHelp, "replicas": replicasHelp, "spec": specHelp + " (set on the old spec)", "finalizers": finalizersHelp + "; an update that removes the last one of an object being deleted deletes it",
 			"times": fmt.Sprintf("how many updates in a row (1-%d); each also sets the label update=<count>, so each is a change with its own resourceVersion", maxTimes)}},
 	"put-raw": {usage: "put-raw <ns/name> <text>", help: "store text as it is under the object's etcd key, as a tool writing to etcd directly would: a value kube-apiserver cannot decode",
 		minPos: 2, maxPos: 2},
 	"delete-raw": {usage: "delete-raw <ns/name>", help: "remove the value put-raw stored (kube-apiserver cannot delete what it cannot decode without its unsafe option)",
 		minPos: 1, maxPos: 1},
 	"delete": {usage: "delete [<resource>] <ns/name>...", help: "delete objects from etcd, pods unless a resource is named first; an object with finalizers is kept, marked with a deletionTimestamp, until an update removes its last finalizer", minPos: 1, maxPos: 100},
-	"gc":     {usage: "gc", help: "the garbage collector's sweep, in the background: delete each object whose owners (owner=) are all gone, and again for what that leaves without owners"},
+	"crd": {usage: "crd (a CustomResourceDefinition's manifest follows, up to ----)",
+		help: "define a custom resource, as a CustomResourceDefinition does: the YAML manifest is on the lines after crd, up to its ----; " +
+			"from the next step on, the scenario names the resource by its plural (create foos ns0/f spec=(replicas=2)), and kube-apiserver's " +
+			"apiextensions prunes, defaults and validates each write against the manifest's schema"},
+	"gc": {usage: "gc", help: "the garbage collector's sweep, in the background: delete each object whose owners (owner=) are all gone, and again for what that leaves without owners"},
 	"bulk-create": {usage: "bulk-create n=<count> [ns=<namespace>] [labels=(k=v,...)]",
 		help:   "create n objects ns/obj-0001..., numbered to the width of n, in namespace " + BulkNamespace + " unless ns= says another",
 		values: map[string]string{"n": "how many (1-100000)", "ns": "their namespace (default " + BulkNamespace + ")", "labels": "their labels"}},

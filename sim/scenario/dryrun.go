@@ -49,6 +49,7 @@ type dryRun struct {
 	factoryHasInf map[string]bool // "<factory>/<resource>" -> it has made that informer
 	factoryHasAny map[string]bool // factory -> it has made an informer
 	factoryRuns   map[string]bool // factory-start ran it with its informer made, and no stop since
+	customKinds   map[string]bool // the custom resources factories have informers of
 	controllers   map[string]int  // controller name ("" for an unnamed one) -> its start-controller's line
 	ctlWriter     int             // the line of the controller that writes, or 0
 	startWriter   bool            // that controller is on start's informer
@@ -128,6 +129,11 @@ func (p *dryRun) step(st Step, a Args) error {
 	case "start-controller":
 		return p.startController(st.Line, a)
 	case "factory", "informer", "factory-start", "factory-wait":
+		if _, custom := a.Custom(); custom && st.Cmd == "informer" {
+			if err := p.oneCustomKind(a.Pos[0], a.Resource); err != nil {
+				return err
+			}
+		}
 		return p.factoryStep(st.Line, st.Cmd, a.Pos[0], a.Resource)
 	case "show":
 		switch {
@@ -189,8 +195,61 @@ func (p *dryRun) create(line int, a Args) error {
 			m.finalizers = f
 			p.meta[ref] = m
 		}
+		if err := p.admit("create", ref, k, a, nil); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// admit is kube-apiserver's handling of a custom resource's create or
+// update (CustomResource.Admit), where the build links it: the object
+// as the step leaves it (its old spec, with spec= set on it), refused
+// as the server refuses it. It keeps the object's spec for the next.
+func (p *dryRun) admit(cmd, ref, key string, a Args, old map[string]any) error {
+	c, ok := a.Custom()
+	if !ok {
+		return nil
+	}
+	spec := maps.Clone(old)
+	if set := a.Spec(); set != nil {
+		if spec == nil {
+			spec = map[string]any{}
+		}
+		maps.Copy(spec, set)
+	}
+	m := p.meta[ref]
+	m.spec = spec
+	p.meta[ref] = m
+	admit := c.Admit()
+	if admit == nil {
+		return nil
+	}
+	ns, name, _ := strings.Cut(key, "/")
+	obj := c.Object(ns, name, maps.Clone(spec))
+	if l := a.Labels(); l != nil {
+		obj["metadata"].(map[string]any)["labels"] = toAny(l)
+	}
+	var before map[string]any
+	if cmd != "create" {
+		// An update names the version it read; any will do here.
+		before = c.Object(ns, name, maps.Clone(old))
+		for _, o := range []map[string]any{obj, before} {
+			o["metadata"].(map[string]any)["resourceVersion"] = "1"
+		}
+	}
+	if err := admit(obj, before); err != nil {
+		return fmt.Errorf("%s %s: kube-apiserver refuses it: %v", cmd, ref, err)
+	}
+	return nil
+}
+
+func toAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // notRaw refuses an update or delete of a key that holds put-raw's
@@ -310,7 +369,13 @@ func (p *dryRun) change(line int, cmd string, a Args) error {
 			p.deleteObject(ref)
 			deleted[ref] = true
 		case a.Values["finalizers"] != nil:
-			if _, err := p.setFinalizers(cmd, ref, a.Finalizers()); err != nil {
+			deleted, err := p.setFinalizers(cmd, ref, a.Finalizers())
+			if err != nil || deleted {
+				return err
+			}
+			fallthrough
+		default:
+			if err := p.admit(cmd, ref, k, a, p.meta[ref].spec); err != nil {
 				return err
 			}
 		}

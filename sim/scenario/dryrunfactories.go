@@ -1,6 +1,9 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The dry run of factories and controllers: a factory is made once and
 // used after, a controller goes on an informer that exists, and several
@@ -80,6 +83,29 @@ func (p *dryRun) factoryStep(line int, cmd, name, resource string) error {
 	if cmd == "factory-start" && p.factoryHasAny[name] {
 		p.factoryRuns[name] = true
 	}
+	return nil
+}
+
+// oneCustomKind refuses a factory's informer of a second custom
+// resource. client-go's SharedInformerFactory keys an informer by the Go
+// type of its objects (InformerFor), and every custom resource's is
+// *unstructured.Unstructured: it would hand out the first one's
+// informer. cachelab's factory keys by resource and would not, so the
+// two could not be compared. Real controllers use a factory of their
+// own per kind here (or the dynamic one, keyed by resource).
+func (p *dryRun) oneCustomKind(factory, resource string) error {
+	for k := range p.factoryHasInf {
+		f, res, _ := strings.Cut(k, "/")
+		if f == factory && res != resource && p.customKinds[res] {
+			return fmt.Errorf("informer %s %s: factory %s has an informer of the custom resource %s already, and client-go's SharedInformerFactory keys "+
+				"an informer by its objects' Go type, which is *unstructured.Unstructured for every custom resource: it would hand out the %s informer for %s. "+
+				"Ask another factory for it", factory, resource, factory, res, res, resource)
+		}
+	}
+	if p.customKinds == nil {
+		p.customKinds = map[string]bool{}
+	}
+	p.customKinds[resource] = true
 	return nil
 }
 

@@ -17,9 +17,10 @@ import (
 // objMeta is what the dry run keeps of an object's metadata.
 type objMeta struct {
 	finalizers []string
-	deleting   bool   // a delete marked it; its finalizers hold it
-	owner      string // its owner's ObjectRef, or ""
-	ownerLine  int    // the line that created the owner it names
+	deleting   bool           // a delete marked it; its finalizers hold it
+	owner      string         // its owner's ObjectRef, or ""
+	ownerLine  int            // the line that created the owner it names
+	spec       map[string]any // a custom resource's spec, as its writes left it
 }
 
 // setFinalizers records an update's finalizers= of ref, and says whether

@@ -35,6 +35,9 @@ func takeResource(name string, a *Args) error {
 		a.Resource = DefaultResource
 		if v, ok := a.Value("informer"); ok {
 			a.Resource = v // checkValue says it is one
+			if c, ok := a.customByName(v); ok {
+				a.Resource = c.Plural
+			}
 		}
 		return nil
 	}
@@ -47,11 +50,14 @@ func takeResource(name string, a *Args) error {
 		return nil
 	}
 	word := a.Pos[at]
-	if name != "informer" && (strings.Contains(word, "/") || !IsResource(word) && len(a.Pos) == 1) {
+	if name != "informer" && (strings.Contains(word, "/") || !a.isResource(word) && len(a.Pos) == 1) {
 		return nil // an object, or a word meant as one: checkKey says what is wrong with it
 	}
-	if !IsResource(word) {
-		return unknownResource(name, word)
+	if c, ok := a.customByName(word); ok {
+		word = c.Plural // foos.example.com is foos
+	}
+	if !a.isResource(word) {
+		return unknownResource(name, word, a.resources())
 	}
 	a.Resource = word
 	a.Pos = slices.Delete(slices.Clone(a.Pos), at, at+1)
@@ -60,15 +66,15 @@ func takeResource(name string, a *Args) error {
 
 // unknownResource is the error for a word that stands where a resource
 // does and is none.
-func unknownResource(cmd, word string) error {
+func unknownResource(cmd, word, resources string) error {
 	what := "a resource"
 	if cmd != "informer" {
 		what = "an object (ns/name) or, before the objects, a resource"
 	}
 	if near := meantResource(word); near != "" {
-		return fmt.Errorf("%s %s: %q is not %s; did you mean %s? (the resources are %s)", cmd, word, word, what, near, strings.Join(Resources, ", "))
+		return fmt.Errorf("%s %s: %q is not %s; did you mean %s? (the resources are %s)", cmd, word, word, what, near, resources)
 	}
-	return fmt.Errorf("%s %s: %q is not %s; the resources are %s", cmd, word, word, what, strings.Join(Resources, ", "))
+	return fmt.Errorf("%s %s: %q is not %s; the resources are %s", cmd, word, word, what, resources)
 }
 
 // meantResource is the resource a word names in kubectl's other
@@ -95,13 +101,13 @@ func InformerRef(v string) (factory, resource string) {
 }
 
 // checkInformerRef checks informer=<factory>[/<resource>].
-func checkInformerRef(v string) error {
+func checkInformerRef(v string, a Args) error {
 	f, res, named := strings.Cut(v, "/")
 	if err := checkWord("factory", f); err != nil {
 		return err
 	}
-	if named && !IsResource(res) {
-		return fmt.Errorf("informer=%s: %q is not a resource; the resources are %s", v, res, strings.Join(Resources, ", "))
+	if _, custom := customNamed(a.custom, res); named && !IsResource(res) && !custom {
+		return fmt.Errorf("informer=%s: %q is not a resource; the resources are %s", v, res, a.resources())
 	}
 	return nil
 }

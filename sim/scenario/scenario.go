@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,8 @@ type Scenario struct {
 	// that variable switches it on for a process (package sim).
 	Detector bool
 	Steps    []Step
+	// CustomResources are the resources its crd steps define, in order.
+	CustomResources []CustomResource
 	// Builtin marks a scenario of the catalog (embedded in the program);
 	// File then names it for messages only.
 	Builtin bool
@@ -52,6 +55,13 @@ type Step struct {
 	Args     []datadriven.CmdArg
 	Text     string // the command line as written
 	Expected string // the output after "----"
+	// Input is the lines between the command and its "----" (a crd
+	// step's manifest), "" for every other command.
+	Input string
+	// custom are the custom resources the crd steps before it define;
+	// defines is the one a crd step defines.
+	custom  []CustomResource
+	defines *CustomResource
 	// Moves and Informed are the dry run's: how far the step moves the
 	// scenario's clock (advance, resync), and whether informers run as
 	// it begins (InformedAdvance).
@@ -188,9 +198,25 @@ func parseForm(file string, src []byte) (*Scenario, error) {
 		if err != nil {
 			return fail(start+1, "%v", err)
 		}
-		st := Step{Line: start + 1, Cmd: cmd, Args: args, Text: text}
+		st := Step{Line: start + 1, Cmd: cmd, Args: args, Text: text, custom: sc.CustomResources}
 		if err := checkStep(st); err != nil {
 			return fail(start+1, "%v", err)
+		}
+		if cmd == "crd" {
+			var n int
+			if st.Input, i, n, err = inputBlock(lines, i); err != nil {
+				return fail(start+1, "%v", err)
+			}
+			c, line, err := parseCRD(st.Input, n+1)
+			if err != nil {
+				return fail(line, "%v", err)
+			}
+			if _, dup := customNamed(sc.CustomResources, c.Plural); dup {
+				return fail(start+1, "crd %s: a crd before this line defines %s already", c.Name(), c.Plural)
+			}
+			c.Line = st.Line
+			sc.CustomResources = append(slices.Clip(sc.CustomResources), c)
+			st.defines = &sc.CustomResources[len(sc.CustomResources)-1]
 		}
 		if i >= len(lines) || strings.TrimSpace(lines[i]) != "----" {
 			return fail(start+1, "expected a line \"----\" after the command %q (and then its expected output, possibly none)", cmd)
@@ -348,4 +374,20 @@ func firstSentence(text string) string {
 		}
 	}
 	return text
+}
+
+// inputBlock reads a crd step's manifest: the lines from lines[i] up to
+// a line "----", which next is; first is the manifest's first line
+// (0-based).
+func inputBlock(lines []string, i int) (input string, next, first int, err error) {
+	first = i
+	for ; i < len(lines) && strings.TrimSpace(lines[i]) != "----"; i++ {
+	}
+	if i == first {
+		return "", 0, 0, fmt.Errorf("crd wants a CustomResourceDefinition's manifest on the lines between it and its \"----\"")
+	}
+	if i >= len(lines) {
+		return "", 0, 0, fmt.Errorf("the manifest after crd is never ended by a line \"----\"")
+	}
+	return strings.Join(lines[first:i], "\n") + "\n", i, first, nil
 }

@@ -216,7 +216,7 @@ func FuzzParse(f *testing.F) {
 		var b strings.Builder
 		b.WriteString("# " + strings.ReplaceAll(sc.About, "\n", "\n# ") + "\n")
 		for _, st := range sc.Steps {
-			b.WriteString("\n" + st.Text + "\n----\n")
+			b.WriteString("\n" + st.Text + "\n" + st.Input + "----\n")
 		}
 		again, err := Parse("again.txt", []byte(b.String()))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +88,7 @@ var stacks = []string{"default", "classic"}
 // checkValue checks one key=value argument of the command called name.
 // vs are its values as datadriven split them at top-level commas; the
 // runner reads them joined with "," (Args.Value), and so does this.
-func checkValue(name, k string, vs []string) error {
+func checkValue(name, k string, vs []string, a Args) error {
 	v := strings.Join(vs, ",")
 	bad := func(want string) error { return fmt.Errorf("%s=%s: want %s", k, v, want) }
 	switch k {
@@ -154,12 +155,12 @@ func checkValue(name, k string, vs []string) error {
 		return checkWord("controller", v)
 	case "informer":
 		if name == "start" || name == "start-queue" {
-			if !IsResource(v) {
-				return bad("a resource: " + strings.Join(Resources, ", "))
+			if !a.isResource(v) {
+				return bad("a resource: " + a.resources())
 			}
 			return nil
 		}
-		return checkInformerRef(v)
+		return checkInformerRef(v, a)
 	case "data":
 		_, err := parseData(v)
 		return err
@@ -167,7 +168,10 @@ func checkValue(name, k string, vs []string) error {
 		_, err := parseFinalizers(v)
 		return err
 	case "owner":
-		_, _, _, err := parseOwner(v)
+		_, _, _, err := parseOwner(v, a)
+		return err
+	case "spec":
+		_, err := parseSpec(v)
 		return err
 	case "replicas":
 		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > maxReplicas {
@@ -229,10 +233,10 @@ func checkTogether(name string, a Args) error {
 		if err := checkOwner(name, a); err != nil {
 			return err
 		}
-		if name == "update" && !hasLabels && !hasImage && a.Values["times"] == nil && a.Values["data"] == nil && a.Values["replicas"] == nil && a.Values["finalizers"] == nil {
+		if name == "update" && !hasLabels && !hasImage && a.Values["times"] == nil && a.Values["data"] == nil && a.Values["replicas"] == nil && a.Values["finalizers"] == nil && a.Values["spec"] == nil {
 			// kube-apiserver writes nothing for an update that changes
 			// nothing; a line that asks for no change is a slip.
-			return fmt.Errorf("update %s needs %s or times=, the change to make; %s", ObjectRef(a.Resource, a.Pos[0]), changesOf(a.Resource), commands[name].want())
+			return fmt.Errorf("update %s needs %s or times=, the change to make; %s", ObjectRef(a.Resource, a.Pos[0]), changesOf(a.Resource, a.fields()), commands[name].want())
 		}
 	case name == "reconcile-requeue" && a.Values["after"] == nil:
 		return fmt.Errorf("reconcile-requeue needs after=<duration>, the delay the reconcile asks for; %s", commands[name].want())
@@ -265,9 +269,10 @@ var resourceValues = map[string][]string{
 // checkResourceValues refuses a value the step's resource has no field
 // for: a pod has no data, a configmap no image.
 func checkResourceValues(name string, a Args) error {
-	for _, k := range []string{"image", "data", "replicas"} {
-		if _, ok := a.Values[k]; ok && !slices.Contains(resourceValues[a.Resource], k) {
-			return fmt.Errorf("%s %s: %s= is not a field of %s; %s has %s", name, a.Resource, k, a.Resource, a.Resource, changesOf(a.Resource))
+	has := a.fields()
+	for _, k := range []string{"image", "data", "replicas", "spec"} {
+		if _, ok := a.Values[k]; ok && !slices.Contains(has, k) {
+			return fmt.Errorf("%s %s: %s= is not a field of %s; %s has %s", name, a.Resource, k, a.Resource, a.Resource, changesOf(a.Resource, has))
 		}
 	}
 	return nil
@@ -294,13 +299,16 @@ func parseFinalizers(v string) ([]string, error) {
 }
 
 // parseOwner reads owner=<resource>/<ns>/<name>.
-func parseOwner(v string) (resource, ns, name string, err error) {
+func parseOwner(v string, a Args) (resource, ns, name string, err error) {
 	parts := strings.Split(v, "/")
 	if len(parts) != 3 {
 		return "", "", "", fmt.Errorf("owner=%s: want <resource>/<namespace>/<name>, such as deployments/ns0/web", v)
 	}
-	if !IsResource(parts[0]) {
-		return "", "", "", fmt.Errorf("owner=%s: %q is not a resource; the resources are %s", v, parts[0], strings.Join(Resources, ", "))
+	if !a.isResource(parts[0]) {
+		return "", "", "", fmt.Errorf("owner=%s: %q is not a resource; the resources are %s", v, parts[0], a.resources())
+	}
+	if c, ok := a.customByName(parts[0]); ok {
+		parts[0] = c.Plural // foos.example.com is foos
 	}
 	if err := checkKey(parts[1] + "/" + parts[2]); err != nil {
 		return "", "", "", fmt.Errorf("owner=%s: %v", v, err)
@@ -317,7 +325,7 @@ func checkOwner(name string, a Args) error {
 	if !ok {
 		return nil
 	}
-	res, ns, owner, _ := parseOwner(v)
+	res, ns, owner, _ := parseOwner(v, a)
 	for _, k := range a.Pos {
 		kns, kname, _ := strings.Cut(k, "/")
 		switch {
@@ -331,13 +339,26 @@ func checkOwner(name string, a Args) error {
 }
 
 // changesOf says what an update of resource's objects may change.
-func changesOf(resource string) string {
+func changesOf(resource string, has []string) string {
 	out := "labels="
-	for _, k := range resourceValues[resource] {
+	for _, k := range has {
 		out += ", " + k + "="
 	}
 	return out
 }
+
+// parseSpec reads spec=: k=v pairs, each key a field name as JSON and
+// the schema write them (letters, digits and _, not first a digit).
+func parseSpec(v string) ([]labelPair, error) {
+	return parsePairs("spec", v, "field", func(k, _ string) error {
+		if !fieldName.MatchString(k) {
+			return fmt.Errorf("spec=(%s): %q is not a field name (letters, digits and _, starting with a letter)", v, k)
+		}
+		return nil
+	})
+}
+
+var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // parseData reads data=: k=v pairs separated by commas, each key one a
 // ConfigMap or Secret may have (kube-apiserver's IsConfigMapKey), in the

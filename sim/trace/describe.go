@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -144,6 +145,9 @@ func DescribeLong(obj any) string {
 // delete has marked it (E18), and its owners (E19).
 func describeMeta(u *unstructured.Unstructured) string {
 	out := ""
+	if g := u.GetGeneration(); g > 0 {
+		out += fmt.Sprintf(" generation=%d", g)
+	}
 	if f := u.GetFinalizers(); len(f) > 0 {
 		out += " finalizers=" + strings.Join(f, ",")
 	}
@@ -196,8 +200,29 @@ func describeKind(u *unstructured.Unstructured) string {
 			}
 		}
 		return out
+	case "Pod":
+		return ""
 	}
-	return ""
+	return describeSpec(u)
+}
+
+// describeSpec is what DescribeLong shows of a custom resource: its
+// spec's fields, sorted, each a value as JSON writes it.
+func describeSpec(u *unstructured.Unstructured) string {
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	if len(spec) == 0 {
+		return ""
+	}
+	pairs := make([]string, 0, len(spec))
+	for k, v := range spec {
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(fmt.Sprint(v))
+		}
+		pairs = append(pairs, k+"="+strings.Trim(string(b), `"`))
+	}
+	sort.Strings(pairs)
+	return " spec=(" + strings.Join(pairs, ",") + ")"
 }
 
 func DescribeEvent(ev watch.Event) string {

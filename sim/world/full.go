@@ -50,6 +50,12 @@ type Full struct {
 	// TypedObject is client-go's Go type for a built-in kind (*v1.Pod
 	// for Pod): what its typed factory keys that kind's informer by.
 	TypedObject func(gvk schema.GroupVersionKind) runtime.Object
+	// CustomResource compiles a CustomResourceDefinition's manifest
+	// (JSON) into what kube-apiserver does to its objects before it
+	// stores them: prune, default, prepare and validate, in place (obj
+	// a create's, old nil; or an update's and the stored one), and its
+	// refusal (package crd).
+	CustomResource func(manifest []byte) (func(obj, old map[string]any) error, error)
 }
 
 var full *Full
