@@ -262,6 +262,7 @@ func (r *runner) reached(s *side, rev int64) bool { return r.where.reached(s, re
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 	began := time.Now()
+	relists := s.conn.Relists()
 	wait := r.newSettleWait(s, want)
 	var asked time.Time // when settling last asked etcd for progress
 	if s.conn.State().AskedBookmark {
@@ -319,6 +320,9 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		}
 		if wait.stuck() {
 			return r.settleTimeout(s, rev, want, c, time.Since(began))
+		}
+		if n := s.conn.Relists() - relists; want == nil && n >= maxRelists {
+			return r.refusedRelists(s, n)
 		}
 		select {
 		case <-s.conn.Progress():

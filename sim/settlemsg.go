@@ -44,6 +44,26 @@ func (r *runner) settleTimeout(s *side, rev int64, want *snapshot, c world.State
 		r.truth(), rev, hint, clipLines(cmp.Diff(*want, got), 40), s.peer.rec.Peek(20), s.rec.Peek(20))}
 }
 
+// maxRelists is how many relist backoffs one step may begin on a side
+// before settling gives up on it. A failed LIST is retried after a
+// backoff of real time (REFERENCE.md F6: neither side's can be put on
+// the scenario's clock), so a world that refuses every LIST (a resource
+// it does not serve, a user it does not let list) would retry forever,
+// each retry a new trace line, which settling counts as progress; and
+// how many retries a step saw would depend on the wall clock. The
+// scenarios' own faults fail one request each, and what fails the same
+// way until etcd changes is held (corrupt-object): none begins this
+// many in one step.
+const maxRelists = 4
+
+// refusedRelists is the error for a side whose LISTs the world keeps
+// refusing.
+func (r *runner) refusedRelists(s *side, n int) error {
+	return fmt.Errorf("%s's informer cannot list: its reflector has begun %d relist backoffs in this step, each after a LIST the world refused, "+
+		"and it would go on retrying for ever (the world does not serve the resource, or does not let the run's user list it).\nThe step's last trace lines:\n%s",
+		s.impl, n, s.rec.Peek(12))
+}
+
 // waitingFor says in words what keeps cachelab from settling; truth
 // names where the resourceVersion rev it waits for is (etcd, or the
 // recording a replay plays).

@@ -62,6 +62,7 @@ type Conn struct {
 	inRelay         int           // events taken from etcd and not yet handed over and recorded
 	backoffEnd      time.Time     // (cachelab) when its relist backoff, on the real clock, ends
 	backoffDelay    time.Duration // (cachelab) that backoff's length
+	relists         int           // (cachelab) relist backoffs begun, in all
 	cutLeft         int           // with a cut armed (CutAfter): object events still to hand over before it; 0 when none is armed
 	cutDrop         bool          // the armed cut drops the connection (else the server closes the watches)
 	cutEvents       int           // the armed cut's count, for its trace line

@@ -38,6 +38,14 @@ func (p *Conn) RelistBackoff(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.backoffEnd, p.backoffDelay = time.Now().Add(d), d
+	p.relists++
+}
+
+// Relists is how many relist backoffs cachelab's reflector has begun.
+func (p *Conn) Relists() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.relists
 }
 
 // Backoff is the relist backoff cachelab's reflector last started: when
