@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/sim/scenario"
 )
 
@@ -16,7 +17,7 @@ import (
 // reflector has begun maxRelists relist backoffs in it. Here every LIST
 // of both sides is answered 403, re-armed as each backoff begins.
 func TestSettleGivesUpOnAWorldThatRefusesEveryList(t *testing.T) {
-	t.Parallel()
+	parallelIn(t, informer.Classic)
 	sc, err := scenario.Parse("refused.txt", []byte("# s\n# Server: etcd\n\ncreate ns0/a\n----\n\nstart stack=classic\n----\n"))
 	if err != nil {
 		t.Fatal(err)
