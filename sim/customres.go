@@ -95,10 +95,10 @@ func (r *runner) customWriter(w *listwatch.Writer, name string) (objectWriter, e
 	return admitting{w, admit}, nil
 }
 
-// newCustom is a new object of custom resource c under ns/name, with
-// the step's spec=.
-func newCustom(c scenario.CustomResource, ns, name string, spec map[string]any) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: c.Object(ns, name, maps.Clone(spec))}
+// newCustom is a new object of custom resource c under key (ns/name, or
+// a name alone if it is cluster-scoped), with the step's spec=.
+func newCustom(c scenario.CustomResource, key string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: c.Object(key, maps.Clone(spec))}
 }
 
 // cmdCRD is a crd step: kube-apiserver serves the custom resource from
@@ -115,7 +115,11 @@ func cmdCRD(r *runner, a scenario.Args) error {
 	if _, err := r.writerOf(c.Plural); err != nil {
 		return err
 	}
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("crd %s: kube-apiserver serves %s (kind %s, %s/%s, namespaced), kept under /registry/%s/%s",
-		c.Name(), c.Plural, c.Kind, c.Group, c.Version, c.Group, c.Plural))
+	scope := "namespaced"
+	if !c.Namespaced {
+		scope = "cluster-scoped"
+	}
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("crd %s: kube-apiserver serves %s (kind %s, %s/%s, %s), kept under /registry/%s/%s",
+		c.Name(), c.Plural, c.Kind, c.Group, c.Version, scope, c.Group, c.Plural))
 	return nil
 }

@@ -36,13 +36,13 @@ func (r *runner) newPod(key string) (*unstructured.Unstructured, error) {
 // newObject is a new object of the resource a scenario names, under key,
 // with what the step gives its fields (data=, replicas=).
 func (r *runner) newObject(resource, key string, ch objectChange) (*unstructured.Unstructured, error) {
+	if c, ok := r.custom(resource); ok {
+		u := newCustom(c, key, nil)
+		return u, ch.apply(u)
+	}
 	ns, name, ok := strings.Cut(key, "/")
 	if !ok || ns == "" || name == "" {
 		return nil, fmt.Errorf("object %q: want namespace/name", key)
-	}
-	if c, ok := r.custom(resource); ok {
-		u := newCustom(c, ns, name, nil)
-		return u, ch.apply(u)
 	}
 	u := exampleOf(r.resourceNamed(resource))
 	u.SetNamespace(ns)
@@ -247,7 +247,7 @@ func (r *runner) stored(resource, key string) (objectWriter, *unstructured.Unstr
 	if err != nil {
 		return nil, nil, err
 	}
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := scenario.SplitKey(key)
 	u, err := w.Get(r.ctx, ns, name)
 	return w, u, err
 }
@@ -319,7 +319,7 @@ func (r *runner) removed(last *unstructured.Unstructured, what string) error {
 // them. Each sets the label update=<count> (one more than the stored
 // object's), so none is a no-op that kube-apiserver would not write (E2).
 func (r *runner) updateTimes(resource, key string, ch objectChange, n int) error {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := scenario.SplitKey(key)
 	labels := ch.labels
 	w, err := r.writerOf(resource)
 	if err != nil {

@@ -226,7 +226,7 @@ func (c *command) check(a Args) error {
 		}
 	}
 	for _, p := range a.Pos {
-		if err := checkPositional(name, p); err != nil {
+		if err := checkPositional(name, p, a); err != nil {
 			return err
 		}
 	}

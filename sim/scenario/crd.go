@@ -148,10 +148,8 @@ func customResourceOf(m crdManifest) (CustomResource, error) {
 		return c, fmt.Errorf("spec.group %q: a custom resource's group is a DNS subdomain with at least one dot, such as example.com", s.Group)
 	case m.Metadata.Name != s.Names.Plural+"."+s.Group:
 		return c, fmt.Errorf("metadata.name %q: must be spec.names.plural+\".\"+spec.group, %s", m.Metadata.Name, s.Names.Plural+"."+s.Group)
-	case s.Scope == "Cluster":
-		return c, fmt.Errorf("scope Cluster: the simulator serves namespaced custom resources only, so far (its objects are named ns/name)")
-	case s.Scope != "Namespaced":
-		return c, fmt.Errorf("spec.scope %q: want Namespaced", s.Scope)
+	case s.Scope != "Namespaced" && s.Scope != "Cluster":
+		return c, fmt.Errorf("spec.scope %q: want Namespaced or Cluster", s.Scope)
 	case len(s.Versions) != 1 || !s.Versions[0].Served || !s.Versions[0].Storage:
 		return c, fmt.Errorf("spec.versions: want one version, served and stored (the simulator converts between none)")
 	case s.Versions[0].Schema == nil || s.Versions[0].Schema.OpenAPIV3Schema == nil:
@@ -164,7 +162,7 @@ func customResourceOf(m crdManifest) (CustomResource, error) {
 		singular = strings.ToLower(s.Names.Kind)
 	}
 	c = CustomResource{Group: s.Group, Version: s.Versions[0].Name, Plural: s.Names.Plural, Singular: singular,
-		Kind: s.Names.Kind, Namespaced: true, specTypes: specTypes(s.Versions[0].Schema.OpenAPIV3Schema)}
+		Kind: s.Names.Kind, Namespaced: s.Scope == "Namespaced", specTypes: specTypes(s.Versions[0].Schema.OpenAPIV3Schema)}
 	return c, nil
 }
 
@@ -181,15 +179,19 @@ func specTypes(schema map[string]any) map[string]string {
 	return out
 }
 
-// Object is a custom resource's object as a create makes it, with the
-// fields spec= gives: the value of a field the schema types as an
-// integer, a number or a boolean is one, where it reads as one; every
-// other is a string, for the server to refuse or prune.
-func (c CustomResource) Object(ns, name string, spec map[string]any) map[string]any {
+// Object is a custom resource's object as a create makes it under key
+// (ns/name, or a name alone for a cluster-scoped one), with spec (the
+// fields spec= gives, SpecValues).
+func (c CustomResource) Object(key string, spec map[string]any) map[string]any {
+	ns, name := SplitKey(key)
+	md := map[string]any{"name": name}
+	if ns != "" {
+		md["namespace"] = ns
+	}
 	obj := map[string]any{
 		"apiVersion": c.Group + "/" + c.Version,
 		"kind":       c.Kind,
-		"metadata":   map[string]any{"namespace": ns, "name": name},
+		"metadata":   md,
 	}
 	if spec != nil {
 		obj["spec"] = spec
@@ -197,7 +199,20 @@ func (c CustomResource) Object(ns, name string, spec map[string]any) map[string]
 	return obj
 }
 
-// SpecValues is spec=(k=v,...) typed by c's schema (Object).
+// SplitKey is an object's key as its namespace and name: ns/name, or a
+// cluster-scoped object's name alone (its namespace "").
+func SplitKey(key string) (ns, name string) {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		return "", key
+	}
+	return ns, name
+}
+
+// SpecValues is spec=(k=v,...) typed by c's schema, the value of a field
+// the schema types as an integer, a number or a boolean one where it
+// reads as one; every other is a string, for the server to refuse or
+// prune.
 func (c CustomResource) SpecValues(pairs map[string]string) map[string]any {
 	out := make(map[string]any, len(pairs))
 	for k, v := range pairs {

@@ -35,6 +35,10 @@ spec:
 ----
 `
 
+// clusterCRD defines bars.example.com, cluster-scoped (23 lines, its
+// "----" included).
+var clusterCRD = strings.NewReplacer("foos", "bars", "Foo", "Bar", "scope: Namespaced", "scope: Cluster").Replace(fooCRD)
+
 // withCRD is a scenario that defines foos at line 3 (its manifest on
 // lines 4-23, its "----" at 24), then runs steps (from line 26).
 func withCRD(steps string) string { return "# s\n\n" + fooCRD + "\n" + steps }
@@ -58,7 +62,14 @@ func TestCustomResourceErrors(t *testing.T) {
 		{"not YAML", "# s\n\ncrd\na: b\n  c: [\n----\n", `x.txt:5: crd: the manifest is not YAML`},
 		{"not a CRD", "# s\n\ncrd\napiVersion: v1\nkind: ConfigMap\n----\n", `x.txt:4: crd: want apiVersion: apiextensions.k8s.io/v1 and kind: CustomResourceDefinition`},
 		{"misnamed", strings.Replace(withCRD(""), "name: foos.example.com", "name: bars.example.com", 1), `x.txt:4: crd: metadata.name "bars.example.com": must be spec.names.plural+"."+spec.group, foos.example.com`},
-		{"cluster-scoped", strings.Replace(withCRD(""), "scope: Namespaced", "scope: Cluster", 1), `x.txt:4: crd: scope Cluster: the simulator serves namespaced custom resources only, so far`},
+		{"no scope", strings.Replace(withCRD(""), "scope: Namespaced", "scope: Everywhere", 1), `x.txt:4: crd: spec.scope "Everywhere": want Namespaced or Cluster`},
+		{"a cluster-scoped object in a namespace", withCRD(clusterCRD + "\ncreate bars ns0/c\n----\n"), `x.txt:49: object "ns0/c": bars is cluster-scoped; name its objects without a namespace`},
+		{"a cluster-scoped owner", withCRD(clusterCRD + "\ncreate bars c\n----\n\ncreate configmaps ns0/x owner=bars/ns0/c\n----\n"),
+			`x.txt:52: create ns0/x owner=bars/ns0/c: bars is cluster-scoped, and owners of or by a cluster-scoped object are not modelled, so far`},
+		{"a cluster-scoped informer in a namespace", withCRD(clusterCRD + "\nstart informer=bars namespace=ns0\n----\n"),
+			`x.txt:49: start informer=bars: bars is cluster-scoped, and namespace=ns0: kube-apiserver serves no namespace's bars (404)`},
+		{"a cluster-scoped informer of a namespaced factory", withCRD(clusterCRD + "\nfactory f namespace=ns0\n----\n\ninformer f bars\n----\n"),
+			`x.txt:52: informer f bars: bars is cluster-scoped, and factory f namespace=ns0: kube-apiserver serves no namespace's bars (404)`},
 		{"a built-in's plural", strings.NewReplacer("foos", "pods").Replace(withCRD("")), `x.txt:4: crd: spec.names.plural "pods": a scenario names resources by plural, and pods is a built-in one's`},
 		{"not structural", strings.Replace(withCRD(""), "replicas: {type: integer, minimum: 0}", "replicas: {minimum: 0}", 1), `x.txt:4: crd foos.example.com: `},
 		{"twice", withCRD(fooCRD), `x.txt:26: crd foos.example.com: a crd before this line defines foos already`},
@@ -98,6 +109,10 @@ func TestCustomResourceErrors(t *testing.T) {
 		if a.Resource != want {
 			t.Errorf("step %d: resource %q, want %q", i+1, a.Resource, want)
 		}
+	}
+	// A cluster-scoped resource's objects are named alone.
+	if _, err := scenario.Parse("x.txt", []byte(withCRD(clusterCRD+"\ncreate bars c1 spec=(replicas=1)\n----\n\nupdate bars c1 spec=(replicas=2)\n----\n\ndelete bars c1\n----\n"))); err != nil {
+		t.Errorf("a cluster-scoped resource's life: %v", err)
 	}
 	if spec := func() map[string]any { a, _ := scenario.ParseArgs(sc.Steps[1]); return a.Spec() }(); spec["replicas"] != int64(2) {
 		t.Errorf("spec=(replicas=2) of an integer field: %#v, want int64 2", spec)

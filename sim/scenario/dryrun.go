@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -46,14 +45,15 @@ type dryRun struct {
 	// factories are the scenario's factories, by name: the line that
 	// made each, and whether each has made its informer.
 	factories     map[string]int
-	factoryHasInf map[string]bool // "<factory>/<resource>" -> it has made that informer
-	factoryHasAny map[string]bool // factory -> it has made an informer
-	factoryRuns   map[string]bool // factory-start ran it with its informer made, and no stop since
-	customKinds   map[string]bool // the custom resources factories have informers of
-	controllers   map[string]int  // controller name ("" for an unnamed one) -> its start-controller's line
-	ctlWriter     int             // the line of the controller that writes, or 0
-	startWriter   bool            // that controller is on start's informer
-	startResource string          // the resource of the last start's informer
+	factoryHasInf map[string]bool   // "<factory>/<resource>" -> it has made that informer
+	factoryHasAny map[string]bool   // factory -> it has made an informer
+	factoryRuns   map[string]bool   // factory-start ran it with its informer made, and no stop since
+	customKinds   map[string]bool   // the custom resources factories have informers of
+	factoryNS     map[string]string // factory -> the namespace= it was made with
+	controllers   map[string]int    // controller name ("" for an unnamed one) -> its start-controller's line
+	ctlWriter     int               // the line of the controller that writes, or 0
+	startWriter   bool              // that controller is on start's informer
+	startResource string            // the resource of the last start's informer
 
 	firstLine int           // the first command's line
 	cluster   *clusterModel // etcd-cluster ran (cluster.go)
@@ -61,7 +61,7 @@ type dryRun struct {
 
 func newDryRun() *dryRun {
 	return &dryRun{objects: map[string]int{}, raw: map[string]int{}, handlers: map[string]int{},
-		factories: map[string]int{}, factoryHasInf: map[string]bool{}, factoryHasAny: map[string]bool{}, factoryRuns: map[string]bool{}, controllers: map[string]int{},
+		factories: map[string]int{}, factoryNS: map[string]string{}, factoryHasInf: map[string]bool{}, factoryHasAny: map[string]bool{}, factoryRuns: map[string]bool{}, controllers: map[string]int{},
 		snapshots: map[string]map[string]int{}, snapshotsRaw: map[string]map[string]int{},
 		meta: map[string]objMeta{}, snapshotsMeta: map[string]map[string]objMeta{}}
 }
@@ -121,6 +121,11 @@ func (p *dryRun) step(st Step, a Args) error {
 		}
 		p.objects, p.raw, p.meta = map[string]int{}, map[string]int{}, map[string]objMeta{}
 	case "start", "start-queue":
+		if ns, ok := a.Value("namespace"); ok {
+			if c, custom := a.Custom(); custom && !c.Namespaced {
+				return clusterInNamespace(st.Cmd+" informer="+a.Resource, c, "namespace="+ns)
+			}
+		}
 		return p.start(st.Line, st.Cmd, a)
 	case "stop":
 		p.running, p.controller, p.ctlWaits = false, 0, false
@@ -129,9 +134,17 @@ func (p *dryRun) step(st Step, a Args) error {
 	case "start-controller":
 		return p.startController(st.Line, a)
 	case "factory", "informer", "factory-start", "factory-wait":
-		if _, custom := a.Custom(); custom && st.Cmd == "informer" {
+		if st.Cmd == "factory" {
+			if ns, ok := a.Value("namespace"); ok {
+				p.factoryNS[a.Pos[0]] = ns
+			}
+		}
+		if c, custom := a.Custom(); custom && st.Cmd == "informer" {
 			if err := p.oneCustomKind(a.Pos[0], a.Resource); err != nil {
 				return err
+			}
+			if ns := p.factoryNS[a.Pos[0]]; ns != "" && !c.Namespaced {
+				return clusterInNamespace("informer "+a.Pos[0]+" "+a.Resource, c, "factory "+a.Pos[0]+" namespace="+ns)
 			}
 		}
 		return p.factoryStep(st.Line, st.Cmd, a.Pos[0], a.Resource)
@@ -225,15 +238,14 @@ func (p *dryRun) admit(cmd, ref, key string, a Args, old map[string]any) error {
 	if admit == nil {
 		return nil
 	}
-	ns, name, _ := strings.Cut(key, "/")
-	obj := c.Object(ns, name, maps.Clone(spec))
+	obj := c.Object(key, maps.Clone(spec))
 	if l := a.Labels(); l != nil {
 		obj["metadata"].(map[string]any)["labels"] = toAny(l)
 	}
 	var before map[string]any
 	if cmd != "create" {
 		// An update names the version it read; any will do here.
-		before = c.Object(ns, name, maps.Clone(old))
+		before = c.Object(key, maps.Clone(old))
 		for _, o := range []map[string]any{obj, before} {
 			o["metadata"].(map[string]any)["resourceVersion"] = "1"
 		}
@@ -343,7 +355,7 @@ func alreadyExists(key string, at, line int) string {
 
 // alreadyExistsOf is alreadyExists for an object of resource.
 func alreadyExistsOf(resource, key string, at, line int) string {
-	_, name, _ := strings.Cut(key, "/")
+	_, name := SplitKey(key)
 	if at == line {
 		return fmt.Sprintf("%s %q already exists: %s is named twice on this line", resource, name, key)
 	}
@@ -357,7 +369,7 @@ func (p *dryRun) change(line int, cmd string, a Args) error {
 	for _, k := range keys {
 		ref := ObjectRef(resource, k)
 		if _, ok := p.objects[ref]; !ok {
-			_, name, _ := strings.Cut(k, "/")
+			_, name := SplitKey(k)
 			why := "no create before this line makes it"
 			if deleted[ref] {
 				why = k + " is named twice on this line"
@@ -483,4 +495,13 @@ func (p *dryRun) advance(what string, d time.Duration) error {
 	}
 	p.clock += d
 	return nil
+}
+
+// clusterInNamespace refuses an informer of cluster-scoped c in one
+// namespace (what says which): kube-apiserver has no path for it there
+// (404), and client-go's generated informers of a cluster-scoped kind
+// leave a factory's namespace out.
+func clusterInNamespace(what string, c CustomResource, ns string) error {
+	return fmt.Errorf("%s: %s is cluster-scoped, and %s: kube-apiserver serves no namespace's %s (404); watch it without a namespace",
+		what, c.Plural, ns, c.Plural)
 }

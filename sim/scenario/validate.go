@@ -191,7 +191,7 @@ func checkValue(name, k string, vs []string, a Args) error {
 
 // checkPositional checks one positional argument of the command called
 // name.
-func checkPositional(name, p string) error {
+func checkPositional(name, p string, a Args) error {
 	switch name {
 	case "advance":
 		if d, err := time.ParseDuration(p); err != nil || d <= 0 || d > maxClock {
@@ -203,7 +203,12 @@ func checkPositional(name, p string) error {
 		default:
 			return fmt.Errorf("show %q: want store, queue, handlers, requests, synced, metrics or workqueue", p)
 		}
-	case "create", "update", "delete", "delete-raw", "reconcile-fail", "reconcile-requeue", "watch-list-lose":
+	case "create", "update", "delete":
+		if c, ok := a.Custom(); ok && !c.Namespaced {
+			return checkClusterKey(a.Resource, p)
+		}
+		return checkKey(p)
+	case "delete-raw", "reconcile-fail", "reconcile-requeue", "watch-list-lose":
 		return checkKey(p)
 	case "add-handler", "remove-handler", "release":
 		return checkHandlerName(p)
@@ -326,6 +331,11 @@ func checkOwner(name string, a Args) error {
 		return nil
 	}
 	res, ns, owner, _ := parseOwner(v, a)
+	for _, r := range []string{a.Resource, res} {
+		if c, ok := a.customByName(r); ok && !c.Namespaced {
+			return fmt.Errorf("%s %s owner=%s: %s is cluster-scoped, and owners of or by a cluster-scoped object are not modelled, so far", name, strings.Join(a.Pos, " "), v, r)
+		}
+	}
 	for _, k := range a.Pos {
 		kns, kname, _ := strings.Cut(k, "/")
 		switch {
@@ -381,6 +391,19 @@ func checkKey(key string) error {
 		return fmt.Errorf("object %q: want namespace/name", key)
 	}
 	return checkMeta(metav1.ObjectMeta{Namespace: ns, Name: name}, "object "+strconv.Quote(key))
+}
+
+// checkClusterKey checks the name of a cluster-scoped object of
+// resource: a DNS-1123 subdomain, and no namespace.
+func checkClusterKey(resource, key string) error {
+	if strings.Contains(key, "/") {
+		return fmt.Errorf("object %q: %s is cluster-scoped; name its objects without a namespace", key, resource)
+	}
+	m := metav1.ObjectMeta{Name: key}
+	if errs := apivalidation.ValidateObjectMeta(&m, false, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata")); len(errs) > 0 {
+		return fmt.Errorf("object %q: %v", key, errs.ToAggregate())
+	}
+	return nil
 }
 
 // checkMeta runs apimachinery's ValidateObjectMeta, the check
