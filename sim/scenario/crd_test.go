@@ -118,3 +118,21 @@ func TestCustomResourceErrors(t *testing.T) {
 		t.Errorf("spec=(replicas=2) of an integer field: %#v, want int64 2", spec)
 	}
 }
+
+// A placement of a scenario with a crd step writes the manifest back
+// between the step and its "----": explore's placed scenarios define the
+// resource as the scenario does.
+func TestPlacementKeepsTheManifest(t *testing.T) {
+	sc, err := scenario.Parse("x.txt", []byte(withCRD("create foos ns0/f spec=(replicas=2)\n----\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := scenario.Placement{Faults: []scenario.PlacedFault{{Kind: "compact", At: 2}}}.Text(sc, scenario.ServerEtcd, "", 0, nil)
+	placed, err := scenario.Parse("x.explored.txt", []byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if len(placed.CustomResources) != 1 || string(placed.CustomResources[0].Manifest) != string(sc.CustomResources[0].Manifest) {
+		t.Errorf("the placed scenario lost its manifest:\n%s", text)
+	}
+}

@@ -172,12 +172,16 @@ func (p Placement) Text(sc *Scenario, server, about string, upTo int, outputs []
 	if sc.Detector {
 		fmt.Fprintf(&b, "# Env: %s=true\n", EnvDetector)
 	}
-	cmds := p.Commands(sc)
+	cmds := p.Placed(sc)
 	if upTo > 0 && upTo < len(cmds) {
 		cmds = cmds[:upTo]
 	}
 	for i, c := range cmds {
-		fmt.Fprintf(&b, "\n%s\n----\n", c)
+		input := "" // a crd step's manifest, between it and its "----"
+		if c.Step > 0 {
+			input = sc.Steps[c.Step-1].Input
+		}
+		fmt.Fprintf(&b, "\n%s\n%s----\n", c.Text, input)
 		if i < len(outputs) {
 			b.WriteString(outputs[i])
 		}
