@@ -27,7 +27,13 @@ import (
 //   - it can hold the cacher back (HoldCache, ReleaseCache): the events
 //     etcd sends the cacher wait in the feed, and the cache falls behind
 //     etcd the way a busy kube-apiserver's does for a moment, for as long
-//     as a scenario needs to show it.
+//     as a scenario needs to show it. What waited is handed over one
+//     event at a time, each once the cacher is quiet again (drain), so
+//     that a request waiting in the cache for a revision (a consistent
+//     read, a watch-list) takes its snapshot at the first revision that
+//     lets it go, not at whichever later one the cacher had reached by
+//     the time the request ran: which one that was depended on how the
+//     goroutines were scheduled (fuzz seed 348).
 //
 // Apart from the stamps, it never changes what passes through.
 type feed struct {
@@ -42,10 +48,13 @@ type feed struct {
 	pending int                // events etcd has sent that the feed has not handed over
 	stalled int                // the cacher's calls (a LIST, a WATCH) waiting while held
 	compact int64              // the compaction revision the cacher's compactor last read
+	// quiet reports whether the cacher has done all it can with what it
+	// was handed (Server.Quiescent), for drain.
+	quiet func() bool
 }
 
-func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool) *feed {
-	f := &feed{Interface: etcd, clock: clk, held: held}
+func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool, quiet func() bool) *feed {
+	f := &feed{Interface: etcd, clock: clk, held: held, quiet: quiet}
 	f.changed = sync.NewCond(&f.mu)
 	return f
 }
@@ -151,9 +160,22 @@ func (w *feedWatch) Stop() {
 func (w *feedWatch) run() {
 	defer close(w.out)
 	f := w.feed
-	for e := range w.inner.ResultChan() {
+	draining := false // handing over what waited while the feed was held
+	for {
+		var e watch.Event
+		var ok bool
+		select {
+		case e, ok = <-w.inner.ResultChan():
+		default:
+			draining = false // nothing waits: what comes next, etcd sends now
+			e, ok = <-w.inner.ResultChan()
+		}
+		if !ok {
+			return
+		}
 		f.mu.Lock()
 		f.pending++
+		draining = draining || f.held
 		f.mu.Unlock()
 		if !f.waitOpen() {
 			return
@@ -175,7 +197,32 @@ func (w *feedWatch) run() {
 			rv, _ := storage.APIObjectVersioner{}.ObjectResourceVersion(e.Object)
 			f.gave(rv)
 		}
+		if draining && !w.settle() {
+			return
+		}
 	}
+}
+
+// drainWait bounds how long the feed waits for the cacher to be quiet
+// between two events that waited: a cacher that cannot be (a watcher
+// blocked on a client that does not read) must not stop the feed.
+const drainWait = time.Second
+
+// settle waits, while the feed drains what waited, until the cacher is
+// quiet (or drainWait has passed); false once the watch has stopped.
+func (w *feedWatch) settle() bool {
+	if w.feed.quiet == nil {
+		return true
+	}
+	deadline := time.Now().Add(drainWait)
+	for !w.feed.quiet() && time.Now().Before(deadline) {
+		select {
+		case <-w.done:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return true
 }
 
 // CacheCaughtUp reports whether the cache has taken in everything etcd
