@@ -16,18 +16,17 @@ import (
 // sim/scenario's CustomResource), and every world of the run's own
 // storage serves them as kube-apiserver does: under
 // /registry/<group>/<plural> in etcd, behind a watch cache of their own
-// in the watch-cache world (kubeapi.go), each write pruned, defaulted,
+// in the watch-cache world (kubeapi.go), over HTTPS in their own group
+// version (package kubeapiserver), each write pruned, defaulted,
 // prepared and validated by apiextensions-apiserver's own code (package
 // crd, which package sim/full links in as world.Full's CustomResource).
 
 // resourceOf is the resource a scenario names name: a built-in one, or
 // one of its crd steps'.
 func (r *runner) resourceOf(name string) listwatch.Resource {
-	for _, c := range r.sc.CustomResources {
-		if c.Plural == name {
-			return listwatch.Resource{Group: c.Group, Version: c.Version, Resource: c.Plural, Kind: c.Kind,
-				Namespaced: c.Namespaced, Store: c.Group + "/" + c.Plural}
-		}
+	if c, ok := r.custom(name); ok {
+		return listwatch.Resource{Group: c.Group, Version: c.Version, Resource: c.Plural, Kind: c.Kind,
+			Namespaced: c.Namespaced, Store: c.Group + "/" + c.Plural}
 	}
 	return builtIn(name)
 }
