@@ -48,13 +48,15 @@ type feed struct {
 	pending int                // events etcd has sent that the feed has not handed over
 	stalled int                // the cacher's calls (a LIST, a WATCH) waiting while held
 	compact int64              // the compaction revision the cacher's compactor last read
-	// quiet reports whether the cacher has done all it can with what it
-	// was handed (Server.Quiescent), for drain.
-	quiet func() bool
+	// waiting reports whether a LIST or WATCH is in progress on the
+	// server (one may wait in the cache for a revision), and quiet
+	// whether the cacher has done all it can with what it was handed
+	// (Server.Quiescent): settle asks both.
+	waiting, quiet func() bool
 }
 
-func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool, quiet func() bool) *feed {
-	f := &feed{Interface: etcd, clock: clk, held: held, quiet: quiet}
+func newFeed(etcd storage.Interface, clk clock.PassiveClock, held bool, waiting, quiet func() bool) *feed {
+	f := &feed{Interface: etcd, clock: clk, held: held, waiting: waiting, quiet: quiet}
 	f.changed = sync.NewCond(&f.mu)
 	return f
 }
@@ -210,8 +212,10 @@ const drainWait = time.Second
 
 // settle waits, while the feed drains what waited, until the cacher is
 // quiet (or drainWait has passed); false once the watch has stopped.
+// With no request in progress, none can be waiting for a revision, and
+// the cacher takes the next event at once, as it takes etcd's.
 func (w *feedWatch) settle() bool {
-	if w.feed.quiet == nil {
+	if w.feed.quiet == nil || !w.feed.waiting() {
 		return true
 	}
 	deadline := time.Now().Add(drainWait)

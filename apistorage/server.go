@@ -199,7 +199,7 @@ func (s *Server) startCache() (*cache, error) {
 	s.mu.Lock()
 	held := s.held
 	s.mu.Unlock()
-	f := newFeed(noDeadlines{store}, s.opts.Clock, held, s.Quiescent)
+	f := newFeed(noDeadlines{store}, s.opts.Clock, held, func() bool { return s.inflight.Load() > 0 }, s.Quiescent)
 	clk := &cacherClock{WithTicker: s.opts.Clock}
 	created := s.opts.Clock.Now() // the cacher counts its bookmark buckets from here
 	c, err := cacher.NewCacherFromConfig(cacher.Config{
