@@ -26,20 +26,24 @@ func TestExternalEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	sc, err := Load("selector-delete")
-	if err != nil {
-		t.Fatal(err)
-	}
 	etcd := listwatch.ClientOptions{Endpoints: server.Endpoints(), TLS: tls}
-	res, err := Run(ctx, sc, Options{Seed: 1, Etcd: etcd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Divergence != nil {
-		t.Fatal(res.Divergence)
-	}
-	if got := res.Header.Etcd; got != server.Endpoints()[0] {
-		t.Errorf("header names etcd %q, want %q", got, server.Endpoints()[0])
+	// A custom resource's keys carry its group (/registry/<group>/...):
+	// the run keeps them under its own prefix too, and removes them.
+	for _, name := range []string{"selector-delete", "custom-resource-owns-configmap", "custom-resource-cluster-scoped"} {
+		sc, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(ctx, sc, Options{Seed: 1, Etcd: etcd})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Divergence != nil {
+			t.Fatalf("%s: %v", name, res.Divergence)
+		}
+		if got := res.Header.Etcd; got != server.Endpoints()[0] {
+			t.Errorf("header names etcd %q, want %q", got, server.Endpoints()[0])
+		}
 	}
 	c, err := listwatch.Connect(ctx, etcd)
 	if err != nil {
