@@ -27,13 +27,12 @@ import (
 //   - it can hold the cacher back (HoldCache, ReleaseCache): the events
 //     etcd sends the cacher wait in the feed, and the cache falls behind
 //     etcd the way a busy kube-apiserver's does for a moment, for as long
-//     as a scenario needs to show it. What waited is handed over one
-//     event at a time, each once the cacher is quiet again (drain), so
-//     that a request waiting in the cache for a revision (a consistent
-//     read, a watch-list) takes its snapshot at the first revision that
-//     lets it go, not at whichever later one the cacher had reached by
-//     the time the request ran: which one that was depended on how the
-//     goroutines were scheduled (fuzz seed 348).
+//     as a scenario needs to show it. While a LIST or WATCH is in
+//     progress on the server, what waited is handed over one event at a
+//     time, each once the cacher is quiet again (settle): handed over at
+//     once, the revision at which such a request (a consistent read, a
+//     watch-list) took its snapshot depended on how the goroutines were
+//     scheduled (fuzz seed 348).
 //
 // Apart from the stamps, it never changes what passes through.
 type feed struct {
