@@ -43,12 +43,14 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 
 func (r *runner) revision() (int64, error) { return r.where.revision() }
 
-func (r *runner) compact() error {
+// compact compacts etcd to its revision.
+func compact(w *etcdWorld, _ scenario.Args) error {
+	r := w.r
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	if _, err := r.client.Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+	if _, err := w.client().Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
 		if errors.Is(err, rpctypes.ErrCompacted) {
 			r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: nothing to do, etcd is compacted at rv %d already (nothing was written since)", rev))
 			return nil
@@ -234,10 +236,10 @@ func cmdProgress(r *runner, a scenario.Args) error {
 		return err
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
-	if r.cached() {
+	if c := r.caches(); c != nil {
 		// Each kube-apiserver's own watch of etcd hears it; its cache
 		// sends its watchers no bookmark for it (C3).
-		for _, a := range r.apis {
+		for _, a := range c.apis {
 			if err := a.RequestProgress(r.ctx); err != nil {
 				return err
 			}
@@ -476,10 +478,10 @@ func (r *runner) letHeldGo() {
 // informer whose watch was narrowed away from them (a namespace of its
 // own, or a field selector naming another namespace or object: E16)
 // never hears of them, so settling asks etcd for a bookmark.
-func (r *runner) wroteRaw(ns, name string) {
-	for _, p := range r.livePairs() {
+func (w *etcdWorld) wroteRaw(ns, name string) {
+	for _, p := range w.r.livePairs() {
 		cfg := p[0].cfg
-		lw := listwatch.NewListerWatcher(r.client, cfg.res, listwatch.Options{Namespace: cfg.namespace})
+		lw := listwatch.NewListerWatcher(w.client(), cfg.res, listwatch.Options{Namespace: cfg.namespace})
 		reads, err := lw.Reads(metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, ns, name)
 		unseen := err == nil && !reads
 		p[0].unseenWrite, p[1].unseenWrite = unseen, unseen
@@ -490,30 +492,32 @@ func (r *runner) wroteRaw(ns, name string) {
 const updateLabel = "update"
 
 // cmdPutRaw stores text under the object's key as it is (E12).
-func cmdPutRaw(r *runner, a scenario.Args) error {
+func cmdPutRaw(w *etcdWorld, a scenario.Args) error {
+	r := w.r
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.rawWriter().PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
+	rev, err := w.raw.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
 	if err != nil {
 		return err
 	}
 	r.etcdChanged()
-	r.wroteRaw(ns, name)
+	w.wroteRaw(ns, name)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.Pos[1], rev)})
 	return nil
 }
 
 // cmdDeleteRaw removes what put-raw stored (E12).
-func cmdDeleteRaw(r *runner, a scenario.Args) error {
+func cmdDeleteRaw(w *etcdWorld, a scenario.Args) error {
+	r := w.r
 	key := a.Pos[0]
 	ns, name, _ := strings.Cut(key, "/")
-	rev, err := r.rawWriter().DeleteRaw(r.ctx, ns, name)
+	rev, err := w.raw.DeleteRaw(r.ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	r.etcdChanged()
-	r.wroteRaw(ns, name)
+	w.wroteRaw(ns, name)
 	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "delete-raw", Key: key, RV: strconv.FormatInt(rev, 10),
 		Detail: fmt.Sprintf("delete-raw %s (at rv %d)", key, rev)})
 	return nil

@@ -98,8 +98,8 @@ func (r *runner) quiet(left, keyDue time.Duration, waiting bool) time.Duration {
 	if waiting && (!ok || now.Add(keyDue).Before(next)) {
 		next, ok = now.Add(keyDue), true
 	}
-	for _, a := range r.apis {
-		if at, due := a.NextWork(); due && (!ok || at.Before(next)) {
+	if c := r.caches(); c != nil {
+		if at, due := c.nextWork(); due && (!ok || at.Before(next)) {
 			next, ok = at, true
 		}
 	}

@@ -22,30 +22,31 @@ import (
 
 // apiserver is the kube-apiserver a lever acts on, and its name in the
 // trace ("" when the run has one).
-func (r *runner) apiserver(a scenario.Args) (world.APIServer, string, error) {
+func (w *cacheWorld) apiserver(a scenario.Args) (world.APIServer, string, error) {
 	n, given, err := a.APIServer()
 	if err != nil {
 		return nil, "", err
 	}
 	if !given {
-		n = r.using + 1
+		n = w.using + 1
 	}
-	if n > len(r.apis) {
+	if n > len(w.apis) {
 		return nil, "", fmt.Errorf("there is no kube-apiserver %d: add-apiserver starts the second", n)
 	}
 	name := ""
-	if len(r.apis) > 1 {
+	if len(w.apis) > 1 {
 		name = fmt.Sprintf("apiserver-%d", n)
 	}
-	return r.apis[n-1], name, nil
+	return w.apis[n-1], name, nil
 }
 
 // onCache pulls a lever on a kube-apiserver's watch cache, and notes what
 // it did with etcd's revision: do says it, given the cache's owner (""
 // when the run has one kube-apiserver, else "apiserver-N's "); lever
 // names it (trace.Lever*).
-func (r *runner) onCache(a scenario.Args, lever string, do func(api world.APIServer, owner string, rev int64) (string, error)) error {
-	api, name, err := r.apiserver(a)
+func (w *cacheWorld) onCache(a scenario.Args, lever string, do func(api world.APIServer, owner string, rev int64) (string, error)) error {
+	r := w.r
+	api, name, err := w.apiserver(a)
 	if err != nil {
 		return err
 	}
@@ -65,15 +66,16 @@ func (r *runner) onCache(a scenario.Args, lever string, do func(api world.APISer
 	return nil
 }
 
-func holdCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, trace.LeverHoldCache, func(api world.APIServer, owner string, rev int64) (string, error) {
+func holdCache(w *cacheWorld, a scenario.Args) error {
+	return w.onCache(a, trace.LeverHoldCache, func(api world.APIServer, owner string, rev int64) (string, error) {
 		api.HoldCache()
 		return fmt.Sprintf("%swatch cache held at rv %d: etcd's events wait until release-cache", owner, rev), nil
 	})
 }
 
-func releaseCache(r *runner, a scenario.Args) error {
-	return r.onCache(a, trace.LeverReleaseCache, func(api world.APIServer, owner string, rev int64) (string, error) {
+func releaseCache(w *cacheWorld, a scenario.Args) error {
+	r := w.r
+	return w.onCache(a, trace.LeverReleaseCache, func(api world.APIServer, owner string, rev int64) (string, error) {
 		api.ReleaseCache()
 		// A cache held since a restart now lists etcd. The LISTs held at
 		// it go again only once it is ready: let through at once, a retry
@@ -95,8 +97,9 @@ func (r *runner) waitReady(api world.APIServer) error {
 	return api.WaitReady(ctx)
 }
 
-func restartAPIServer(r *runner, a scenario.Args) error {
-	api, who, err := r.apiserver(a)
+func restartAPIServer(w *cacheWorld, a scenario.Args) error {
+	r := w.r
+	api, who, err := w.apiserver(a)
 	if err != nil {
 		return err
 	}
@@ -135,52 +138,49 @@ func restartAPIServer(r *runner, a scenario.Args) error {
 	return nil
 }
 
-func addAPIServer(r *runner, a scenario.Args) error {
-	if len(r.apis) >= scenario.MaxAPIServers {
-		return fmt.Errorf("this run has %d kube-apiservers already, the most a scenario may have", len(r.apis))
+func addAPIServer(w *cacheWorld, a scenario.Args) error {
+	r := w.r
+	if len(w.apis) >= scenario.MaxAPIServers {
+		return fmt.Errorf("this run has %d kube-apiservers already, the most a scenario may have", len(w.apis))
 	}
 	// Its own connection to etcd, as a kube-apiserver of its own has: on
 	// a cluster, in the order kube-apiserver's first takes them.
 	copts := r.opts.Etcd
-	if r.etcd != nil {
-		copts = r.etcd.ClientOptions()
+	if w.etcd != nil {
+		copts = w.etcd.ClientOptions()
 	}
-	copts.Endpoints = r.clients[0].Endpoints()
-	if r.etcd != nil && r.etcd.Members() > 1 {
-		copts.Endpoints, copts.InOrder = clusterEndpoints(len(r.clients), r.etcd.Endpoints()), true
+	copts.Endpoints = w.clients[0].Endpoints()
+	if w.etcd != nil && w.etcd.Members() > 1 {
+		copts.Endpoints, copts.InOrder = clusterEndpoints(len(w.clients), w.etcd.Endpoints()), true
 	}
 	c, err := listwatch.Connect(r.ctx, copts)
 	if err != nil {
 		return err
 	}
-	r.clients = append(r.clients, c)
-	n := len(r.apis) + 1
-	api, err := r.newKubeAPIServer(c, fmt.Sprintf("apiserver-%d", n))
-	if err != nil {
+	w.clients = append(w.clients, c)
+	n := len(w.apis) + 1
+	if _, err := w.start(c, fmt.Sprintf("apiserver-%d", n)); err != nil {
 		return err
 	}
-	r.apis = append(r.apis, api)
-	r.apis[0].SetName("apiserver-1")
-	if err := r.serveHTTPS(api); err != nil {
-		return err
-	}
+	w.apis[0].SetName("apiserver-1")
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	r.note(trace.LayerCache, "", fmt.Sprintf("apiserver-%d started over the same etcd: its watch cache listed etcd at rv %d; the informers still talk to apiserver-%d", n, rev, r.using+1))
+	r.note(trace.LayerCache, "", fmt.Sprintf("apiserver-%d started over the same etcd: its watch cache listed etcd at rv %d; the informers still talk to apiserver-%d", n, rev, w.using+1))
 	return nil
 }
 
-func useAPIServer(r *runner, a scenario.Args) error {
+func useAPIServer(w *cacheWorld, a scenario.Args) error {
+	r := w.r
 	n, _, err := a.APIServer()
 	if err != nil {
 		return err
 	}
-	if n > len(r.apis) {
+	if n > len(w.apis) {
 		return fmt.Errorf("there is no kube-apiserver %d: add-apiserver starts the second", n)
 	}
-	r.using = n - 1
+	w.using = n - 1
 	for _, s := range r.sides {
 		s.conn.UseServer()
 	}

@@ -65,51 +65,51 @@ type clusterState struct {
 
 // clustered checks that the run is on an embedded cluster, and returns
 // its state.
-func (r *runner) clustered(cmd string) (*clusterState, error) {
-	if err := r.embeddedOnly(); err != nil {
+func (w *etcdWorld) clustered(cmd string) (*clusterState, error) {
+	if err := w.embeddedOnly(); err != nil {
 		return nil, err
 	}
-	if r.etcd.Members() < 2 {
+	if w.etcd.Members() < 2 {
 		return nil, fmt.Errorf("%s needs an etcd cluster, and this run's embedded etcd has one member", cmd)
 	}
-	if r.cluster == nil {
-		r.cluster = &clusterState{stoppedAt: map[int]int64{}}
+	if w.cluster == nil {
+		w.cluster = &clusterState{stoppedAt: map[int]int64{}}
 	}
-	return r.cluster, nil
+	return w.cluster, nil
 }
 
 // memberIndex is the index of the member named p (m1 is 0).
-func (r *runner) memberIndex(p string) (int, error) {
+func (w *etcdWorld) memberIndex(p string) (int, error) {
 	i, _ := strconv.Atoi(strings.TrimPrefix(p, "m"))
-	if i < 1 || i > r.etcd.Members() {
-		return 0, fmt.Errorf("no member %s: the cluster has m1 to m%d", p, r.etcd.Members())
+	if i < 1 || i > w.etcd.Members() {
+		return 0, fmt.Errorf("no member %s: the cluster has m1 to m%d", p, w.etcd.Members())
 	}
 	return i - 1, nil
 }
 
-func (r *runner) memberName(i int) string { return r.etcd.MemberName(i) }
+func (w *etcdWorld) memberName(i int) string { return w.etcd.MemberName(i) }
 
 // clusterCtx bounds a cluster lever's waits on etcd.
-func (r *runner) clusterCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(r.ctx, time.Minute)
+func (w *etcdWorld) clusterCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(w.r.ctx, time.Minute)
 }
 
 // holdLeader moves the leadership back to the scenario's leader if a
 // follower took it on its own (a busy machine, heartbeats late).
-func (r *runner) holdLeader(ctx context.Context, cl *clusterState) error {
-	lead, err := r.etcd.Leader(ctx)
+func (w *etcdWorld) holdLeader(ctx context.Context, cl *clusterState) error {
+	lead, err := w.etcd.Leader(ctx)
 	if err != nil || lead == cl.leader {
 		return err
 	}
-	return r.etcd.MoveLeader(ctx, cl.leader)
+	return w.etcd.MoveLeader(ctx, cl.leader)
 }
 
 // serving is the member that answers each connection: the world's, then
 // each side's.
-func (r *runner) serving(ctx context.Context) ([]int, error) {
-	out := make([]int, len(r.clients))
-	for i, c := range r.clients {
-		m, err := r.etcd.MemberServing(ctx, c)
+func (w *etcdWorld) serving(ctx context.Context) ([]int, error) {
+	out := make([]int, len(w.clients))
+	for i, c := range w.clients {
+		m, err := w.etcd.MemberServing(ctx, c)
 		if err != nil {
 			return nil, err
 		}
@@ -119,33 +119,36 @@ func (r *runner) serving(ctx context.Context) ([]int, error) {
 }
 
 // watchersOf are the connections that watch etcd, by their index in
-// r.clients: the informers', or behind the watch cache each
+// etcdWorld.clients: the informers', or behind the watch cache each
 // kube-apiserver's (the informers talk to kube-apiserver, not to etcd).
-func (r *runner) watchersOf() []int {
-	if !r.cached() {
+func (w *etcdWorld) watchersOf() []int {
+	c := w.r.caches()
+	if c == nil {
 		return []int{1, 2}
 	}
-	out := make([]int, len(r.apis))
-	for k := range r.apis {
+	out := make([]int, len(c.apis))
+	for k := range c.apis {
 		out[k] = 3 + k
 	}
 	return out
 }
 
 // watchers names the connections that watch etcd, for the trace.
-func (r *runner) watchers() string {
+func (w *etcdWorld) watchers() string {
+	c := w.r.caches()
 	switch {
-	case !r.cached():
+	case c == nil:
 		return "the informers"
-	case len(r.apis) == 1:
+	case len(c.apis) == 1:
 		return "kube-apiserver"
 	}
 	return "the kube-apiservers"
 }
 
 // watchersOn says which member serves the connections that watch etcd.
-func (r *runner) watchersOn(s []int) string {
-	conns := r.watchersOf()
+func (w *etcdWorld) watchersOn(s []int) string {
+	r := w.r
+	conns := w.watchersOf()
 	name := func(k int) string {
 		if !r.cached() {
 			return []string{trace.Cachelab, trace.ClientGo}[k]
@@ -158,40 +161,41 @@ func (r *runner) watchersOn(s []int) string {
 	}
 	switch {
 	case same && len(conns) == 1:
-		return fmt.Sprintf("%s's connection is served by %s", r.watchers(), r.memberName(s[conns[0]]))
+		return fmt.Sprintf("%s's connection is served by %s", w.watchers(), w.memberName(s[conns[0]]))
 	case same:
-		return fmt.Sprintf("%s' connections are served by %s", r.watchers(), r.memberName(s[conns[0]]))
+		return fmt.Sprintf("%s' connections are served by %s", w.watchers(), w.memberName(s[conns[0]]))
 	}
 	// "cachelab's connection is served by m2, client-go's by m3"
 	parts := make([]string, len(conns))
 	for k, c := range conns {
-		parts[k] = fmt.Sprintf("%s's by %s", name(k), r.memberName(s[c]))
+		parts[k] = fmt.Sprintf("%s's by %s", name(k), w.memberName(s[c]))
 	}
 	parts[0] = strings.Replace(parts[0], "'s by ", "'s connection is served by ", 1)
 	return strings.Join(parts, ", ")
 }
 
-func etcdCluster(r *runner, a scenario.Args) error {
-	if _, err := r.clustered("etcd-cluster"); err != nil {
+func etcdCluster(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	if _, err := w.clustered("etcd-cluster"); err != nil {
 		return err
 	}
-	ctx, cancel := r.clusterCtx()
+	ctx, cancel := w.clusterCtx()
 	defer cancel()
-	n := r.etcd.Members()
+	n := w.etcd.Members()
 	names := make([]string, n)
 	for i := range n {
-		names[i] = r.memberName(i)
+		names[i] = w.memberName(i)
 	}
-	s, err := r.serving(ctx)
+	s, err := w.serving(ctx)
 	if err != nil {
 		return err
 	}
 	// The embedded cluster starts with m1 leading.
-	r.cluster.leader = 0
-	if err := r.holdLeader(ctx, r.cluster); err != nil {
+	w.cluster.leader = 0
+	if err := w.holdLeader(ctx, w.cluster); err != nil {
 		return err
 	}
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), r.memberName(0)))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd cluster of %d members on loopback: %s; %s leads", n, strings.Join(names, " "), w.memberName(0)))
 	inf := clusterEndpoints(1, names)
 	whose := "both informers'"
 	if r.cached() {
@@ -199,39 +203,40 @@ func etcdCluster(r *runner, a scenario.Args) error {
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("each connection lists every member and uses the first that answers until it fails: the world's (writes) in the order %s, served by %s; "+
 		"%s in the order %s: %s",
-		strings.Join(names, ","), r.memberName(s[0]), whose, strings.Join(inf, ","), r.watchersOn(s)))
+		strings.Join(names, ","), w.memberName(s[0]), whose, strings.Join(inf, ","), w.watchersOn(s)))
 	return nil
 }
 
 // member checks a member lever's argument: the run is on a cluster, and
 // the member it names exists and is up (up) or stopped (!up); otherwise
 // is how the member is when it is not as the lever needs it.
-func (r *runner) member(cmd string, a scenario.Args, up bool, otherwise string) (*clusterState, int, error) {
-	cl, err := r.clustered(cmd)
+func (w *etcdWorld) member(cmd string, a scenario.Args, up bool, otherwise string) (*clusterState, int, error) {
+	cl, err := w.clustered(cmd)
 	if err != nil {
 		return nil, 0, err
 	}
-	i, err := r.memberIndex(a.Pos[0])
+	i, err := w.memberIndex(a.Pos[0])
 	if err != nil {
 		return nil, 0, err
 	}
-	if r.etcd.MemberRunning(i) != up {
+	if w.etcd.MemberRunning(i) != up {
 		return nil, 0, fmt.Errorf("member %s %s", a.Pos[0], otherwise)
 	}
 	return cl, i, nil
 }
 
-func etcdStopMember(r *runner, a scenario.Args) error {
-	cl, i, err := r.member("etcd-stop-member", a, true, "is stopped already")
+func etcdStopMember(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	cl, i, err := w.member("etcd-stop-member", a, true, "is stopped already")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := r.clusterCtx()
+	ctx, cancel := w.clusterCtx()
 	defer cancel()
-	if err := r.holdLeader(ctx, cl); err != nil {
+	if err := w.holdLeader(ctx, cl); err != nil {
 		return err
 	}
-	before, err := r.serving(ctx)
+	before, err := w.serving(ctx)
 	if err != nil {
 		return err
 	}
@@ -239,11 +244,11 @@ func etcdStopMember(r *runner, a scenario.Args) error {
 	if err != nil {
 		return err
 	}
-	name := r.memberName(i)
+	name := w.memberName(i)
 	if cl.leader == i {
 		to := -1
-		for j := range r.etcd.Members() {
-			if j != i && r.etcd.MemberRunning(j) {
+		for j := range w.etcd.Members() {
+			if j != i && w.etcd.MemberRunning(j) {
 				to = j
 				break
 			}
@@ -251,34 +256,34 @@ func etcdStopMember(r *runner, a scenario.Args) error {
 		if to < 0 {
 			return fmt.Errorf("member %s leads and no other member runs", name)
 		}
-		if err := r.etcd.MoveLeader(ctx, to); err != nil {
+		if err := w.etcd.MoveLeader(ctx, to); err != nil {
 			return err
 		}
 		cl.leader = to
 		r.note(trace.LayerEtcd, "", fmt.Sprintf("%s leads: on its way down it hands the leadership to %s (etcd's shutdown picks the member connected to it longest; "+
-			"the simulator picks the first member up, so every run has the same leader)", name, r.memberName(to)))
+			"the simulator picks the first member up, so every run has the same leader)", name, w.memberName(to)))
 	}
-	if err := r.etcd.StopMember(i); err != nil {
+	if err := w.etcd.StopMember(i); err != nil {
 		return err
 	}
 	cl.stoppedAt[i] = rev
 	up := 0
-	for j := range r.etcd.Members() {
-		if r.etcd.MemberRunning(j) {
+	for j := range w.etcd.Members() {
+		if w.etcd.MemberRunning(j) {
 			up++
 		}
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd member %s stopped at rv %d (%d of %d members up, a majority: the cluster goes on, %s leading)",
-		name, rev, up, r.etcd.Members(), r.memberName(cl.leader)))
-	after, err := r.serving(ctx)
+		name, rev, up, w.etcd.Members(), w.memberName(cl.leader)))
+	after, err := w.serving(ctx)
 	if err != nil {
 		return err
 	}
 	if before[0] == i {
-		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, r.memberName(after[0])))
+		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, w.memberName(after[0])))
 	}
 	hit := false
-	for _, c := range r.watchersOf() {
+	for _, c := range w.watchersOf() {
 		hit = hit || before[c] == i
 	}
 	if !r.cached() {
@@ -291,51 +296,52 @@ func etcdStopMember(r *runner, a scenario.Args) error {
 		}
 	}
 	if !hit {
-		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve %s: %s, untouched", name, r.watchers(), r.watchersOn(after)))
+		r.note(trace.LayerSim, "", fmt.Sprintf("%s did not serve %s: %s, untouched", name, w.watchers(), w.watchersOn(after)))
 		return nil
 	}
 	if r.cached() {
 		r.note(trace.LayerSim, "", fmt.Sprintf("%s served %s's own watch of etcd: its stream drops, and etcd's client resumes the watch on the next member that answers, "+
 			"from the revision after the last one it had; the watch cache misses nothing, and the informers' watches, which the cache serves, see nothing; %s now",
-			name, r.watchers(), r.watchersOn(after)))
+			name, w.watchers(), w.watchersOn(after)))
 		return nil
 	}
 	r.note(trace.LayerSim, "", fmt.Sprintf("%s served the informers: their streams drop, and etcd's client resumes each watch on the next member that answers, "+
-		"from the revision after the last one it had, without telling the informer; %s now", name, r.watchersOn(after)))
+		"from the revision after the last one it had, without telling the informer; %s now", name, w.watchersOn(after)))
 	return nil
 }
 
-func etcdStartMember(r *runner, a scenario.Args) error {
-	cl, i, err := r.member("etcd-start-member", a, false, "runs already")
+func etcdStartMember(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	cl, i, err := w.member("etcd-start-member", a, false, "runs already")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := r.clusterCtx()
+	ctx, cancel := w.clusterCtx()
 	defer cancel()
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	if err := r.etcd.StartMember(ctx, i); err != nil {
+	if err := w.etcd.StartMember(ctx, i); err != nil {
 		return err
 	}
 	// etcd lets a member serve once it has applied what the cluster had
 	// committed when it came back: its revision is the cluster's.
-	got, err := r.etcd.MemberRevision(ctx, i)
+	got, err := w.etcd.MemberRevision(ctx, i)
 	if err != nil {
 		return err
 	}
 	if got != rev {
 		return fmt.Errorf("member %s rejoined at rv %d, and the cluster is at rv %d", a.Pos[0], got, rev)
 	}
-	if err := r.holdLeader(ctx, cl); err != nil {
+	if err := w.holdLeader(ctx, cl); err != nil {
 		return err
 	}
-	s, err := r.serving(ctx)
+	s, err := w.serving(ctx)
 	if err != nil {
 		return err
 	}
-	name := r.memberName(i)
+	name := w.memberName(i)
 	at := cl.stoppedAt[i]
 	delete(cl.stoppedAt, i)
 	how := "nothing was written while it was down"
@@ -343,30 +349,31 @@ func etcdStartMember(r *runner, a scenario.Args) error {
 		how = fmt.Sprintf("it stopped at rv %d, and caught up from the leader's log to rv %d before it served", at, rev)
 	}
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd member %s started again on its data and ports and rejoined the cluster: %s", name, how))
-	r.note(trace.LayerSim, "", fmt.Sprintf("a connection moves only when its member fails: %s", r.watchersOn(s)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("a connection moves only when its member fails: %s", w.watchersOn(s)))
 	return nil
 }
 
-func etcdMoveLeader(r *runner, a scenario.Args) error {
-	cl, i, err := r.member("etcd-move-leader", a, true, "is stopped: it cannot lead")
+func etcdMoveLeader(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	cl, i, err := w.member("etcd-move-leader", a, true, "is stopped: it cannot lead")
 	if err != nil {
 		return err
 	}
-	ctx, cancel := r.clusterCtx()
+	ctx, cancel := w.clusterCtx()
 	defer cancel()
-	if err := r.holdLeader(ctx, cl); err != nil {
+	if err := w.holdLeader(ctx, cl); err != nil {
 		return err
 	}
 	from := cl.leader
-	if err := r.etcd.MoveLeader(ctx, i); err != nil {
+	if err := w.etcd.MoveLeader(ctx, i); err != nil {
 		return err
 	}
 	cl.leader = i
-	s, err := r.serving(ctx)
+	s, err := w.serving(ctx)
 	if err != nil {
 		return err
 	}
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("leadership moves %s -> %s (etcd's MoveLeader, as etcdctl move-leader)", r.memberName(from), r.memberName(i)))
-	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", r.watchersOn(s)))
+	r.note(trace.LayerEtcd, "", fmt.Sprintf("leadership moves %s -> %s (etcd's MoveLeader, as etcdctl move-leader)", w.memberName(from), w.memberName(i)))
+	r.note(trace.LayerSim, "", fmt.Sprintf("no connection drops: a member serves watches whether it leads or follows; %s", w.watchersOn(s)))
 	return nil
 }

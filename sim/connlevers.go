@@ -65,7 +65,6 @@ func (r *runner) cutConnections(cs []cutter, where string) error {
 	for _, c := range cs {
 		n += c.Cut()
 	}
-	r.wiring.setCut(true)
 	for _, wait := range ended {
 		wait()
 	}
@@ -80,7 +79,6 @@ func reconnect(r *runner, a scenario.Args) error {
 	for _, c := range cs {
 		c.Restore()
 	}
-	r.wiring.setCut(false)
 	for _, s := range r.sides {
 		s.conn.Reconnect()
 	}
@@ -125,8 +123,10 @@ func serverFeature(r *runner, a scenario.Args) error {
 	}
 	// Every resource's storage of every kube-apiserver: a kube-apiserver's
 	// feature gate is the whole server's, an informer made later included.
-	for _, a := range r.storages() {
-		a.ListerWatcher("").SetWatchListFeature(on)
+	if c := r.caches(); c != nil {
+		for _, a := range c.storages() {
+			a.ListerWatcher("").SetWatchListFeature(on)
+		}
 	}
 	if on {
 		r.note(trace.LayerSim, "", "the server's WatchList feature is on: watches may ask for initial events (watch-list)")

@@ -15,22 +15,23 @@ import (
 // revision they had reached, which a restored or wiped etcd has not.
 
 // embeddedOnly is the error for a lever an external etcd cannot pull.
-func (r *runner) embeddedOnly() error {
-	if r.etcd == nil {
+func (w *etcdWorld) embeddedOnly() error {
+	if w.etcd == nil {
 		return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
 	}
 	return nil
 }
 
-func etcdSnapshot(r *runner, a scenario.Args) error {
-	if err := r.embeddedOnly(); err != nil {
+func etcdSnapshot(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	if err := w.embeddedOnly(); err != nil {
 		return err
 	}
 	rev, err := r.revision()
 	if err != nil {
 		return err
 	}
-	if err := r.etcd.Snapshot(r.ctx, a.Pos[0]); err != nil {
+	if err := w.etcd.Snapshot(r.ctx, a.Pos[0]); err != nil {
 		return err
 	}
 	r.resumedAt(rev)
@@ -38,23 +39,26 @@ func etcdSnapshot(r *runner, a scenario.Args) error {
 	return nil
 }
 
-func etcdRestore(r *runner, a scenario.Args) error {
-	if err := r.embeddedOnly(); err != nil {
+func etcdRestore(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	if err := w.embeddedOnly(); err != nil {
 		return err
 	}
-	return r.travel(trace.LeverEtcdRestore, fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return r.etcd.Restore(r.ctx, a.Pos[0]) })
+	return w.travel(trace.LeverEtcdRestore, fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return w.etcd.Restore(r.ctx, a.Pos[0]) })
 }
 
-func etcdWipe(r *runner, a scenario.Args) error {
-	if err := r.embeddedOnly(); err != nil {
+func etcdWipe(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	if err := w.embeddedOnly(); err != nil {
 		return err
 	}
-	return r.travel(trace.LeverEtcdWipe, "etcd restarted on empty data", func() error { return r.etcd.Wipe(r.ctx) })
+	return w.travel(trace.LeverEtcdWipe, "etcd restarted on empty data", func() error { return w.etcd.Wipe(r.ctx) })
 }
 
 // travel restarts etcd with other data (restart), and says what happened
 // to its revision; lever names it (trace.Lever*).
-func (r *runner) travel(lever, what string, restart func() error) error {
+func (w *etcdWorld) travel(lever, what string, restart func() error) error {
+	r := w.r
 	before, err := r.revision()
 	if err != nil {
 		return err
@@ -65,7 +69,7 @@ func (r *runner) travel(lever, what string, restart func() error) error {
 	r.resumedAt(before)
 	r.etcdChanged() // other data: a held retry may not meet the same value
 	// Revisions come again with other content.
-	r.etcdCopy, r.etcdCopyFrom = nil, nil
+	w.forget()
 	after, err := r.revision()
 	if err != nil {
 		return err

@@ -53,7 +53,7 @@ func TestEtcdLeversEmbeddedOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := ses.r.etcd.Dir()
+	dir := ses.r.storage().etcd.Dir()
 	for _, st := range ses.r.sc.Steps {
 		if _, err := ses.Step(st); err != nil {
 			t.Fatal(err)

@@ -38,14 +38,14 @@ func TestEtcdLetsInOnlyTheRun(t *testing.T) {
 					t.Fatalf("%s: %v %v", st.Text, err, sr.Divergence)
 				}
 			}
-			for i, c := range ses.r.clients {
+			for i, c := range ses.r.storage().clients {
 				for _, ep := range c.Endpoints() {
 					if !strings.HasPrefix(ep, "https://127.0.0.1:") {
 						t.Errorf("connection %d reaches etcd at %s: want https on loopback", i, ep)
 					}
 				}
 			}
-			for _, ep := range ses.r.etcd.Endpoints() {
+			for _, ep := range ses.r.storage().etcd.Endpoints() {
 				u, _ := url.Parse(ep)
 				plain := listwatch.ClientOptions{Endpoints: []string{"http://" + u.Host}, DialTimeout: 10 * time.Second}
 				if c, err := listwatch.Connect(ctx, plain); err == nil {

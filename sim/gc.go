@@ -36,7 +36,8 @@ type owned struct {
 // the objects those deletes left without owners, until none is left.
 // An object its finalizers hold stays, being deleted, and so keeps its
 // own dependents.
-func cmdGC(r *runner, _ scenario.Args) error {
+func cmdGC(w *etcdWorld, _ scenario.Args) error {
+	r := w.r
 	swept := 0
 	for {
 		objs, err := r.everyObject()
@@ -112,7 +113,7 @@ func (r *runner) collect(o owned, gone metav1.OwnerReference) error {
 func (r *runner) everyObject() ([]owned, error) {
 	var out []owned
 	for _, name := range r.resourceNames() {
-		lw := listwatch.NewListerWatcher(r.client, r.resourceNamed(name), listwatch.Options{})
+		lw := listwatch.NewListerWatcher(r.storage().client(), r.resourceNamed(name), listwatch.Options{})
 		list, err := lw.ListWithContext(r.ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("gc: listing %s: %w", name, err)

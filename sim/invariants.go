@@ -1,21 +1,16 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
-	"github.com/cachelab/cachelab/sim/world"
 )
 
 // invariants checks, after a settled step: the indexer equals etcd's
@@ -90,44 +85,6 @@ type keyedObject struct{ key, desc string }
 
 func keyed(o *unstructured.Unstructured) keyedObject {
 	return keyedObject{trace.KeyOf(o), trace.Describe(o)}
-}
-
-// listEtcdAt reads etcd at rv through a copy of the informer's LIST that
-// reads only what was written since its last read (listwatch.ListCopy),
-// so that a step's check costs what the step wrote. Where the copy
-// cannot read (a compacted revision, a value that does not decode), the
-// LIST itself says why, in the words an informer would get.
-func (r *runner) listEtcdAt(cfg *startConfig, rv string) (map[string]string, error) {
-	lw := listwatch.NewListerWatcher(r.client, cfg.res, listwatch.Options{Namespace: cfg.namespace})
-	opts := metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}
-	scope := cfg.scope()
-	if r.etcdCopy == nil || r.etcdCopyScope != scope {
-		r.etcdCopy, r.etcdCopyScope, r.etcdCopyFrom = listwatch.NewListCopy(lw, opts, keyed), scope, nil
-	}
-	if rev, err := strconv.ParseInt(rv, 10, 64); err == nil {
-		if objs, err := r.etcdCopy.At(r.ctx, rev); err == nil {
-			// The copy hands out the same map while etcd's content in
-			// the scope stays the same; so is what it is made into.
-			if p := reflect.ValueOf(objs).UnsafePointer(); p != r.etcdCopyFrom {
-				out := make(map[string]string, len(objs))
-				for _, o := range objs {
-					out[o.key] = o.desc
-				}
-				r.etcdCopyFrom, r.etcdCopyOut = p, out
-			}
-			return r.etcdCopyOut, nil
-		}
-	}
-	opts.ResourceVersion, opts.ResourceVersionMatch = rv, metav1.ResourceVersionMatchExact
-	l, err := lw.ListWithContext(r.ctx, opts)
-	if err != nil {
-		return nil, errors.New(world.DescribeErr(err))
-	}
-	out := map[string]string{}
-	for _, it := range l.(*unstructured.UnstructuredList).Items {
-		out[trace.KeyOf(&it)] = trace.Describe(&it)
-	}
-	return out, nil
 }
 
 // equalOnce remembers the last pair of maps found equal, by identity,

@@ -76,6 +76,33 @@ func TestLeversInEveryWorld(t *testing.T) {
 	}
 }
 
+// Every lever finds, in every world that has it available, the part of
+// the world its pull acts on: the world's type (newWorld) and the world
+// the levers' needs describe (WorldOf) are the same world.
+func TestEveryLeverFindsItsPart(t *testing.T) {
+	parts := map[part]int{}
+	for _, w := range lever.Worlds {
+		opts, _ := worldOptions(w)
+		sc := &scenario.Scenario{}
+		world := (&runner{sc: sc, opts: opts}).newWorld()
+		for _, name := range lever.Names() {
+			p := runs[name]
+			if lever.Of(name).Available(w) != nil {
+				continue
+			}
+			parts[p.part]++
+			if !p.in(world) {
+				t.Errorf("%s is available in the world %s, but that world's type %T has no %s to pull it on", name, w, world, p.part)
+			}
+		}
+	}
+	for _, p := range []part{anyWorld, storage, caches} {
+		if parts[p] == 0 {
+			t.Errorf("no lever available anywhere acts on %s", p)
+		}
+	}
+}
+
 // isLeverRefusal reports whether msg is how some world refuses cmd's
 // lever.
 func isLeverRefusal(cmd, msg string) bool {
@@ -168,5 +195,28 @@ func TestResourcesAreBuiltIn(t *testing.T) {
 	}
 	if scenario.Resources[0] != scenario.DefaultResource {
 		t.Fatalf("the first resource is %s, not the default, %s", scenario.Resources[0], scenario.DefaultResource)
+	}
+}
+
+// A run names a key prefix of its own only on an external etcd: the
+// hint a second signal prints (etcdctl del --prefix ...) must never name
+// every key of a cluster's etcd, as "/registry/" would.
+func TestKeyPrefixOnlyOnAnExternalEtcd(t *testing.T) {
+	r := &runner{}
+	ext := &etcdWorld{r: r, prefix: "cachelab-sim-1-"}
+	for _, c := range []struct {
+		where runWorld
+		want  string
+	}{
+		{&clusterWorld{r: r}, ""},
+		{&replayWorld{r: r}, ""},
+		{&etcdWorld{r: r, etcd: &listwatch.Embedded{}}, ""},
+		{ext, "/registry/cachelab-sim-1-"},
+		{&cacheWorld{etcdWorld: ext}, "/registry/cachelab-sim-1-"},
+	} {
+		r.where = c.where
+		if got := (&Session{r: r}).KeyPrefix(); got != c.want {
+			t.Errorf("%T: KeyPrefix %q, want %q", c.where, got, c.want)
+		}
 	}
 }

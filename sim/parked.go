@@ -185,7 +185,7 @@ func (s *side) busy() string {
 func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then func(pairs [][2]*side, rev int64)) error {
 	var wait *parkWait
 	for {
-		if err := r.settleCache(); err != nil {
+		if err := r.where.settleWorld(); err != nil {
 			return err
 		}
 		pairs := r.livePairs()
@@ -203,7 +203,7 @@ func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then
 		for _, p := range pairs {
 			sides = append(sides, p[0], p[1])
 		}
-		busy := parkedAsLeft(sides, r.quietMoment())
+		busy := parkedAsLeft(sides, r.where.quietMoment())
 		if busy == nil {
 			if then != nil {
 				then(pairs, rev)
@@ -217,21 +217,6 @@ func (r *runner) untilParked(round func(pairs [][2]*side, rev int64) error, then
 			return err
 		}
 	}
-}
-
-// quietMoment is the dump that found the caches quiescent, if nothing the
-// runner can see has changed since it was taken (cacheActivity): what it
-// shows of the sides' goroutines is how they are now, as far as any
-// dump can say, and untilParked need not take another. It is given out
-// once: a goroutine it shows busy has gone on since, and the next look
-// takes a dump of its own.
-func (r *runner) quietMoment() []string {
-	d := r.quietDump
-	r.quietDump = nil
-	if r.quietAt == nil || *r.quietAt != r.cacheActivity() {
-		return nil
-	}
-	return d
 }
 
 // runLabel labels the goroutines a run's world starts on its own behalf:

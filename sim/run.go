@@ -3,15 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -152,19 +149,12 @@ type runner struct {
 	sc      *scenario.Scenario
 	opts    Options
 	ctx     context.Context
-	etcd    *listwatch.Embedded // nil with an external etcd
-	apis    []*kubeAPIServer    // kube-apiserver's storages, in the watch-cache world (several after add-apiserver); else none
-	wiring  *wiring             // with Options.Wire: kube-apiserver over HTTPS in front of each of apis, and each side's way there (wire.go)
-	using   int                 // the index in apis of the one the informers talk to
-	client  *clientv3.Client    // the world's own connection: writes, compaction
 	// res is start's informer's resource, pods; on an external etcd
-	// every resource's name starts with ownPrefix, and so every key
-	// the run writes there (resourceNamed).
-	res       listwatch.Resource
-	ownPrefix string
-	clock     *scenarioclock.Clock
-	full      *world.Full // what package sim/full links in; Check made sure the run has what it needs
-	runID     string      // the label of the goroutines its world starts (asWorld)
+	// under the run's prefix (resourceNamed).
+	res   listwatch.Resource
+	clock *scenarioclock.Clock
+	full  *world.Full // what package sim/full links in; Check made sure the run has what it needs
+	runID string      // the label of the goroutines its world starts (asWorld)
 	// users maps each side's user (userOf) to its goroutines' label
 	// (parked.go), for kube-apiserver to put on the goroutines that
 	// serve it; read from the server's goroutines.
@@ -179,24 +169,14 @@ type runner struct {
 	cut      int
 	cutDrop  bool
 	cutN     int
-	cutPages bool // the cut falls after page cutN of a LIST, not after cutN watch events
-	clients  []*clientv3.Client
-	// dial connects to etcd (the i-th connection's member order, in a
-	// cluster) and keeps the connection in clients, to be closed.
-	dial  func(i int) (*clientv3.Client, error)
-	cfg   *startConfig  // set by start
-	world []trace.Event // the current step's world events
+	cutPages bool          // the cut falls after page cutN of a LIST, not after cutN watch events
+	cfg      *startConfig  // set by start
+	world    []trace.Event // the current step's world events
 	// listed is what etcd held at a resourceVersion, within the
 	// informer's scope, as the step's invariants read it (etcdAt): both
 	// sides are usually at the same one.
 	listed map[string]listedAt
-	// etcdCopy keeps what etcd holds in the informer's scope (given by
-	// etcdCopyScope) from one step's invariants to the next.
-	etcdCopy      *listwatch.ListCopy[keyedObject]
-	etcdCopyScope string
-	etcdCopyFrom  unsafe.Pointer    // the copy's map that etcdCopyOut was made from
-	etcdCopyOut   map[string]string // key -> description, as the invariants compare it
-	uids          int
+	uids   int
 	// created counts the objects created so far (Session.Progress reads
 	// it from another goroutine while a step runs).
 	created atomic.Int64
@@ -212,17 +192,9 @@ type runner struct {
 	// moves counts the clock's moves in advances: what a long advance
 	// costs (each move settles both sides).
 	moves int
-	// quietAt is when the caches were last seen quiescent within the
-	// settle in progress (cachesQuiescent).
-	quietAt *activity
-	// quietDump is the goroutine dump that found them so (quietMoment).
-	quietDump []string
 	// factories are the scenario's informer factories (factories.go), by
 	// name.
 	factories map[string]*simFactory
-	// cluster is the etcd cluster's state the levers keep
-	// (clusterlevers.go); nil on a single member.
-	cluster *clusterState
 
 	// The controllers (controllers.go): one per side of its informer for
 	// each start-controller that ran, the reconcile script for every key, and the
@@ -457,29 +429,16 @@ func (s *Session) LeftBehind() error { return s.r.where.leftBehind() }
 func (s *Session) Abandon() {
 	r := s.r
 	r.where.end(10 * time.Second)
-	if r.etcd == nil && r.client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = r.client.Delete(ctx, r.keyPrefix(), clientv3.WithPrefix())
-		cancel()
-	}
-	if r.etcd != nil {
-		closed := make(chan struct{})
-		go func() { defer close(closed); _ = r.etcd.Stop() }()
-		select {
-		case <-closed:
-		case <-time.After(2 * time.Second):
-			_ = os.RemoveAll(r.etcd.Dir()) // etcd is stuck; the process is about to end it
-		}
-	}
+	r.where.abandon()
 }
 
 // KeyPrefix is where the run writes in an external etcd (its own
 // prefix, which Close deletes), or "" on the embedded etcd.
 func (s *Session) KeyPrefix() string {
-	if s.r.etcd != nil {
-		return ""
+	if w := s.r.storage(); w != nil && w.etcd == nil {
+		return w.keyPrefix()
 	}
-	return s.r.keyPrefix()
+	return ""
 }
 
 // writerOptions are every writer's: one sequence of UIDs over all
@@ -507,22 +466,15 @@ func (r *runner) podsWriter() objectWriter {
 	return w
 }
 
-// rawWriter is what put-raw and delete-raw write through: pods' writer
-// on etcd. Only the worlds of the run's own storage have those levers
-// (lever.EtcdKeys), and those are ownWorld.
-func (r *runner) rawWriter() *listwatch.Writer { return r.where.(*ownWorld).raw }
-
-// keyPrefix is where the run writes in an external etcd: the start of
-// the key of every object of every resource it writes there.
-func (r *runner) keyPrefix() string { return "/registry/" + r.ownPrefix }
-
 // resourceNamed is the resource a scenario names (resourceOf), under
 // the run's own prefix on an external etcd.
 func (r *runner) resourceNamed(name string) listwatch.Resource {
 	res := r.resourceOf(name)
-	res.Resource = r.ownPrefix + res.Resource
-	if res.Store != "" {
-		res.Store = r.ownPrefix + res.Store
+	if w := r.storage(); w != nil && w.prefix != "" {
+		res.Resource = w.prefix + res.Resource
+		if res.Store != "" {
+			res.Store = w.prefix + res.Store
+		}
 	}
 	return res
 }
@@ -587,77 +539,9 @@ func describeServer(w string, wire bool) string {
 	return "--server etcd (kube-apiserver's storage with its watch cache off)"
 }
 
-// connectOwn starts the embedded etcd (or connects to the external one),
-// and kube-apiserver in the watch-cache world, and gives each side its
-// own connection.
-func (r *runner) connectOwn(own *ownWorld) error {
-	endpoints := r.opts.Etcd.Endpoints
-	if len(endpoints) == 0 {
-		e, err := listwatch.StartEmbedded(r.ctx, listwatch.EmbeddedOptions{Members: r.members(), Dir: r.opts.EtcdDir, TempDir: r.opts.EtcdTempDir, Logger: r.opts.EtcdLogger,
-			ProgressNotifyInterval: r.opts.progressNotify})
-		if err != nil {
-			return err
-		}
-		r.etcd = e
-		endpoints = e.Endpoints()
-	} else {
-		if r.opts.EtcdMembers > 1 {
-			return fmt.Errorf("an etcd cluster of %d members needs the embedded etcd; this run uses an external one", r.opts.EtcdMembers)
-		}
-		// Never touch a real cluster's pods: an external run keeps to
-		// its own prefix, and starts and ends with it empty.
-		r.ownPrefix = fmt.Sprintf("cachelab-sim-%d-", time.Now().UnixNano())
-		r.res = r.resourceNamed(scenario.DefaultResource)
-	}
-	copts := r.opts.Etcd
-	copts.Endpoints = endpoints
-	if r.etcd != nil {
-		copts = r.etcd.ClientOptions() // its endpoints, and the run's client certificate
-	}
-	r.dial = func(i int) (*clientv3.Client, error) {
-		o := copts
-		if r.etcd != nil && r.etcd.Members() > 1 {
-			// Each in its own order, each served by one member at a
-			// time (clusterlevers.go).
-			o.Endpoints, o.InOrder = clusterEndpoints(i, endpoints), true
-		}
-		c, err := listwatch.Connect(r.ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		r.clients = append(r.clients, c)
-		// The next connections check first the endpoint that answered:
-		// one that is down costs its dial timeout once, not three times.
-		copts.Endpoints = c.Endpoints()
-		return c, nil
-	}
-	for i := range 4 { // the world's, cachelab's, client-go's and kube-apiserver's connections
-		if _, err := r.dial(i); err != nil {
-			return err
-		}
-	}
-	r.client = r.clients[0]
-	// One embedded etcd takes the scenario's writes in process, at less
-	// than half a connection's CPU (listwatch.LocalKV); the informers'
-	// requests and watches, and kube-apiserver's, stay on connections.
-	var kv listwatch.KV = r.client
-	if r.etcd != nil && r.etcd.LocalKV() != nil {
-		kv = r.etcd.LocalKV()
-	}
-	own.kv = kv
-	own.raw = listwatch.NewWriter(kv, r.res, r.writerOptions())
-	if r.server() == scenario.ServerWatchCache {
-		// One kube-apiserver, with its watch cache, serves both
-		// informers, as one serves every controller of a cluster.
-		api, err := r.newKubeAPIServer(r.clients[3], "")
-		if err != nil {
-			return err
-		}
-		r.apis = []*kubeAPIServer{api}
-		if err := r.serveHTTPS(api); err != nil {
-			return err
-		}
-	}
+// startPair makes the pair of sides of start's informer, once the world
+// is there to serve it.
+func (r *runner) startPair() error {
 	sides, err := r.newPair("", r.res)
 	if err != nil {
 		return err
@@ -756,32 +640,9 @@ func (r *runner) livePairs() [][2]*side {
 // queues.
 func (r *runner) queueWorld() bool { return r.cfg != nil && r.cfg.queue }
 
-// newKubeAPIServer starts a kube-apiserver's storage, with its watch
-// cache, over client for every resource the scenario writes or watches,
-// named name if not "".
-func (r *runner) newKubeAPIServer(client *clientv3.Client, name string) (*kubeAPIServer, error) {
-	var api *kubeAPIServer
-	var err error
-	r.asWorld(func() {
-		api, err = newKubeAPIServer(resourcesOf(r.sc), func(res string) (world.APIServer, error) {
-			return r.full.NewAPIServer(r.ctx, client, r.resourceNamed(res), r.worldClock(), name)
-		})
-	})
-	return api, err
-}
-
-// cached reports whether the run is in the watch-cache world.
-func (r *runner) cached() bool { return len(r.apis) > 0 }
-
 func (r *runner) close() {
-	if r.cached() {
-		// A request waiting in the watch cache for it to catch up (a
-		// consistent read while it is held) ends only when the cache's
-		// clock passes its 3 s: the run is over, so let time pass.
-		for _, a := range r.apis {
-			a.ReleaseCache()
-		}
-		r.clock.Step(time.Minute)
+	if r.where != nil {
+		r.where.release()
 	}
 	r.stopControllers()
 	for _, s := range r.sides {
@@ -792,31 +653,9 @@ func (r *runner) close() {
 		defer releaseProcess()
 		r.claimed = false
 	}
-	if r.etcd == nil && r.client != nil {
-		// Bounded: close runs when a signal stops the run, and an etcd
-		// that stopped answering must not keep the process from exiting.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = r.client.Delete(ctx, r.keyPrefix(), clientv3.WithPrefix())
-		cancel()
-	}
 	if r.where != nil {
 		r.where.end(time.Minute)
-	}
-	r.wiring.close()
-	if r.where != nil {
 		r.where.close()
-	}
-	for _, a := range r.apis {
-		a.Close()
-	}
-	for _, c := range r.clients {
-		_ = c.Close()
-	}
-	switch {
-	case r.etcd != nil && r.opts.QuickClose:
-		_ = r.etcd.Stop()
-	case r.etcd != nil:
-		_ = r.etcd.Close()
 	}
 }
 
@@ -834,7 +673,7 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	}
 	// A command that settles as it goes (advance, in the watch-cache
 	// world) may meet a divergence on the way.
-	err = runs[st.Cmd](r, a)
+	err = runs[st.Cmd].pull(r, st.Cmd, a)
 	if _, diverged := err.(*trace.Divergence); err != nil && !diverged {
 		return sr, err
 	}

@@ -13,9 +13,9 @@ import (
 // a step's arguments, checked against the command table (package
 // scenario, commands.go) when the file was read. TestEveryCommandRuns
 // keeps the two tables to the same names.
-var runs = map[string]func(r *runner, a scenario.Args) error{
+var runs = map[string]pull{
 	// The world.
-	"create": func(r *runner, a scenario.Args) error {
+	"create": onRunner(func(r *runner, a scenario.Args) error {
 		for _, k := range a.Pos {
 			ownerRes, ownerKey := a.Owner()
 			if err := r.create(a.Resource, k, changeOf(a), ownerRes, ownerKey, a.Flags["managed"]); err != nil {
@@ -23,26 +23,26 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 			}
 		}
 		return nil
-	},
-	"update": func(r *runner, a scenario.Args) error {
+	}),
+	"update": onRunner(func(r *runner, a scenario.Args) error {
 		ch := changeOf(a)
 		if v, ok := a.Value("times"); ok {
 			n, _ := strconv.Atoi(v)
 			return r.updateTimes(a.Resource, a.Pos[0], ch, n)
 		}
 		return r.update(a.Resource, a.Pos[0], ch)
-	},
-	"put-raw":    cmdPutRaw,
-	"delete-raw": cmdDeleteRaw,
-	"delete": func(r *runner, a scenario.Args) error {
+	}),
+	"put-raw":    onStorage(cmdPutRaw),
+	"delete-raw": onStorage(cmdDeleteRaw),
+	"delete": onRunner(func(r *runner, a scenario.Args) error {
 		for _, k := range a.Pos {
 			if err := r.delete(a.Resource, k); err != nil {
 				return err
 			}
 		}
 		return nil
-	},
-	"bulk-create": func(r *runner, a scenario.Args) error {
+	}),
+	"bulk-create": onRunner(func(r *runner, a scenario.Args) error {
 		ns := a.BulkNS()
 		nStr, _ := a.Value("n")
 		n, _ := strconv.Atoi(nStr)
@@ -69,67 +69,51 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		}
 		r.note(trace.LayerEtcd, "", fmt.Sprintf("created %d %s %s..%s (etcd at rv %d)", n, plural(n, "object", "objects"), scenario.BulkName(ns, 1, n), scenario.BulkName(ns, n, n), rev))
 		return nil
-	},
-	"gc":              cmdGC,
-	"crd":             cmdCRD,
-	"compact":         func(r *runner, a scenario.Args) error { return r.compact() },
-	"progress":        cmdProgress,
-	"close-watch":     closeWatch,
-	"disconnect":      disconnect,
-	"reconnect":       reconnect,
-	"fail-next":       failNext,
-	"expire-continue": expireContinue,
-	"server":          serverFeature,
-	"watch-list-lose": cmdWatchListLose,
-	"restart-etcd": func(r *runner, a scenario.Args) error {
-		if r.etcd == nil {
-			return fmt.Errorf("it needs the embedded etcd; this run uses an external one (--etcd-endpoints)")
-		}
-		rev, err := r.revision()
-		if err != nil {
-			return err
-		}
-		if err := r.etcd.Restart(r.ctx); err != nil {
-			return err
-		}
-		for _, s := range r.sides {
-			s.conn.Resumed(rev)
-		}
-		r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
-		return nil
-	},
-	"etcd-snapshot": etcdSnapshot,
-	"etcd-restore":  etcdRestore,
-	"etcd-wipe":     etcdWipe,
+	}),
+	"gc":              onStorage(cmdGC),
+	"crd":             onRunner(cmdCRD),
+	"compact":         onStorage(compact),
+	"progress":        onRunner(cmdProgress),
+	"close-watch":     onRunner(closeWatch),
+	"disconnect":      onRunner(disconnect),
+	"reconnect":       onRunner(reconnect),
+	"fail-next":       onRunner(failNext),
+	"expire-continue": onRunner(expireContinue),
+	"server":          onRunner(serverFeature),
+	"watch-list-lose": onRunner(cmdWatchListLose),
+	"restart-etcd":    onStorage(restartEtcd),
+	"etcd-snapshot":   onStorage(etcdSnapshot),
+	"etcd-restore":    onStorage(etcdRestore),
+	"etcd-wipe":       onStorage(etcdWipe),
 	// An etcd cluster (clusterlevers.go).
-	"etcd-cluster":      etcdCluster,
-	"etcd-stop-member":  etcdStopMember,
-	"etcd-start-member": etcdStartMember,
-	"etcd-move-leader":  etcdMoveLeader,
+	"etcd-cluster":      onStorage(etcdCluster),
+	"etcd-stop-member":  onStorage(etcdStopMember),
+	"etcd-start-member": onStorage(etcdStartMember),
+	"etcd-move-leader":  onStorage(etcdMoveLeader),
 	// The watch cache (cachelevers.go).
-	"hold-cache":        holdCache,
-	"release-cache":     releaseCache,
-	"restart-apiserver": restartAPIServer,
-	"add-apiserver":     addAPIServer,
-	"use-apiserver":     useAPIServer,
-	"advance": func(r *runner, a scenario.Args) error {
+	"hold-cache":        onCaches(holdCache),
+	"release-cache":     onCaches(releaseCache),
+	"restart-apiserver": onCaches(restartAPIServer),
+	"add-apiserver":     onCaches(addAPIServer),
+	"use-apiserver":     onCaches(useAPIServer),
+	"advance": onRunner(func(r *runner, a scenario.Args) error {
 		d, _ := time.ParseDuration(a.Pos[0])
 		return r.advance(d)
-	},
-	"resync": func(r *runner, a scenario.Args) error {
+	}),
+	"resync": onRunner(func(r *runner, a scenario.Args) error {
 		if r.cfg == nil || r.cfg.resync <= 0 {
 			return fmt.Errorf("resync needs an informer started with resync=<period>")
 		}
 		return r.advance(r.cfg.resync)
-	},
+	}),
 	// The informers.
-	"start":       func(r *runner, a scenario.Args) error { return cmdStart(r, a, false) },
-	"start-queue": func(r *runner, a scenario.Args) error { return cmdStart(r, a, true) },
-	"pause":       func(r *runner, a scenario.Args) error { return r.setPaused(true) },
-	"resume":      func(r *runner, a scenario.Args) error { return r.setPaused(false) },
-	"stop":        cmdStop,
-	"add-handler": cmdAddHandler,
-	"remove-handler": func(r *runner, a scenario.Args) error {
+	"start":       onRunner(func(r *runner, a scenario.Args) error { return cmdStart(r, a, false) }),
+	"start-queue": onRunner(func(r *runner, a scenario.Args) error { return cmdStart(r, a, true) }),
+	"pause":       onRunner(func(r *runner, a scenario.Args) error { return r.setPaused(true) }),
+	"resume":      onRunner(func(r *runner, a scenario.Args) error { return r.setPaused(false) }),
+	"stop":        onRunner(cmdStop),
+	"add-handler": onRunner(cmdAddHandler),
+	"remove-handler": onRunner(func(r *runner, a scenario.Args) error {
 		sides := r.handlerSides(a.Pos[0])
 		if sides == nil {
 			return fmt.Errorf("no handler %q", a.Pos[0])
@@ -153,8 +137,8 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 		}
 		r.note(trace.LayerSim, "", fmt.Sprintf("handler %s removed: it gets no further calls (RemoveEventHandler returns at once; a call in progress finishes)", a.Pos[0]))
 		return nil
-	},
-	"release": func(r *runner, a scenario.Args) error {
+	}),
+	"release": onRunner(func(r *runner, a scenario.Args) error {
 		sides := r.handlerSides(a.Pos[0])
 		if sides == nil {
 			return fmt.Errorf("no handler %q", a.Pos[0])
@@ -163,18 +147,37 @@ var runs = map[string]func(r *runner, a scenario.Args) error{
 			s.handlerNamed(a.Pos[0]).release()
 		}
 		return nil
-	},
+	}),
 	// Shared informer factories (factories.go).
-	"factory":       cmdFactory,
-	"informer":      cmdInformer,
-	"factory-start": cmdFactoryStart,
-	"factory-wait":  cmdFactoryWait,
+	"factory":       onRunner(cmdFactory),
+	"informer":      onRunner(cmdInformer),
+	"factory-start": onRunner(cmdFactoryStart),
+	"factory-wait":  onRunner(cmdFactoryWait),
 	// The controllers.
-	"start-controller":  cmdStartController,
-	"reconcile-fail":    func(r *runner, a scenario.Args) error { return cmdScript(r, a, true) },
-	"reconcile-requeue": func(r *runner, a scenario.Args) error { return cmdScript(r, a, false) },
+	"start-controller":  onRunner(cmdStartController),
+	"reconcile-fail":    onRunner(func(r *runner, a scenario.Args) error { return cmdScript(r, a, true) }),
+	"reconcile-requeue": onRunner(func(r *runner, a scenario.Args) error { return cmdScript(r, a, false) }),
 	// Looking. show's argument is checked when the file is read; its
 	// lines are added once the step has settled (runner.show).
-	"show":   func(r *runner, a scenario.Args) error { return nil },
-	"settle": func(r *runner, a scenario.Args) error { return nil },
+	"show":   onRunner(func(r *runner, a scenario.Args) error { return nil }),
+	"settle": onRunner(func(r *runner, a scenario.Args) error { return nil }),
+}
+
+// restartEtcd stops the embedded etcd and starts it again on the same
+// data and ports.
+func restartEtcd(w *etcdWorld, a scenario.Args) error {
+	r := w.r
+	if err := w.embeddedOnly(); err != nil {
+		return err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return err
+	}
+	if err := w.etcd.Restart(r.ctx); err != nil {
+		return err
+	}
+	r.resumedAt(rev)
+	r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
+	return nil
 }

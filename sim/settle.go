@@ -1,14 +1,12 @@
 package sim
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -24,7 +22,7 @@ import (
 // indexer as cachelab; if it does not, that is a divergence, reported with
 // what each side had.
 func (r *runner) settle() error {
-	r.quietAt, r.quietDump = nil, nil
+	r.where.settling()
 	r.letHeldGo()
 	return r.untilParked(func(pairs [][2]*side, rev int64) error {
 		for _, p := range pairs {
@@ -65,7 +63,7 @@ func (r *runner) settle() error {
 // source, may keep it a second or two behind until the step ends, when
 // settle holds it to the same state.
 func (r *runner) settleSecond() error {
-	r.quietAt, r.quietDump = nil, nil
+	r.where.settling()
 	return r.untilParked(func(pairs [][2]*side, rev int64) error {
 		for _, p := range pairs {
 			if err := r.settleSide(p[0], rev, nil); err != nil {
@@ -91,7 +89,7 @@ func (r *runner) settleClientGoSecond(cg *side, rev int64) error {
 		// handler's resync is due, by the clock's time, and a clock
 		// already moved past the next second would answer otherwise.
 		handled := !cg.ticks.pending() && r.poppedAfterTick(cg)
-		if handled && (c.Parked || c.Waiting > 0 || r.wiring.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.stalled(cg, c)) &&
+		if handled && (c.Parked || c.Waiting > 0 || r.where.heldByCut(cg) || c.Open > 0 && !c.AskedBookmark && !c.Relaying && !c.Expiring && !c.Ending && r.reached(cg, rev) || r.where.stalled(cg, c)) &&
 			cg.conn.State() == c { // as in settleSide: still as c says
 			return nil
 		}
@@ -126,72 +124,7 @@ func (r *runner) poppedAfterTick(cg *side) bool {
 	return true
 }
 
-// stalled reports whether a side's requests in progress all wait in the
-// watch cache for it to catch up, which only the clock or the cache
-// catching up ends (apistorage's Stalled).
-func (r *runner) stalled(s *side, c world.State) bool {
-	return r.cached() && c.Calls > 0 && r.wireArrived(s, c) && r.full.Stalled(r.storages()...)
-}
-
-// cachesCaughtUp reports whether every kube-apiserver's cache has taken
-// in etcd's revision rev (or is held back from it).
-func (r *runner) cachesCaughtUp(rev int64) bool {
-	caught := true
-	for _, a := range r.apis {
-		if !a.CacheCaughtUp(uint64(max(rev, 0))) {
-			a.catchUp(r.ctx, uint64(max(rev, 0)))
-			caught = false
-		}
-	}
-	return caught
-}
-
-// storages are every kube-apiserver's storage of every resource.
-func (r *runner) storages() []world.APIServer {
-	var out []world.APIServer
-	for _, a := range r.apis {
-		out = append(out, a.members()...)
-	}
-	return out
-}
-
-// cacheStates says how far each cache has got, for messages.
-func (r *runner) cacheStates() string {
-	var out []string
-	for i, a := range r.apis {
-		out = append(out, fmt.Sprintf("of apiserver-%d %s", i+1, a.CacheState()))
-	}
-	return strings.Join(out, "; ")
-}
-
-// cachesQuiescent reports whether no kube-apiserver's cache has anything
-// in flight. Only a stack dump can tell (apistorage's Quiescent), at
-// about half a millisecond each, and a settle asks several times; a long
-// advance settles thousands of times. So within one settle a yes is kept
-// (quietAt) until something could have woken the cache: the clock moved,
-// or either side's connection did anything (a request, an event handed
-// over, a watch opened or ended), which changes its state or adds a trace
-// line. Nothing else reaches the cache while a settle waits: writes to
-// etcd come before it, and each settle starts without a kept yes.
-func (r *runner) cachesQuiescent() bool {
-	key := r.cacheActivity()
-	if r.quietAt != nil && *r.quietAt == key {
-		return true
-	}
-	r.quietAt, r.quietDump = nil, nil
-	goroutines.ShowLabels()
-	all := goroutines.All()
-	mine := r.ofThisRun(all)
-	for _, a := range r.apis {
-		if !a.QuiescentIn(mine) {
-			return false
-		}
-	}
-	r.quietAt, r.quietDump = &key, all
-	return true
-}
-
-// activity is what cachesQuiescent keeps a yes for: the clock's time,
+// activity is what cacheWorld.quiescent keeps a yes for: the clock's time,
 // and each side's connection state and trace length.
 type activity struct {
 	now   time.Time
@@ -211,54 +144,17 @@ func (r *runner) cacheActivity() activity {
 	return a
 }
 
-// settleCache waits, in the watch-cache world, until the cache has taken
-// in etcd's revision (or is held back from it) and has nothing in flight,
-// informers or not: what a request the next step makes gets from the
-// cache must not depend on how fast the cacher was. Nothing in flight
-// matters after every move of the clock, not only while informers watch:
-// a move fires the cacher's bookmark timer, and a watch the next step
-// opens is due its first bookmark a tick earlier or later depending on
-// whether the cacher's dispatcher handled that tick before the watch
-// registered (fuzz seed 299: "advance 45s", then "start").
-func (r *runner) settleCache() error {
-	if !r.cached() {
-		return nil
-	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	// Bounded, like every wait, by time without progress: a large
-	// world's events take the cacher a while to take in and hand on.
-	type progress struct {
-		caches string
-		a      activity
-	}
-	seen := progress{r.cacheStates(), r.cacheActivity()}
-	deadline := time.Now().Add(r.opts.SettleTimeout)
-	for !r.cachesCaughtUp(rev) || !r.cachesQuiescent() {
-		if now := (progress{r.cacheStates(), r.cacheActivity()}); now != seen {
-			seen, deadline = now, time.Now().Add(r.opts.SettleTimeout)
-		}
-		if time.Now().After(deadline) {
-			waiting := fmt.Sprintf("the cache to take in etcd's rv %d (the feed %s)", rev, r.cacheStates())
-			if r.cachesCaughtUp(rev) {
-				waiting = fmt.Sprintf("the cacher to hand on what it has (it has taken in etcd's rv %d; one of its goroutines is not parked yet)", rev)
-			}
-			return fmt.Errorf("kube-apiserver's watch cache made no progress for %v while it settled; if the machine is busy, try a longer --settle-timeout.\nIt was waiting for: %s", r.opts.SettleTimeout, waiting)
-		}
-		select {
-		case <-time.After(time.Millisecond):
-		case <-r.ctx.Done():
-			return r.ctx.Err()
-		}
-	}
-	return nil
-}
-
 // reached reports whether a side's informer has had all that the
 // world's revision rev means for it: the world's answer (runWorld).
 func (r *runner) reached(s *side, rev int64) bool { return r.where.reached(s, rev) }
+
+// memberApplied reports whether the etcd member serving the side's
+// connection has applied etcd's revision rev (etcdWorld.memberApplied):
+// always, for a side of no informer of the run's.
+func (r *runner) memberApplied(s *side, rev int64) bool {
+	w := r.storage()
+	return w == nil || !slices.Contains(r.sides, s) || w.memberApplied(s, rev)
+}
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 	began := time.Now()
@@ -283,7 +179,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 		// A call held while disconnected waits for reconnect: above
 		// the client (Waiting), or over the wire, a try its client made
 		// again after the cut, in the side's proxy (heldByCut).
-		caughtUp := c.Parked || c.Waiting > 0 || r.wiring.heldByCut(s) || (c.Open > 0 && !busy && r.reached(s, rev)) || r.stalled(s, c)
+		caughtUp := c.Parked || c.Waiting > 0 || r.where.heldByCut(s) || (c.Open > 0 && !busy && r.reached(s, rev)) || r.where.stalled(s, c)
 		// Each check reads the connection afresh, and the informer goes
 		// on meanwhile: a verdict holds only if the connection is still
 		// as c says once it is made. (Over the wire, reached found the
@@ -331,27 +227,6 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 			return r.ctx.Err()
 		}
 	}
-}
-
-// memberApplied reports whether the etcd member serving the side's
-// connection has applied etcd's revision rev (always, on one member). In
-// a cluster a member follows the leader a moment behind, and asked for
-// progress before it has applied rev it reports the revision it has: a
-// bookmark at rv 2 for etcd's rv 3, and settling asks again. How many
-// bookmarks a side got would depend on that moment (fuzz seed 9: two for
-// cachelab, one for client-go).
-func (r *runner) memberApplied(s *side, rev int64) bool {
-	if r.etcd == nil || r.etcd.Members() < 2 || !slices.Contains(r.sides, s) {
-		return true
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
-	defer cancel()
-	m, err := r.etcd.MemberServing(ctx, r.clients[s.client])
-	if err != nil {
-		return true // let the request go: its answer says what it says
-	}
-	got, err := r.etcd.MemberRevision(ctx, m)
-	return err != nil || got >= rev
 }
 
 // settleWait decides when a side that has not settled is stuck: when it

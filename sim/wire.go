@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 	"github.com/cachelab/cachelab/tcpproxy"
@@ -27,10 +28,22 @@ import (
 // waits in the proxy until reconnect. The side then waits for the
 // network, as a call the connection holds does (settle).
 
-// wiring is the run's part over the wire: kube-apiserver over HTTPS in
-// front of each of the run's storages (the run's apis, in order), and
-// each side's proxy and HTTP client of each. A run not over the wire has
-// none (runner.wiring is nil).
+// httpsWorld is kube-apiserver over HTTPS (--server apiserver): the
+// watch-cache world (cacheWorld) with an HTTPS front on each of its
+// kube-apiservers, and each side's proxy and HTTP client of each.
+type httpsWorld struct {
+	*cacheWorld
+	wiring
+}
+
+func newHTTPSWorld(r *runner) *httpsWorld {
+	w := &httpsWorld{cacheWorld: newCacheWorld(r)}
+	w.served = w.serveHTTPS
+	return w
+}
+
+// wiring is what httpsWorld adds: the HTTPS fronts, in the order of the
+// cache world's kube-apiservers, and the sides' proxies and clients.
 type wiring struct {
 	https   []world.HTTPSServer
 	proxies map[wireKey]*tcpproxy.Proxy // which disconnect cuts
@@ -45,21 +58,48 @@ type wireKey struct {
 	resource string // what it lists and watches, as a scenario names it
 }
 
-// serveHTTPS starts kube-apiserver over HTTPS in front of api, with
-// Options.Wire; without it, nothing.
-func (r *runner) serveHTTPS(api *kubeAPIServer) error {
-	if !r.opts.Wire {
-		return nil
-	}
+// serveHTTPS starts kube-apiserver over HTTPS in front of api.
+func (w *httpsWorld) serveHTTPS(api *kubeAPIServer) error {
+	r := w.r
 	srv, err := r.full.ServeHTTPS(r.ctx, api.members(), r.worldClock(), r.userLabels)
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
-	if r.wiring == nil {
-		r.wiring = &wiring{}
-	}
-	r.wiring.https = append(r.wiring.https, srv)
+	w.https = append(w.https, srv)
 	return nil
+}
+
+// server is the side's HTTP client of the kube-apiserver its connection
+// goes to when it makes a request.
+func (w *httpsWorld) server(label string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+	name := w.named(res)
+	return func(ns string) world.Server { return w.wire(impl, user, name, rec).Server(ns) }, i + 1, nil
+}
+
+// reached: as from the watch cache, and nothing is on the wire.
+func (w *httpsWorld) reached(s *side, rev int64) bool {
+	return w.cacheWorld.reached(s, rev) && w.idle(s)
+}
+
+// stalled: as in the watch cache, once every call the side has in
+// progress has reached kube-apiserver.
+func (w *httpsWorld) stalled(s *side, c world.State) bool {
+	return w.arrived(s, c) && w.cacheWorld.stalled(s, c)
+}
+
+// cutters are the sides' proxies, and the wiring itself, so that a proxy
+// made while the network is down starts cut.
+func (w *httpsWorld) cutters() ([]cutter, string) {
+	cs := []cutter{&w.wiring}
+	for _, px := range w.proxies {
+		cs = append(cs, px)
+	}
+	return cs, "kube-apiserver"
+}
+
+func (w *httpsWorld) close() {
+	w.wiring.close()
+	w.cacheWorld.close()
 }
 
 // proxyTo starts the side's proxy to kube-apiserver k.api, cut if the
@@ -83,20 +123,15 @@ func (w *wiring) proxyTo(k wireKey) (*tcpproxy.Proxy, error) {
 	return px, nil
 }
 
-// setCut notes whether the network is down: a proxy started meanwhile
-// starts cut. Off the wire, nothing.
-func (w *wiring) setCut(cut bool) {
-	if w != nil {
-		w.cut = cut
-	}
-}
+// Cut and Restore note whether the network is down (disconnect, then
+// reconnect): a proxy started meanwhile starts cut. The wiring is one of
+// the world's cutters; it cuts no connection itself.
+func (w *wiring) Cut() int { w.cut = true; return 0 }
+func (w *wiring) Restore() { w.cut = false }
 
 // heldByCut reports whether one of the side's requests waits in its
-// proxy for the network to come back (see above). Off the wire, false.
+// proxy for the network to come back (see above).
 func (w *wiring) heldByCut(s *side) bool {
-	if w == nil {
-		return false
-	}
 	for k, px := range w.proxies {
 		if k.user == s.user && px.Held() > 0 {
 			return true
@@ -108,13 +143,12 @@ func (w *wiring) heldByCut(s *side) bool {
 // wire is the side's HTTP client of the kube-apiserver its connection
 // goes to now (use-apiserver moves it), made at the first call; a side
 // authenticates as user, so that the server's log tells the sides apart.
-func (r *runner) wire(impl, user, resource string, rec *trace.Recorder) world.Wire {
-	w := r.wiring
-	k := wireKey{user: user, api: r.using, resource: resource}
+func (w *httpsWorld) wire(impl, user, resource string, rec *trace.Recorder) world.Wire {
+	k := wireKey{user: user, api: w.using, resource: resource}
 	if c, ok := w.clients[k]; ok {
 		return c
 	}
-	c, err := w.newClient(impl, k, r.apis[k.api].of(resource), rec)
+	c, err := w.newClient(impl, k, w.apis[k.api].of(resource), rec)
 	if err != nil {
 		// Certificates, clients and proxies are made in memory and on
 		// loopback from what the server made: nothing a scenario can
@@ -145,9 +179,6 @@ func (w *wiring) newClient(impl string, k wireKey, api world.APIServer, rec *tra
 // close closes the clients, the proxies and the HTTPS servers, in that
 // order. Off the wire, nothing.
 func (w *wiring) close() {
-	if w == nil {
-		return
-	}
 	for _, c := range w.clients {
 		c.Close()
 	}
@@ -159,33 +190,25 @@ func (w *wiring) close() {
 	}
 }
 
-// wireIdle reports whether nothing is on the wire between the servers
+// idle reports whether nothing is on the wire between the servers
 // and a side: the kube-apiservers serve as many of the side's watches as
 // its connection has open, and their handlers have taken no more events
 // than the connection has taken from them. Every kube-apiserver counts,
 // not only the one the connection goes to now: use-apiserver moves the
-// next requests, and a watch opened before it stays where it is. Always
-// true off the wire.
-func (r *runner) wireIdle(s *side) bool {
-	if r.wiring == nil {
-		return true
-	}
-	srv, _ := r.wiring.onTheWire(s)
+// next requests, and a watch opened before it stays where it is.
+func (w *wiring) idle(s *side) bool {
+	srv, _ := w.onTheWire(s)
 	c := s.conn.State()
 	return srv.Open == c.Open && srv.Taken == c.Taken
 }
 
-// wireArrived reports whether every call a side has in progress has
+// arrived reports whether every call a side has in progress has
 // reached a server and waits there: the kube-apiservers have as many of
 // the side's requests unanswered as the connection has calls. A request
 // on its way there, or waiting in the client to be tried again, has not;
-// in process a call is in the server from its first instruction. Always
-// true off the wire.
-func (r *runner) wireArrived(s *side, c world.State) bool {
-	if r.wiring == nil {
-		return true
-	}
-	_, pending := r.wiring.onTheWire(s)
+// in process a call is in the server from its first instruction.
+func (w *wiring) arrived(s *side, c world.State) bool {
+	_, pending := w.onTheWire(s)
 	return pending == c.Calls
 }
 

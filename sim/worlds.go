@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -15,24 +16,23 @@ import (
 // WATCHes, where the scenario's writes go, what the invariants hold the
 // caches to, and when a step has settled. The runner keeps the scenario,
 // the clock, the sides and the trace, and asks its world for the rest,
-// through runWorld; each world is a type of its own:
+// through runWorld; each world is a type of its own, in a file of its
+// own:
 //
-//	clusterWorld  a real cluster through a kubeconfig (cluster.go)
-//	replayWorld   a recording played back (replay.go)
-//	ownWorld      kube-apiserver's storage on an etcd: with its watch
-//	              cache or without, in process or over HTTPS, on the
-//	              embedded etcd or an external one
+//	etcdWorld    kube-apiserver's storage with its watch cache off, on the
+//	             embedded etcd or an external one (etcdworld.go)
+//	cacheWorld   the watch cache in front of it, in process (cacheworld.go)
+//	httpsWorld   the watch cache over HTTPS (wire.go)
+//	clusterWorld a real cluster through a kubeconfig (cluster.go)
+//	replayWorld  a recording played back (replay.go)
 //
-// Which levers a world has is the levers' own answer (package sim/lever,
-// WorldOf), asked before the first step.
-//
-// Each world says where a write goes (writer): ownWorld to etcd, with a
-// writer per resource; a cluster to the run's namespace; a replay
-// nowhere. ownWorld still keeps its other parts in the runner's fields
-// (the etcd and its connections, the kube-apiservers, kubeAPIServer in
-// kubeapi.go); the part over the wire is a type of its own (wiring,
-// wire.go). The worlds it stands for are to become types of their own as
-// well.
+// The first three are one inside the next: the watch cache is etcd's
+// world with kube-apiserver in front, HTTPS the watch cache's with a
+// front of its own. A lever acts on a part of a world (levers.go): the
+// storage (storageWorld), the embedded etcd, the caches (cachedWorld).
+// Which worlds have the part is the lever's own answer (package
+// sim/lever, WorldOf), asked before the first step and at each step;
+// newWorld is the one line that names every world.
 
 // runWorld is a world as the runner asks it.
 type runWorld interface {
@@ -76,11 +76,31 @@ type runWorld interface {
 	// cutters are what a disconnect cuts, and what they stand in front
 	// of ("" where the informers do not talk HTTP).
 	cutters() ([]cutter, string)
+	// heldByCut reports whether one of side s's requests waits in a
+	// cutter for the network to come back.
+	heldByCut(s *side) bool
+	// settling is told a settle begins; settleWorld waits, at each
+	// round of it, until what the world runs of its own (a watch
+	// cache) has taken in every write and has nothing in flight.
+	// quietMoment is a goroutine dump that found it so, if nothing
+	// has moved since (parked.go).
+	settling()
+	settleWorld() error
+	quietMoment() []string
+	// stalled reports whether side s's calls in progress all wait in
+	// the world for something only the clock ends (state c).
+	stalled(s *side, c world.State) bool
+	// release lets go of what the world holds at the run's end, before
+	// the informers stop (a held watch cache).
+	release()
 	// end removes what the run made outside the process, within limit,
 	// whatever the run's context says; leftBehind is what it could not.
+	// abandon is end's last part for a process about to exit: what
+	// runs of the world's own is stopped without waiting.
 	end(limit time.Duration)
 	leftBehind() error
-	// close lets go of the world's own connections.
+	abandon()
+	// close lets go of the world's own connections and servers.
 	close()
 }
 
@@ -99,6 +119,13 @@ func (quietWorld) comparable(sn snapshot) snapshot            { return sn }
 func (quietWorld) took([]trace.Event)                         {}
 func (quietWorld) stepped(*trace.StepResult, time.Time)       {}
 func (quietWorld) cutters() ([]cutter, string)                { return nil, "" }
+func (quietWorld) heldByCut(*side) bool                       { return false }
+func (quietWorld) settling()                                  {}
+func (quietWorld) settleWorld() error                         { return nil }
+func (quietWorld) quietMoment() []string                      { return nil }
+func (quietWorld) stalled(*side, world.State) bool            { return false }
+func (quietWorld) release()                                   {}
+func (quietWorld) abandon()                                   {}
 func (quietWorld) end(time.Duration)                          {}
 func (quietWorld) leftBehind() error                          { return nil }
 func (quietWorld) close()                                     {}
@@ -111,6 +138,37 @@ func (r *runner) newWorld() runWorld {
 		return &clusterWorld{r: r}
 	case r.opts.Replay != nil:
 		return &replayWorld{r: r}
+	case r.opts.Wire:
+		return newHTTPSWorld(r)
+	case r.server() == scenario.ServerWatchCache:
+		return newCacheWorld(r)
 	}
-	return &ownWorld{r: r}
+	return &etcdWorld{r: r}
+}
+
+// storage is the world's storage on etcd, or nil in a world without
+// one of the run's own (a cluster, a replay).
+func (r *runner) storage() *etcdWorld {
+	if w, ok := r.where.(storageWorld); ok {
+		return w.storage()
+	}
+	return nil
+}
+
+// caches is the world's watch caches, or nil.
+func (r *runner) caches() *cacheWorld {
+	if w, ok := r.where.(cachedWorld); ok {
+		return w.caches()
+	}
+	return nil
+}
+
+// cached reports whether the run's world has a watch cache of its own.
+func (r *runner) cached() bool { return r.caches() != nil }
+
+// ownEtcd reports whether the run's world is etcd read through
+// listwatch: no watch cache, no cluster, no recording.
+func (r *runner) ownEtcd() bool {
+	_, ok := r.where.(*etcdWorld)
+	return ok
 }
