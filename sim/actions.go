@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,13 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cachelab/cachelab/internal/meter"
-	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -42,26 +37,6 @@ func (r *runner) wrote(before, after *unstructured.Unstructured) {
 }
 
 func (r *runner) revision() (int64, error) { return r.where.revision() }
-
-// compact compacts etcd to its revision.
-func compact(w *etcdWorld, _ scenario.Args) error {
-	r := w.r
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	if _, err := w.client().Compact(r.ctx, rev, clientv3.WithCompactPhysical()); err != nil {
-		if errors.Is(err, rpctypes.ErrCompacted) {
-			r.note(trace.LayerEtcd, "", fmt.Sprintf("compact: nothing to do, etcd is compacted at rv %d already (nothing was written since)", rev))
-			return nil
-		}
-		return fmt.Errorf("compact to %d: %w", rev, err)
-	}
-	r.etcdChanged() // a held LIST at an older resourceVersion now gets 410
-	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWorld, Op: trace.LeverCompact, RV: strconv.FormatInt(rev, 10),
-		Detail: fmt.Sprintf("compact: history before rv %d is gone", rev)})
-	return nil
-}
 
 // cmdStart starts both informers (start), or both bare queues with their
 // reflectors (start-queue, queue true).
@@ -225,79 +200,6 @@ func refusal(name string, err error) string {
 		return "handler " + name + stopped
 	}
 	return msg
-}
-
-// cmdProgress asks etcd for a progress notification on each informer's
-// connection. It always ends: when etcd would ignore the request, the
-// trace says why instead of waiting for a bookmark that never comes.
-func cmdProgress(r *runner, a scenario.Args) error {
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	r.note(trace.LayerEtcd, "", fmt.Sprintf("progress notification requested (etcd at rv %d)", rev))
-	if c := r.caches(); c != nil {
-		// Each kube-apiserver's own watch of etcd hears it; its cache
-		// sends its watchers no bookmark for it (C3).
-		for _, a := range c.apis {
-			if err := a.RequestProgress(r.ctx); err != nil {
-				return err
-			}
-		}
-		r.note(trace.LayerCache, "", "the watch cache hears etcd's progress notification and passes nothing on: its watchers get bookmarks on its own clock")
-		return nil
-	}
-	pairs := r.livePairs()
-	if len(pairs) == 0 {
-		r.note(trace.LayerSim, "", "no bookmark: no informer is running, so no watch is open")
-		return nil
-	}
-	for _, p := range pairs {
-		why := p[0].conn.ProgressBlocker(rev)
-		if other := p[1].conn.ProgressBlocker(rev); other != why {
-			// Settled sides have the same watches; if not, say both.
-			why = fmt.Sprintf("%s: %s; %s: %s", trace.Cachelab, orNone(why), trace.ClientGo, orNone(other))
-		}
-		if why != "" {
-			if l := p[0].rec.Informer; l != "" {
-				why = l + ": " + why
-			}
-			r.note(trace.LayerSim, "", "no bookmark: "+why)
-			return nil
-		}
-	}
-	for _, s := range r.sides {
-		if !r.live(s) {
-			continue
-		}
-		// In a cluster, only once the member serving the connection has
-		// applied etcd's revision: its bookmark says that revision.
-		if err := r.waitMemberApplied(s, rev); err != nil {
-			return err
-		}
-		s.conn.ShowNextBookmark()
-		if err := s.conn.Base().RequestProgress(r.ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// waitMemberApplied waits, within the settle timeout, until the member
-// serving the side's connection has applied rev (memberApplied).
-func (r *runner) waitMemberApplied(s *side, rev int64) error {
-	deadline := time.Now().Add(r.opts.SettleTimeout)
-	for !r.memberApplied(s, rev) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the etcd member serving %s's connection did not apply etcd's rv %d in %v", s.impl, rev, r.opts.SettleTimeout)
-		}
-		select {
-		case <-time.After(time.Millisecond):
-		case <-r.ctx.Done():
-			return r.ctx.Err()
-		}
-	}
-	return nil
 }
 
 func orNone(why string) string {
@@ -472,56 +374,8 @@ func (r *runner) letHeldGo() {
 	}
 }
 
-// wroteRaw is wrote for put-raw's bytes (or their removal) under ns/name:
-// every watch whose range of keys holds them meets them, selector or not
-// (the server cannot decode them to apply one, and fails the watch); an
-// informer whose watch was narrowed away from them (a namespace of its
-// own, or a field selector naming another namespace or object: E16)
-// never hears of them, so settling asks etcd for a bookmark.
-func (w *etcdWorld) wroteRaw(ns, name string) {
-	for _, p := range w.r.livePairs() {
-		cfg := p[0].cfg
-		lw := listwatch.NewListerWatcher(w.client(), cfg.res, listwatch.Options{Namespace: cfg.namespace})
-		reads, err := lw.Reads(metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, ns, name)
-		unseen := err == nil && !reads
-		p[0].unseenWrite, p[1].unseenWrite = unseen, unseen
-	}
-}
-
 // updateLabel is the label update times=n counts in.
 const updateLabel = "update"
-
-// cmdPutRaw stores text under the object's key as it is (E12).
-func cmdPutRaw(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	key := a.Pos[0]
-	ns, name, _ := strings.Cut(key, "/")
-	rev, err := w.raw.PutRaw(r.ctx, ns, name, []byte(a.Pos[1]))
-	if err != nil {
-		return err
-	}
-	r.etcdChanged()
-	w.wroteRaw(ns, name)
-	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "put-raw", Key: key, RV: strconv.FormatInt(rev, 10),
-		Detail: fmt.Sprintf("put-raw %s %q at rv %d: not an object, kube-apiserver cannot decode it", key, a.Pos[1], rev)})
-	return nil
-}
-
-// cmdDeleteRaw removes what put-raw stored (E12).
-func cmdDeleteRaw(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	key := a.Pos[0]
-	ns, name, _ := strings.Cut(key, "/")
-	rev, err := w.raw.DeleteRaw(r.ctx, ns, name)
-	if err != nil {
-		return err
-	}
-	r.etcdChanged()
-	w.wroteRaw(ns, name)
-	r.world = append(r.world, trace.Event{Layer: trace.LayerEtcd, Kind: trace.KindWrite, Op: "delete-raw", Key: key, RV: strconv.FormatInt(rev, 10),
-		Detail: fmt.Sprintf("delete-raw %s (at rv %d)", key, rev)})
-	return nil
-}
 
 func btoi(b bool) int {
 	if b {

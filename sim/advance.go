@@ -20,7 +20,7 @@ func (r *runner) advance(d time.Duration) error {
 	// time, as it does for a real kube-apiserver, and everything settles
 	// after each second. The seconds at which nothing is due (quiet) are
 	// passed in one move: a day is a few thousand moments, not 86,400.
-	stepwise := r.cached() && len(r.livePairs()) > 0
+	stepwise := r.where.clocked() && len(r.livePairs()) > 0
 	step := d
 	if stepwise {
 		step = time.Second
@@ -98,10 +98,8 @@ func (r *runner) quiet(left, keyDue time.Duration, waiting bool) time.Duration {
 	if waiting && (!ok || now.Add(keyDue).Before(next)) {
 		next, ok = now.Add(keyDue), true
 	}
-	if c := r.caches(); c != nil {
-		if at, due := c.nextWork(); due && (!ok || at.Before(next)) {
-			next, ok = at, true
-		}
+	if at, due := r.where.nextWork(); due && (!ok || at.Before(next)) {
+		next, ok = at, true
 	}
 	if !ok || next.Sub(now) > left {
 		return left

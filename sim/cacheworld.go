@@ -217,6 +217,13 @@ func (w *cacheWorld) settleWorld() error {
 	return nil
 }
 
+// clocked: the caches send bookmarks on the clock.
+func (w *cacheWorld) clocked() bool { return true }
+
+// asksProgress: the sides watch the cache, not etcd; the cache's own
+// watch of etcd is kube-apiserver's.
+func (w *cacheWorld) asksProgress() bool { return false }
+
 // nextWork is when the first kube-apiserver's cache has work due on the
 // clock, if one has: an advance moves the clock no further in one go.
 func (w *cacheWorld) nextWork() (next time.Time, ok bool) {

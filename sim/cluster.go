@@ -195,6 +195,10 @@ func (c *clusterWorld) writer(name string) (objectWriter, error) {
 
 func (c *clusterWorld) cutters() ([]cutter, string) { return []cutter{c.proxy}, "the cluster" }
 
+// made: a cluster's requests are timed as a real server's (world.Conn's
+// OnCluster).
+func (c *clusterWorld) made(p *world.Conn) { p.OnCluster(c.r.clock) }
+
 func (c *clusterWorld) stepped(sr *trace.StepResult, began time.Time) {
 	sr.Took = time.Since(began) // a cluster's time, said as such (trace.StepResult)
 }

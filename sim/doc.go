@@ -5,10 +5,11 @@
 //
 // # The parts
 //
-//	sim          the runner: each command's run function, settling, the
-//	   │         comparison after each step, invariants; the run's world
-//	   │         as a type it asks (worlds.go: a cluster, a replay, or
-//	   │         kube-apiserver's storage on an etcd of the run's own)
+//	sim          the runner: settling, the comparison after each step,
+//	   │         invariants; the run's world as a type it asks (worlds.go:
+//	   │         etcd, the watch cache, HTTPS, a cluster, a replay, each
+//	   │         a file of its own); each command as a lever value
+//	   │         (levers.go, runs.go) given the part of the world it acts on
 //	   ├──▶ sim/scenario  a scenario as data: Parse, the command table,
 //	   │        │         the dry run that refuses what cannot run, placements
 //	   │        └──▶ sim/lever  what each command acts on, and so which
@@ -29,9 +30,9 @@
 // Parse refuses and why) is a "#" paragraph saying what it shows and the
 // REFERENCE.md behaviours it covers, then commands, each followed by
 // "----" and the trace it is expected to print. Run plays a parsed
-// scenario: for each step it calls the command's run function (runs.go,
-// one for each command of scenario's table), settles both sides and
-// compares them.
+// scenario: for each step it pulls the command's lever (runs.go, one for
+// each command of scenario's table, given the part of the world it acts
+// on: levers.go), settles both sides and compares them.
 //
 // # Exploring
 //

@@ -145,6 +145,32 @@ func (w *etcdWorld) client() *clientv3.Client { return w.clients[0] }
 // the key of every object of every resource it writes there.
 func (w *etcdWorld) keyPrefix() string { return "/registry/" + w.prefix }
 
+// ownKeys: the run's keys have a prefix of their own on an external
+// etcd; on the embedded one, every key is the run's.
+func (w *etcdWorld) ownKeys() string {
+	if w.etcd != nil || w.prefix == "" {
+		return ""
+	}
+	return w.keyPrefix()
+}
+
+// prefixed is res under the run's prefix on an external etcd.
+func (w *etcdWorld) prefixed(res listwatch.Resource) listwatch.Resource {
+	if w.prefix != "" {
+		res.Resource = w.prefix + res.Resource
+		if res.Store != "" {
+			res.Store = w.prefix + res.Store
+		}
+	}
+	return res
+}
+
+// asksProgress: the sides watch etcd itself.
+func (w *etcdWorld) asksProgress() bool { return true }
+
+// applied: see memberApplied.
+func (w *etcdWorld) applied(s *side, rev int64) bool { return w.memberApplied(s, rev) }
+
 // writer: every resource's writes go to etcd, each through a writer of
 // its own, with one sequence of UIDs over all (runner.writerOptions).
 func (w *etcdWorld) writer(name string) (objectWriter, error) {

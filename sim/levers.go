@@ -75,3 +75,23 @@ func (p pull) pull(r *runner, cmd string, a scenario.Args) error {
 	}
 	return p.do(r, a)
 }
+
+// storage is the world's storage on etcd, or nil in a world without
+// one of the run's own (a cluster, a replay).
+func (r *runner) storage() *etcdWorld {
+	if w, ok := r.where.(storageWorld); ok {
+		return w.storage()
+	}
+	return nil
+}
+
+// caches is the world's watch caches, or nil.
+func (r *runner) caches() *cacheWorld {
+	if w, ok := r.where.(cachedWorld); ok {
+		return w.caches()
+	}
+	return nil
+}
+
+// cached reports whether the run's world has a watch cache of its own.
+func (r *runner) cached() bool { return r.caches() != nil }

@@ -435,10 +435,7 @@ func (s *Session) Abandon() {
 // KeyPrefix is where the run writes in an external etcd (its own
 // prefix, which Close deletes), or "" on the embedded etcd.
 func (s *Session) KeyPrefix() string {
-	if w := s.r.storage(); w != nil && w.etcd == nil {
-		return w.keyPrefix()
-	}
-	return ""
+	return s.r.where.ownKeys()
 }
 
 // writerOptions are every writer's: one sequence of UIDs over all
@@ -469,14 +466,7 @@ func (r *runner) podsWriter() objectWriter {
 // resourceNamed is the resource a scenario names (resourceOf), under
 // the run's own prefix on an external etcd.
 func (r *runner) resourceNamed(name string) listwatch.Resource {
-	res := r.resourceOf(name)
-	if w := r.storage(); w != nil && w.prefix != "" {
-		res.Resource = w.prefix + res.Resource
-		if res.Store != "" {
-			res.Store = w.prefix + res.Store
-		}
-	}
-	return res
+	return r.where.prefixed(r.resourceOf(name))
 }
 
 // builtIn is the resource a scenario names (scenario.Resources).
@@ -580,9 +570,7 @@ func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) 
 		id := newSideID()
 		r.users.Store(userOf(impl, label), id)
 		p := world.NewConn(server, r.clock, rec)
-		if _, ok := r.where.(*clusterWorld); ok {
-			p.OnCluster(r.clock)
-		}
+		r.where.made(p)
 		if r.cut != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}

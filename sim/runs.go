@@ -162,22 +162,3 @@ var runs = map[string]pull{
 	"show":   onRunner(func(r *runner, a scenario.Args) error { return nil }),
 	"settle": onRunner(func(r *runner, a scenario.Args) error { return nil }),
 }
-
-// restartEtcd stops the embedded etcd and starts it again on the same
-// data and ports.
-func restartEtcd(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	if err := w.embeddedOnly(); err != nil {
-		return err
-	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	if err := w.etcd.Restart(r.ctx); err != nil {
-		return err
-	}
-	r.resumedAt(rev)
-	r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
-	return nil
-}

@@ -152,8 +152,7 @@ func (r *runner) reached(s *side, rev int64) bool { return r.where.reached(s, re
 // connection has applied etcd's revision rev (etcdWorld.memberApplied):
 // always, for a side of no informer of the run's.
 func (r *runner) memberApplied(s *side, rev int64) bool {
-	w := r.storage()
-	return w == nil || !slices.Contains(r.sides, s) || w.memberApplied(s, rev)
+	return !slices.Contains(r.sides, s) || r.where.applied(s, rev)
 }
 
 func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
@@ -205,7 +204,7 @@ func (r *runner) settleSide(s *side, rev int64, want *snapshot) error {
 				// comparison that follows says where.
 				return nil
 			}
-		} else if r.ownEtcd() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
+		} else if r.where.asksProgress() && c.Open > 0 && (s.unseenWrite && time.Since(asked) > time.Second || c.AskedBookmark && time.Since(asked) > 3*time.Second) &&
 			r.memberApplied(s, rev) {
 			// Writes the informer's selectors filter out never reach it;
 			// a progress notification tells it etcd's revision. (A

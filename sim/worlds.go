@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cachelab/cachelab/listwatch"
-	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -102,6 +101,27 @@ type runWorld interface {
 	abandon()
 	// close lets go of the world's own connections and servers.
 	close()
+
+	// clocked reports whether the world does work of its own on the
+	// scenario's clock (a watch cache's bookmark timer), so that an
+	// advance moves the clock a second at a time while informers run;
+	// nextWork is when that work is next due, if it is.
+	clocked() bool
+	nextWork() (time.Time, bool)
+	// asksProgress reports whether the sides watch etcd itself, so that
+	// a write their selectors filter out reaches them only as a progress
+	// notification settling asks for; applied reports whether etcd's
+	// member that serves side s has applied rev, so that asking now
+	// gets a bookmark at rev.
+	asksProgress() bool
+	applied(s *side, rev int64) bool
+	// prefixed is res where the run keeps it: under a prefix of the
+	// run's own on an external etcd (ownKeys, the start of every key the
+	// run writes there; "" where it writes none of its own).
+	prefixed(res listwatch.Resource) listwatch.Resource
+	ownKeys() string
+	// made is told of each side's connection, as it is made.
+	made(c *world.Conn)
 }
 
 // quietWorld is what a world does where it adds nothing: embedded in
@@ -126,49 +146,16 @@ func (quietWorld) quietMoment() []string                      { return nil }
 func (quietWorld) stalled(*side, world.State) bool            { return false }
 func (quietWorld) release()                                   {}
 func (quietWorld) abandon()                                   {}
-func (quietWorld) end(time.Duration)                          {}
-func (quietWorld) leftBehind() error                          { return nil }
-func (quietWorld) close()                                     {}
-func (quietWorld) truth() string                              { return "etcd" }
-
-// newWorld is the world the run's options name.
-func (r *runner) newWorld() runWorld {
-	switch {
-	case r.opts.Cluster != nil:
-		return &clusterWorld{r: r}
-	case r.opts.Replay != nil:
-		return &replayWorld{r: r}
-	case r.opts.Wire:
-		return newHTTPSWorld(r)
-	case r.server() == scenario.ServerWatchCache:
-		return newCacheWorld(r)
-	}
-	return &etcdWorld{r: r}
+func (quietWorld) clocked() bool                              { return false }
+func (quietWorld) nextWork() (time.Time, bool)                { return time.Time{}, false }
+func (quietWorld) asksProgress() bool                         { return false }
+func (quietWorld) applied(*side, int64) bool                  { return true }
+func (quietWorld) ownKeys() string                            { return "" }
+func (quietWorld) made(*world.Conn)                           {}
+func (quietWorld) prefixed(res listwatch.Resource) listwatch.Resource {
+	return res
 }
-
-// storage is the world's storage on etcd, or nil in a world without
-// one of the run's own (a cluster, a replay).
-func (r *runner) storage() *etcdWorld {
-	if w, ok := r.where.(storageWorld); ok {
-		return w.storage()
-	}
-	return nil
-}
-
-// caches is the world's watch caches, or nil.
-func (r *runner) caches() *cacheWorld {
-	if w, ok := r.where.(cachedWorld); ok {
-		return w.caches()
-	}
-	return nil
-}
-
-// cached reports whether the run's world has a watch cache of its own.
-func (r *runner) cached() bool { return r.caches() != nil }
-
-// ownEtcd reports whether the run's world is etcd read through
-// listwatch: no watch cache, no cluster, no recording.
-func (r *runner) ownEtcd() bool {
-	_, ok := r.where.(*etcdWorld)
-	return ok
-}
+func (quietWorld) end(time.Duration) {}
+func (quietWorld) leftBehind() error { return nil }
+func (quietWorld) close()            {}
+func (quietWorld) truth() string     { return "etcd" }
