@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/wire"
 )
 
@@ -171,12 +172,13 @@ func (c *Cluster) Describe() string {
 // Host is the server's address.
 func (c *Cluster) Host() string { return c.cfg.Host }
 
-// Namespace is the namespace a run made for itself, and its writes there.
+// Namespace is the namespace a run made for itself, and its writes there
+// (Of: writer.go).
 type Namespace struct {
-	c    *Cluster
-	name string
-	pods dynamic.ResourceInterface
-	rest rest.Interface // for DELETE, whose answer the dynamic client drops
+	c       *Cluster
+	name    string
+	objects map[string]*Objects // by resource, each made at its first use
+	rest    rest.Interface      // for DELETE, whose answer the dynamic client drops
 }
 
 // Begin makes the run's namespace, named prefix and five random
@@ -193,7 +195,7 @@ func (c *Cluster) Begin(ctx context.Context, prefix string) (*Namespace, error) 
 	if err != nil {
 		return nil, fmt.Errorf("making the run's namespace: %w", err)
 	}
-	n := &Namespace{c: c, name: made.GetName(), pods: c.dyn.Resource(podsGVR).Namespace(made.GetName()), rest: c.rest}
+	n := &Namespace{c: c, name: made.GetName(), objects: map[string]*Objects{}, rest: c.rest}
 	if c.serviceAccounts {
 		if err := n.waitServiceAccount(ctx); err != nil {
 			_ = n.End(context.WithoutCancel(ctx))
@@ -230,11 +232,12 @@ func (n *Namespace) waitServiceAccount(ctx context.Context) error {
 // Name is the namespace's name.
 func (n *Namespace) Name() string { return n.name }
 
-// End deletes the run's pods and then its namespace, and waits, for at
-// most 60 s, until the namespace is gone: on a real cluster it is
-// Terminating for a moment while its namespace controller empties it.
-// Deleting the pods first leaves that controller nothing to do, and
-// leaves nothing behind on a server that has none (in process). End
+// End deletes the run's objects (pods, configmaps, secrets: Kept) and
+// then its namespace, and waits, for at most 60 s, until the namespace
+// is gone: on a real cluster it is Terminating for a moment while its
+// namespace controller empties it. Deleting the objects first leaves
+// that controller nothing to do, and leaves nothing behind on a server
+// that has none (in process). End
 // deletes nothing outside the namespace, and nothing it did not make: it
 // deletes the namespace only if it still carries the run's label.
 func (n *Namespace) End(ctx context.Context) error {
@@ -251,12 +254,19 @@ func (n *Namespace) End(ctx context.Context) error {
 		return fmt.Errorf("the namespace %s is no longer labelled as cachelab's: left as it is", n.name)
 	}
 	var errs []error
-	if list, err := n.pods.List(ctx, metav1.ListOptions{}); err != nil {
-		errs = append(errs, fmt.Errorf("listing the run's pods: %w", err))
-	} else {
-		for _, p := range list.Items {
-			if err := n.pods.Delete(ctx, p.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("deleting pod %s/%s: %w", n.name, p.GetName(), err))
+	for _, res := range Kept {
+		if _, used := n.objects[res.Resource]; !used && res != listwatch.Pods {
+			continue // the run wrote none: no request for it
+		}
+		api := n.c.dyn.Resource(res.GroupVersionResource()).Namespace(n.name)
+		list, err := api.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing the run's %s: %w", res.Resource, err))
+			continue
+		}
+		for _, o := range list.Items {
+			if err := api.Delete(ctx, o.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting %s %s/%s: %w", res.Kind, n.name, o.GetName(), err))
 			}
 		}
 	}

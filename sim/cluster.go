@@ -15,8 +15,6 @@ import (
 
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/listwatch"
-	"github.com/cachelab/cachelab/sim/lever"
-	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
 )
@@ -52,87 +50,6 @@ import (
 //     some moment after it, before its next. What is compared is then
 //     the same for both sides. An object's resourceVersion (a@4905) is
 //     the run's write and stays as it is.
-
-// ServerCluster is the world of a run on a cluster.
-const ServerCluster = "cluster"
-
-// CheckCluster says why sc cannot run on a cluster, or nil: a
-// *RefusedError for the first step that acts on a server's insides, or
-// that names a second namespace. Check calls it for a run with
-// Options.Cluster; a caller may call it before it reaches the cluster.
-func CheckCluster(sc *scenario.Scenario) error {
-	for i, st := range sc.Steps {
-		a, _ := scenario.ParseArgs(st)
-		err := StepAllows(st.Cmd, a, lever.Cluster)
-		if err == nil {
-			err = checkCluster(st, a)
-		}
-		if err != nil {
-			return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1, Msg: err.Error()}
-		}
-	}
-	return checkClusterNamespaces(sc)
-}
-
-// checkCluster says why the step, whose lever a cluster has, cannot run
-// on a cluster as the step is written, or nil.
-func checkCluster(st scenario.Step, a scenario.Args) error {
-	if st.Cmd == "start-controller" && a.Flags["writes"] {
-		return fmt.Errorf("start-controller writes cannot run on a cluster (--kubeconfig): the simulator decides a controller's " +
-			"writes before it makes them, their resourceVersions included, so that both implementations' reconciles read the same; " +
-			"a cluster's other components move its revision in between")
-	}
-	if f, ok := a.Value("fields"); ok && strings.Contains(f, "metadata.namespace") {
-		return fmt.Errorf("%s: a field selector on metadata.namespace cannot run on a cluster (--kubeconfig): "+
-			"the scenario's namespaces are the run's one namespace there", st.Cmd)
-	}
-	return nil
-}
-
-// keyNamespace is the namespace of a key in a step's arguments.
-var keyNamespace = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)/[^/=]+$`)
-
-// namespacesOf is every namespace sc names, with the step that first
-// names each: in its objects' keys, and in namespace= and ns= (bulk-create's,
-// scenario.BulkNamespace if not given).
-func namespacesOf(sc *scenario.Scenario) (names []string, first map[string]int) {
-	first = map[string]int{}
-	add := func(ns string, i int) {
-		if _, ok := first[ns]; !ok && ns != "" {
-			first[ns] = i
-			names = append(names, ns)
-		}
-	}
-	for i, st := range sc.Steps {
-		a, _ := scenario.ParseArgs(st)
-		for _, p := range a.Pos {
-			if m := keyNamespace.FindStringSubmatch(p); m != nil {
-				add(m[1], i)
-			}
-		}
-		if v, ok := a.Value("namespace"); ok {
-			add(v, i)
-		}
-		if st.Cmd == "bulk-create" {
-			add(a.BulkNS(), i)
-		}
-	}
-	return names, first
-}
-
-// checkClusterNamespaces refuses a scenario that names more than one
-// namespace: on a cluster they would all be the run's one.
-func checkClusterNamespaces(sc *scenario.Scenario) error {
-	names, first := namespacesOf(sc)
-	if len(names) < 2 {
-		return nil
-	}
-	i := first[names[1]]
-	st := sc.Steps[i]
-	return &RefusedError{File: sc.File, Line: st.Line, Step: i + 1,
-		Msg: fmt.Sprintf("%s names namespace %s after %s: on a cluster (--kubeconfig) a run has one namespace of its own, "+
-			"so a scenario there may name only one", st.Cmd, names[1], names[0])}
-}
 
 // clusterWorld is a real cluster through a kubeconfig (Options.Cluster):
 // the run's namespace there, which its writes go to and its informers
@@ -177,20 +94,20 @@ func (c *clusterWorld) describe(h *trace.Header) {
 	h.Etcd, h.Cluster = "the cluster's", clusterHeader(c.r.opts.Cluster, c.ns.Name())
 }
 
-// server: every namespace is the run's.
-func (c *clusterWorld) server(_ string, _ *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
-	return func(string) world.Server { return c.wire(impl, user, rec).Server(c.ns.Name()) }, i + 1, nil
+// server: every namespace is the run's. It serves the resource res
+// names when the side makes a request (start may start the informer on
+// another resource than the last).
+func (c *clusterWorld) server(_ string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error) {
+	return func(string) world.Server { return c.wire(impl, user, *res, rec).Server(c.ns.Name()) }, i + 1, nil
 }
 
 func (c *clusterWorld) namespace(string) string { return c.ns.Name() }
 
-// writer: pods, in the run's namespace (a cluster serves pods alone so
-// far: lever.Resource refused the others before the first step).
+// writer: the run's objects of the resource, in the run's namespace
+// (cluster.Kept; lever.Resource refused the others before the first
+// step).
 func (c *clusterWorld) writer(name string) (objectWriter, error) {
-	if name != scenario.DefaultResource {
-		return nil, fmt.Errorf("a run on a cluster writes pods alone, not %s", name)
-	}
-	return c.ns, nil
+	return c.ns.Of(c.r.resourceNamed(name))
 }
 
 func (c *clusterWorld) cutters() ([]cutter, string) { return []cutter{c.proxy}, "the cluster" }
@@ -234,10 +151,10 @@ func namespacePart(name string) string {
 	return s
 }
 
-// clusterWire is the side's HTTP client of the cluster, made at the
+// wire is the side's HTTP client of the cluster for res, made at the
 // first call.
-func (c *clusterWorld) wire(impl, user string, rec *trace.Recorder) world.Wire {
-	k := wireKey{user: user}
+func (c *clusterWorld) wire(impl, user string, res listwatch.Resource, rec *trace.Recorder) world.Wire {
+	k := wireKey{user: user, resource: res.Resource}
 	if w, ok := c.wires[k]; ok {
 		return w
 	}
@@ -245,7 +162,7 @@ func (c *clusterWorld) wire(impl, user string, rec *trace.Recorder) world.Wire {
 	if impl == trace.ClientGo {
 		newWire = world.ClientGoCluster
 	}
-	w, err := newWire(c.proxy, user, c.ns.Name(), rec)
+	w, err := newWire(c.proxy, user, res, c.ns.Name(), rec)
 	if err != nil {
 		// Made from the configuration Open read and checked.
 		panic(fmt.Sprintf("sim: an HTTP client of the cluster: %v", err))
@@ -353,9 +270,6 @@ func (c *clusterWorld) comparable(sn snapshot) snapshot {
 	return sn
 }
 
-// comparable is a side's state as it compares, as the world shows it.
-func (r *runner) comparable(sn snapshot) snapshot { return r.where.comparable(sn) }
-
 // rvAtLeast reports whether resourceVersion rv is at least want ("" is
 // reached by any).
 func rvAtLeast(rv, want string) bool {
@@ -387,10 +301,14 @@ func (c *clusterWorld) reached(s *side, _ int64) bool {
 	return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
 }
 
-// listAt is the namespace's pods in the informer's scope, at rv
-// exactly.
+// listAt is the namespace's objects of the informer's resource in its
+// scope, at rv exactly.
 func (c *clusterWorld) listAt(cfg *startConfig, rv string) (map[string]string, error) {
-	items, err := c.ns.ListAt(c.r.ctx, metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, rv)
+	objs, err := c.ns.Of(cfg.res)
+	if err != nil {
+		return nil, err
+	}
+	items, err := objs.ListAt(c.r.ctx, metav1.ListOptions{LabelSelector: cfg.labels, FieldSelector: cfg.fields}, rv)
 	if err != nil {
 		return nil, errors.New(world.DescribeErr(err))
 	}
@@ -417,21 +335,6 @@ func (c *clusterWorld) end(limit time.Duration) {
 }
 
 func (c *clusterWorld) leftBehind() error { return c.left }
-
-// objectWriter is what a run writes with: listwatch.Writer on etcd,
-// cluster.Namespace on a cluster.
-type objectWriter interface {
-	Get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error)
-	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
-	Update(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
-	Delete(ctx context.Context, namespace, name string, pre listwatch.Preconditions) (*unstructured.Unstructured, error)
-	ConflictError(name string) error
-}
-
-var (
-	_ objectWriter = (*listwatch.Writer)(nil)
-	_ objectWriter = (*cluster.Namespace)(nil)
-)
 
 // clusterHeader is the header's word on the cluster.
 func clusterHeader(c *cluster.Cluster, ns string) string {

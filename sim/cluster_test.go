@@ -17,6 +17,7 @@ import (
 	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/internal/apiworld"
 	"github.com/cachelab/cachelab/sim/scenario"
+	"github.com/cachelab/cachelab/sim/trace"
 )
 
 // A cluster for the tests: kube-apiserver in process, taking writes and
@@ -54,8 +55,8 @@ func startTestCluster(t *testing.T) *testCluster {
 	return &testCluster{world: wd, path: path, c: c, dyn: dyn}
 }
 
-// leftovers is what runs left in the cluster: namespaces, and pods in
-// etcd under any namespace.
+// leftovers is what runs left in the cluster: namespaces, and objects
+// of every resource it serves in etcd under any namespace.
 func (tc *testCluster) leftovers(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -66,12 +67,14 @@ func (tc *testCluster) leftovers(t *testing.T) []string {
 	for _, ns := range nss.Items {
 		out = append(out, "namespace "+ns.GetName())
 	}
-	resp, err := tc.world.Etcd.Client().Get(context.Background(), "/registry/pods/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range resp.Kvs {
-		out = append(out, "etcd key "+string(kv.Key))
+	for _, res := range apiworld.ClusterResources {
+		resp, err := tc.world.Etcd.Client().Get(context.Background(), "/registry/"+res.Resource+"/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range resp.Kvs {
+			out = append(out, "etcd key "+string(kv.Key))
+		}
 	}
 	return out
 }
@@ -156,6 +159,10 @@ func TestClusterRefuses(t *testing.T) {
 		{"create ns0/a\n----\n\ncreate ns1/b\n----\n", "x.txt:7: create names namespace ns1 after ns0: on a cluster (--kubeconfig) a run has one namespace of its own"},
 		{"start-controller writes\n----\n", "x.txt:4: start-controller writes cannot run on a cluster (--kubeconfig): the simulator decides a controller's writes"},
 		{"bulk-create n=2\n----\n\nstart namespace=ns0\n----\n", "x.txt:7: start names namespace ns0 after bulk"},
+		{"create deployments ns0/web\n----\n", "x.txt:4: create deployments cannot run on a cluster (--kubeconfig): it writes or watches deployments, and on a cluster its controllers would act on it"},
+		{"start informer=deployments\n----\n", "x.txt:4: start deployments cannot run on a cluster (--kubeconfig): it writes or watches deployments"},
+		{"create configmaps ns0/c finalizers=(x.dev/y)\n----\n", "x.txt:4: create finalizers= and owner= cannot run on a cluster (--kubeconfig)"},
+		{"gc\n----\n", "x.txt:4: gc cannot run on a cluster (--kubeconfig): a cluster's garbage collector sweeps on its own"},
 	} {
 		sc, err := scenario.Parse("x.txt", []byte(clusterHead+tt.text))
 		if err != nil {
@@ -174,6 +181,81 @@ func TestClusterRefuses(t *testing.T) {
 	sc, _ := scenario.Parse("x.txt", []byte(clusterHead+"start\n----\n"))
 	if _, err := Run(context.Background(), sc, Options{Cluster: tc.c, Wire: true}); err == nil || !strings.Contains(err.Error(), "has no etcd or kube-apiserver of its own") {
 		t.Errorf("--server with a cluster: %v", err)
+	}
+}
+
+// Configmaps and secrets run on a cluster as pods do, in the run's
+// namespace: written through the API, each watched by an informer of its
+// own (start's and a factory's), cachelab and client-go compared at
+// every step; both are deleted at the end with the namespace.
+func TestClusterServesConfigMapsAndSecrets(t *testing.T) {
+	tc := startTestCluster(t)
+	sc, err := scenario.Parse("x.txt", []byte(clusterHead+`create secrets ns0/token data=(key=s3cret)
+----
+
+create configmaps ns0/settings data=(mode=dev)
+----
+
+start informer=secrets
+----
+
+factory f
+----
+
+informer f configmaps
+----
+
+factory-start f
+----
+
+update secrets ns0/token data=(key=rotated)
+----
+
+update configmaps ns0/settings data=(mode=prod) labels=(tier=web)
+----
+
+delete secrets ns0/token
+----
+
+create configmaps ns0/more
+----
+
+show store
+----
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	var seen []string
+	for _, sr := range res.Steps {
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if e.Layer == trace.LayerWatch && (e.Op == "ADDED" || e.Op == "MODIFIED" || e.Op == "DELETED") {
+				seen = append(seen, e.Informer+" "+e.Op+" "+e.Key)
+			}
+		}
+	}
+	// Each informer hears of its own resource alone: start's of the
+	// secret, the factory's of the configmaps.
+	want := []string{" ADDED token", "f/configmaps ADDED settings", " MODIFIED token", "f/configmaps MODIFIED settings",
+		" DELETED token", "f/configmaps ADDED more"}
+	if len(seen) != len(want) {
+		t.Fatalf("cachelab's watch events %q; want %d: %q", seen, len(want), want)
+	}
+	for i, w := range want {
+		head, name, _ := strings.Cut(w, "D ")
+		if !strings.HasPrefix(seen[i], head+"D ") || !strings.HasSuffix(seen[i], "/"+name) {
+			t.Errorf("event %d: %q, want %q in the run's namespace", i, seen[i], w)
+		}
+	}
+	if left := tc.leftovers(t); len(left) > 0 {
+		t.Errorf("left in the cluster: %v", left)
 	}
 }
 

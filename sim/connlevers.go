@@ -40,14 +40,6 @@ func disconnect(r *runner, a scenario.Args) error {
 	return nil
 }
 
-// A cutter cuts the TCP connections between the informers' HTTP clients
-// and their server: a proxy on loopback, in front of the in-process
-// kube-apiserver (tcpproxy.Proxy) or the cluster (cluster.Proxy).
-type cutter interface {
-	Cut() int
-	Restore()
-}
-
 // cutters are the run's proxies, and what they stand in front of; none
 // where the informers do not talk HTTP.
 func (r *runner) cutters() ([]cutter, string) { return r.where.cutters() }

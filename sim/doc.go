@@ -94,7 +94,8 @@
 // a cacher of its own behind the watch cache, is served over HTTPS in
 // its group version, and each write of it goes through what
 // kube-apiserver's apiextensions does to one (package crd, linked in by
-// sim/full). A cluster and a replay serve pods alone so far.
+// sim/full). A cluster serves pods, configmaps and secrets, in the
+// run's namespace (lever.CoreObjects); a replay the resource it recorded.
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found

@@ -154,8 +154,8 @@ func (w *etcdWorld) ownKeys() string {
 	return w.keyPrefix()
 }
 
-// prefixed is res under the run's prefix on an external etcd.
-func (w *etcdWorld) prefixed(res listwatch.Resource) listwatch.Resource {
+// placed is res under the run's prefix on an external etcd.
+func (w *etcdWorld) placed(res listwatch.Resource) listwatch.Resource {
 	if w.prefix != "" {
 		res.Resource = w.prefix + res.Resource
 		if res.Store != "" {

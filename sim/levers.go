@@ -13,10 +13,10 @@ import (
 // step with the lever's reason, the same in every world. What it does is
 // its pull (runs.go), given the part of the world it acts on:
 //
-//	anyWorld  the runner's own: the informers, the clock, the writes
-//	storage   kube-apiserver's storage on etcd (etcdWorld, and the
-//	          worlds built on it): etcd's keys, history, members
-//	caches    kube-apiserver's watch caches (cacheWorld, httpsWorld)
+//	anyPart      the runner's own: the informers, the clock, the writes
+//	storagePart  kube-apiserver's storage on etcd (etcdWorld, and the
+//	             worlds built on it): etcd's keys, history, members
+//	cachePart    kube-apiserver's watch caches (cacheWorld, httpsWorld)
 //
 // A world has a part when its type does (storageWorld, cachedWorld); a
 // pull finds it there. TestEveryLeverFindsItsPart holds the two answers
@@ -31,9 +31,9 @@ type pull struct {
 type part int
 
 const (
-	anyWorld part = iota
-	storage
-	caches
+	anyPart part = iota
+	storagePart
+	cachePart
 )
 
 func (p part) String() string {
@@ -41,25 +41,25 @@ func (p part) String() string {
 }
 
 // onRunner is a pull that acts on the runner's own parts.
-func onRunner(do func(r *runner, a scenario.Args) error) pull { return pull{anyWorld, do} }
+func onRunner(do func(r *runner, a scenario.Args) error) pull { return pull{anyPart, do} }
 
 // onStorage is a pull that acts on the world's storage on etcd.
 func onStorage(do func(w *etcdWorld, a scenario.Args) error) pull {
-	return pull{storage, func(r *runner, a scenario.Args) error { return do(r.storage(), a) }}
+	return pull{storagePart, func(r *runner, a scenario.Args) error { return do(r.storage(), a) }}
 }
 
 // onCaches is a pull that acts on the world's watch caches.
 func onCaches(do func(w *cacheWorld, a scenario.Args) error) pull {
-	return pull{caches, func(r *runner, a scenario.Args) error { return do(r.caches(), a) }}
+	return pull{cachePart, func(r *runner, a scenario.Args) error { return do(r.caches(), a) }}
 }
 
 // in reports whether world w has the part p acts on.
 func (p pull) in(w runWorld) bool {
 	switch p.part {
-	case storage:
+	case storagePart:
 		_, ok := w.(storageWorld)
 		return ok
-	case caches:
+	case cachePart:
 		_, ok := w.(cachedWorld)
 		return ok
 	}

@@ -96,7 +96,7 @@ func TestEveryLeverFindsItsPart(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []part{anyWorld, storage, caches} {
+	for _, p := range []part{anyPart, storagePart, cachePart} {
 		if parts[p] == 0 {
 			t.Errorf("no lever available anywhere acts on %s", p)
 		}

@@ -106,16 +106,20 @@ func replay(t *testing.T, s *recording.Session) {
 func TestRecordThenReplay(t *testing.T) {
 	tc := startTestCluster(t)
 	ctx := context.Background()
-	ns, err := tc.c.Begin(ctx, "rec-")
+	nsp, err := tc.c.Begin(ctx, "rec-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = ns.End(ctx) }()
+	defer func() { _ = nsp.End(ctx) }()
+	ns, err := nsp.Of(listwatch.Pods)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pod := func(name string, labels map[string]string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
 		u.SetKind("Pod")
-		u.SetNamespace(ns.Name())
+		u.SetNamespace(nsp.Name())
 		u.SetName(name)
 		u.SetLabels(labels)
 		return u
@@ -127,17 +131,17 @@ func TestRecordThenReplay(t *testing.T) {
 		}
 	}
 	must(ns.Create(ctx, pod("a", map[string]string{"app": "web"}))) // in the first LIST
-	key := func(name string) string { return ns.Name() + "/" + name }
-	s := recordLive(t, tc, ns.Name(), func(wait func(call, key string)) {
+	key := func(name string) string { return nsp.Name() + "/" + name }
+	s := recordLive(t, tc, nsp.Name(), func(wait func(call, key string)) {
 		wait("OnAdd(initial)", key("a"))
 		must(ns.Create(ctx, pod("b", nil)))
 		wait("OnAdd", key("b"))
-		a, err := ns.Get(ctx, ns.Name(), "a")
+		a, err := ns.Get(ctx, nsp.Name(), "a")
 		must(a, err)
 		a.SetLabels(map[string]string{"app": "web", "tier": "front"})
 		must(ns.Update(ctx, a))
 		wait("OnUpdate", key("a"))
-		must(ns.Delete(ctx, ns.Name(), "b", listwatch.Preconditions{}))
+		must(ns.Delete(ctx, nsp.Name(), "b", listwatch.Preconditions{}))
 		wait("OnDelete", key("b"))
 		must(ns.Create(ctx, pod("c", nil)))
 		wait("OnAdd", key("c"))

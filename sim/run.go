@@ -466,7 +466,7 @@ func (r *runner) podsWriter() objectWriter {
 // resourceNamed is the resource a scenario names (resourceOf), under
 // the run's own prefix on an external etcd.
 func (r *runner) resourceNamed(name string) listwatch.Resource {
-	return r.where.prefixed(r.resourceOf(name))
+	return r.where.placed(r.resourceOf(name))
 }
 
 // builtIn is the resource a scenario names (scenario.Resources).

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
 	"github.com/cachelab/cachelab/sim/world"
@@ -115,13 +117,36 @@ type runWorld interface {
 	// gets a bookmark at rev.
 	asksProgress() bool
 	applied(s *side, rev int64) bool
-	// prefixed is res where the run keeps it: under a prefix of the
+	// placed is res where the run keeps it: under a prefix of the
 	// run's own on an external etcd (ownKeys, the start of every key the
 	// run writes there; "" where it writes none of its own).
-	prefixed(res listwatch.Resource) listwatch.Resource
+	placed(res listwatch.Resource) listwatch.Resource
 	ownKeys() string
 	// made is told of each side's connection, as it is made.
 	made(c *world.Conn)
+}
+
+// objectWriter is what a run writes with: listwatch.Writer on etcd,
+// cluster.Objects on a cluster.
+type objectWriter interface {
+	Get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error)
+	Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	Update(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	Delete(ctx context.Context, namespace, name string, pre listwatch.Preconditions) (*unstructured.Unstructured, error)
+	ConflictError(name string) error
+}
+
+var (
+	_ objectWriter = (*listwatch.Writer)(nil)
+	_ objectWriter = (*cluster.Objects)(nil)
+)
+
+// A cutter cuts the TCP connections between the informers' HTTP clients
+// and their server: a proxy on loopback, in front of the in-process
+// kube-apiserver (tcpproxy.Proxy) or the cluster (cluster.Proxy).
+type cutter interface {
+	Cut() int
+	Restore()
 }
 
 // quietWorld is what a world does where it adds nothing: embedded in
@@ -152,10 +177,13 @@ func (quietWorld) asksProgress() bool                         { return false }
 func (quietWorld) applied(*side, int64) bool                  { return true }
 func (quietWorld) ownKeys() string                            { return "" }
 func (quietWorld) made(*world.Conn)                           {}
-func (quietWorld) prefixed(res listwatch.Resource) listwatch.Resource {
+func (quietWorld) placed(res listwatch.Resource) listwatch.Resource {
 	return res
 }
 func (quietWorld) end(time.Duration) {}
 func (quietWorld) leftBehind() error { return nil }
 func (quietWorld) close()            {}
 func (quietWorld) truth() string     { return "etcd" }
+
+// comparable is a side's state as it compares, as the world shows it.
+func (r *runner) comparable(sn snapshot) snapshot { return r.where.comparable(sn) }

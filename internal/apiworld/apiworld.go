@@ -39,6 +39,10 @@ type TB interface {
 	Cleanup(func())
 }
 
+// ClusterResources are what StartCluster's server serves beside
+// namespaces, pods first.
+var ClusterResources = []listwatch.Resource{listwatch.Pods, listwatch.ConfigMaps, listwatch.Secrets}
+
 // NamespaceResource is the core group's namespaces, cluster-scoped.
 var NamespaceResource = listwatch.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
 
@@ -74,7 +78,8 @@ func StartWritable(t testing.TB, cache bool) *World {
 }
 
 // StartCluster starts a world as a cluster runs: StartWritable's, with
-// the watch cache, on the wall clock (World.Clock is nil). A client
+// the watch cache, on the wall clock (World.Clock is nil), serving
+// configmaps and secrets as well as pods (ClusterResources). A client
 // reaches it through a kubeconfig, as it reaches a kind cluster; what it
 // does not have is a cluster's controllers (see kubeapiserver.Options).
 func StartCluster(t TB) *World {
@@ -116,6 +121,16 @@ func start(t TB, cache, writable, wallClock bool) *World {
 		}
 		t.Cleanup(wd.Namespaces.Close)
 		opts.Writes, opts.Namespaces = true, wd.Namespaces
+	}
+	if wallClock {
+		for _, res := range ClusterResources[1:] {
+			also, err := apistorage.New(ctx, e.Client(), res, apistorage.Options{Cache: cache, Clock: storageClock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(also.Close)
+			opts.Also = append(opts.Also, also)
+		}
 	}
 	wd.Server, err = kubeapiserver.New(ctx, st, opts)
 	if err != nil {

@@ -50,16 +50,22 @@ const (
 	// OwnAPIServers: kube-apiservers of the run's own, to start more of
 	// and to move the informers between.
 	OwnAPIServers
-	// ManyResources: a world that serves resources other than pods:
-	// every world of the run's own kube-apiserver storage. A cluster and
-	// a replay serve pods alone, so far.
+	// ManyResources: a world that serves every built-in resource, those
+	// a cluster's controllers act on too (deployments): every world of
+	// the run's own kube-apiserver storage. On a cluster its
+	// controllers would act on them outside the scenario; a replay
+	// serves what was recorded, pods.
 	ManyResources
 	// CustomResources: kube-apiserver's apiextensions, serving the
 	// resources a CustomResourceDefinition defines: every world of the
 	// run's own storage.
 	CustomResources
+	// CoreObjects: configmaps and secrets beside pods, objects of the
+	// core group that nothing in a cluster acts on: every world of the
+	// run's own storage, and a cluster (in the run's namespace).
+	CoreObjects
 
-	lastNeed = CustomResources
+	lastNeed = CoreObjects
 )
 
 // needNames are the needs' names, for a refusal's default message.
@@ -75,6 +81,7 @@ var needNames = map[Need]string{
 	OwnAPIServers:   "kube-apiservers of the run's own",
 	ManyResources:   "resources other than pods",
 	CustomResources: "custom resources (kube-apiserver's apiextensions)",
+	CoreObjects:     "configmaps and secrets",
 }
 
 func (n Need) String() string {
@@ -111,10 +118,10 @@ func (w World) String() string {
 var (
 	// Etcd is kube-apiserver's storage with its watch cache off
 	// (--server etcd).
-	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache | ManyResources | CustomResources}
+	Etcd = World{Server: "etcd", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | NoWatchCache | ManyResources | CustomResources | CoreObjects}
 	// WatchCache is kube-apiserver's watch cache, in process (--server
 	// watchcache).
-	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers | ManyResources | CustomResources}
+	WatchCache = World{Server: "watchcache", has: Live | OwnServer | EtcdKeys | EtcdNotify | EtcdHistory | OwnEtcd | OwnWatchCache | OwnAPIServers | ManyResources | CustomResources | CoreObjects}
 	// APIServer is the watch-cache world with the informers reaching
 	// it over HTTPS (--server apiserver).
 	APIServer = World{Server: "apiserver", has: WatchCache.has}
@@ -123,8 +130,10 @@ var (
 // The worlds whose server is not the run's.
 var (
 	// Cluster is a real cluster through a kubeconfig (--kubeconfig):
-	// neither its kube-apiserver nor its etcd is the run's.
-	Cluster = World{Server: "cluster", has: Live}
+	// neither its kube-apiserver nor its etcd is the run's. The run
+	// writes and watches pods, configmaps and secrets in a namespace of
+	// its own there.
+	Cluster = World{Server: "cluster", has: Live | CoreObjects}
 	// Replay is a recording played back: nothing of its server changes.
 	Replay = World{Server: "replay"}
 )
@@ -218,9 +227,9 @@ var levers = index(
 	Lever{Name: "delete", Needs: Live},
 	Lever{Name: "bulk-create", Needs: Live},
 	Lever{Name: "crd", Needs: Live | ManyResources | CustomResources, Does: "it defines a custom resource",
-		OnCluster: "it defines a custom resource, and a run on a cluster writes and watches pods alone, so far"},
+		OnCluster: "it defines a custom resource, and a CustomResourceDefinition is the whole cluster's, not the run's namespace's"},
 	Lever{Name: "gc", Needs: Live | ManyResources, Does: "it sweeps the run's objects of every resource for those whose owners are gone",
-		OnCluster: "a cluster's garbage collector sweeps on its own, and a run on a cluster writes pods alone, so far"},
+		OnCluster: "a cluster's garbage collector sweeps on its own"},
 	Lever{Name: "put-raw", Needs: Live | EtcdKeys | NoWatchCache, Does: "it stores bytes under a key in etcd",
 		OnCluster: "it stores bytes under a key in etcd" + clusterEtcd},
 	Lever{Name: "delete-raw", Needs: Live | EtcdKeys | NoWatchCache, Does: "it removes bytes from etcd",
@@ -290,14 +299,19 @@ func index(ls ...Lever) map[string]Lever {
 
 // Resource is the lever a step pulls by naming a resource (create
 // configmaps ..., informer a secrets): pods need nothing but what the
-// step's command needs, every other resource a world that serves it.
+// step's command needs, configmaps and secrets a world that holds them
+// (CoreObjects), every other resource a world that serves every one.
 func Resource(name string) Lever {
-	if name == "" || name == "pods" {
-		return Lever{Name: "pods"}
-	}
 	does := "it writes or watches " + name
+	switch name {
+	case "", "pods":
+		return Lever{Name: "pods"}
+	case "configmaps", "secrets":
+		return Lever{Name: name, Needs: Live | CoreObjects, Does: does}
+	}
 	return Lever{Name: name, Needs: Live | ManyResources, Does: does,
-		OnCluster: does + ", and a run on a cluster writes and watches pods alone, so far"}
+		OnCluster: does + ", and on a cluster its controllers would act on it (a Deployment's would make ReplicaSets and pods) outside the run: " +
+			"a run there writes and watches pods, configmaps and secrets"}
 }
 
 // Lifecycle is the lever a write pulls by giving finalizers= or owner=:

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/cachelab/cachelab/cluster"
@@ -55,9 +54,9 @@ func (s *ClusterServer) RequestProgress(ctx context.Context) error { return errC
 func (s *ClusterServer) SetWatchListFeature(bool)                  {}
 
 // CachelabCluster is cachelab's side on a cluster, through the proxy c
-// as side: package wire's ListerWatcher in namespace ns, each try
+// as side: package wire's ListerWatcher of res in namespace ns, each try
 // recorded in rec.
-func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wire, error) {
+func CachelabCluster(c *cluster.Proxy, side string, res listwatch.Resource, ns string, rec *trace.Recorder) (Wire, error) {
 	cfg, err := c.WireFor(side)
 	if err != nil {
 		return Wire{}, err
@@ -66,7 +65,7 @@ func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wi
 	observe := func(x wire.Exchange) {
 		recordTry(rec, x.Request.Context(), x.Method, x.URI, x.Status, x.RetryAfter, x.Err)
 	}
-	lw, err := wire.NewListerWatcher(cfg, listwatch.Pods,
+	lw, err := wire.NewListerWatcher(cfg, res,
 		wire.Options{Namespace: ns, Observe: observe})
 	if err != nil {
 		return Wire{}, err
@@ -78,17 +77,17 @@ func CachelabCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wi
 }
 
 // ClientGoCluster is client-go's side on a cluster, through the proxy c
-// as side: its dynamic client, Resource(pods).Namespace(ns), with its
+// as side: its dynamic client, Resource(res).Namespace(ns), with its
 // defaults; each try is recorded in rec.
-func ClientGoCluster(c *cluster.Proxy, side, ns string, rec *trace.Recorder) (Wire, error) {
+func ClientGoCluster(c *cluster.Proxy, side string, res listwatch.Resource, ns string, rec *trace.Recorder) (Wire, error) {
 	dyn, closeIdle, err := clientGoDynamic(c.ConfigFor(side), rec)
 	if err != nil {
 		return Wire{}, err
 	}
-	pods := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns)
+	objs := dyn.Resource(res.GroupVersionResource()).Namespace(ns)
 	return Wire{
 		Server: func(string) Server {
-			return &ClusterServer{httpClient: dynclient.ListWatch(pods), proxy: c, side: side}
+			return &ClusterServer{httpClient: dynclient.ListWatch(objs), proxy: c, side: side}
 		},
 		Close: closeIdle,
 	}, nil
