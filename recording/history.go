@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/listwatch"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -27,6 +28,8 @@ import (
 // way a server can: a watch of the older segment ends with 410 Gone once
 // the newer one begins, and the informer lists again.
 type History struct {
+	// Resource is what the session recorded (its session line's).
+	Resource listwatch.Resource
 	Segments []*Segment
 	// Failed are the LISTs and WATCHes that failed (a status the client
 	// did not retry away, or a broken connection), in order.
@@ -78,7 +81,10 @@ type Failure struct {
 // kube-apiserver backed by etcd gives numbers, and the replay compares
 // them).
 func NewHistory(s *Session) (*History, error) {
-	h := &History{}
+	h := &History{Resource: listwatch.Pods}
+	if res, ok := ResourceNamed(s.Header.Resource); ok {
+		h.Resource = res
+	}
 	var pending *snapshot          // a LIST's pages so far
 	initial := map[int]*snapshot{} // a watch-list's initial events so far, by watch
 	for i, l := range s.Lines {

@@ -94,7 +94,7 @@ func (s *Server) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 		list.SetContinue(fmt.Sprintf("%d/%d", rv, offset+len(keys)))
 	}
 	for _, k := range keys {
-		list.Items = append(list.Items, *object(objs[k]))
+		list.Items = append(list.Items, *s.object(objs[k]))
 	}
 	return list, nil
 }
@@ -112,12 +112,12 @@ func parseContinue(token string) (rv int64, offset int, err error) {
 	return rv, offset, nil
 }
 
-// object is a recorded object as a server's answer: a copy, a Pod.
-func object(m map[string]any) *unstructured.Unstructured {
+// object is a recorded object as a server's answer: a copy, of the
+// recorded resource's kind if it names none.
+func (s *Server) object(m map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(m)}
 	if u.GetKind() == "" {
-		u.SetAPIVersion("v1")
-		u.SetKind("Pod")
+		u.SetGroupVersionKind(s.h.Resource.GroupVersionKind())
 	}
 	return u
 }
@@ -135,9 +135,9 @@ func (s *Server) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
 		objs, rv := seg.StateAt(now)
 		for _, k := range slices.Sorted(maps.Keys(objs)) {
-			w.first = append(w.first, watch.Event{Type: watch.Added, Object: object(objs[k])})
+			w.first = append(w.first, watch.Event{Type: watch.Added, Object: s.object(objs[k])})
 		}
-		w.first = append(w.first, bookmark(rv, true))
+		w.first = append(w.first, s.bookmark(rv, true))
 		w.from = rv
 	default:
 		from, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
@@ -176,10 +176,13 @@ func (seg *Segment) tooOld(from int64, t time.Duration) string {
 	return ""
 }
 
-func bookmark(rv int64, initialEnd bool) watch.Event {
+// bookmark is a BOOKMARK at rv, of the recorded resource's kind, as a
+// server sends one: the end of a watch-list's initial events if
+// initialEnd. (A bookmark of another kind is one a reflector drops:
+// client-go's checks each event's kind against the informer's.)
+func (s *Server) bookmark(rv int64, initialEnd bool) watch.Event {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("Pod")
+	u.SetGroupVersionKind(s.h.Resource.GroupVersionKind())
 	u.SetResourceVersion(strconv.FormatInt(rv, 10))
 	if initialEnd {
 		u.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})

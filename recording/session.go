@@ -353,8 +353,9 @@ func (s *Session) add(l Line, n int, last *Duration, c *consistency) error {
 			return ErrNotSession
 		case l.Version != Version:
 			return fmt.Errorf("session format version %d; this cachelab reads version %d", l.Version, Version)
-		case l.Resource != "pods":
-			return fmt.Errorf("the session recorded %q; cachelab replays pods only", l.Resource)
+		}
+		if _, ok := ResourceNamed(l.Resource); !ok {
+			return fmt.Errorf("the session recorded %q; cachelab replays %s", l.Resource, resourceList())
 		}
 		if err := checkScope(l); err != nil {
 			return err

@@ -115,9 +115,9 @@ func (w *scriptWatch) run() {
 			if c.Type == "BOOKMARK" && !w.bookmarks {
 				continue
 			}
-			ev := watch.Event{Type: watch.EventType(c.Type), Object: object(c.Object)}
+			ev := watch.Event{Type: watch.EventType(c.Type), Object: w.s.object(c.Object)}
 			if c.Type == "BOOKMARK" {
-				ev = bookmark(c.RV, false)
+				ev = w.s.bookmark(c.RV, false)
 			}
 			if !w.send(ev) {
 				return

@@ -122,12 +122,15 @@ func (rp *Replay) scenarioText() (string, []int) {
 	}
 	// The session's words, on a comment line: escaped, so that no
 	// newline in them can end it (trace.Escape).
-	fmt.Fprintf(&b, "# Replay of what an informer of pods in %s received from %s%s.\n", scope,
+	fmt.Fprintf(&b, "# Replay of what an informer of %s in %s received from %s%s.\n", hd.Resource, scope,
 		trace.Escape(orUnknown(hd.Server, "a server")), trace.Escape(prefixed(", recorded ", hd.Began)))
 	fmt.Fprintf(&b, "# The server is the recording: every LIST and WATCH is answered from it, at the moments it says.\n")
 	fmt.Fprintf(&b, "# Server: any\n\n")
 	step(1, "add-handler h1\n----\n\n")
 	start := "start"
+	if hd.Resource != scenario.DefaultResource {
+		start += " informer=" + hd.Resource
+	}
 	if hd.Namespace != "" {
 		start += " namespace=" + hd.Namespace
 	}

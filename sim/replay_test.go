@@ -23,7 +23,7 @@ import (
 // makes changes there; write waits, through wait, for the recorded
 // informer's handler to have each change before it makes the next. It
 // returns the session, read back as a file.
-func recordLive(t *testing.T, tc *testCluster, ns string, write func(wait func(call, key string))) *recording.Session {
+func recordLive(t *testing.T, tc *testCluster, res listwatch.Resource, ns string, write func(wait func(call, key string))) *recording.Session {
 	t.Helper()
 	cfg, err := tc.c.Wire()
 	if err != nil {
@@ -34,7 +34,7 @@ func recordLive(t *testing.T, tc *testCluster, ns string, write func(wait func(c
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- recording.Record(ctx, cfg, recording.Options{Namespace: ns, Server: tc.c.Host(),
+		done <- recording.Record(ctx, cfg, recording.Options{Resource: res, Namespace: ns, Server: tc.c.Host(),
 			Written: func(l recording.Line) { lines <- l }}, &out)
 	}()
 	wait := func(call, key string) {
@@ -132,7 +132,7 @@ func TestRecordThenReplay(t *testing.T) {
 	}
 	must(ns.Create(ctx, pod("a", map[string]string{"app": "web"}))) // in the first LIST
 	key := func(name string) string { return nsp.Name() + "/" + name }
-	s := recordLive(t, tc, nsp.Name(), func(wait func(call, key string)) {
+	s := recordLive(t, tc, listwatch.Pods, nsp.Name(), func(wait func(call, key string)) {
 		wait("OnAdd(initial)", key("a"))
 		must(ns.Create(ctx, pod("b", nil)))
 		wait("OnAdd", key("b"))
@@ -169,6 +169,62 @@ func TestRecordThenReplay(t *testing.T) {
 	}
 	if calls != 5 {
 		t.Errorf("the live informer made %d handler calls, want 5", calls)
+	}
+	replay(t, s)
+}
+
+// A session of configmaps replays as one of pods does: the replay's
+// informer is of configmaps (its start says informer=configmaps), both
+// implementations agree at every step, and cachelab's replayed handler
+// makes the recorded informer's calls.
+func TestRecordThenReplayConfigMaps(t *testing.T) {
+	tc := startTestCluster(t)
+	ctx := context.Background()
+	nsp, err := tc.c.Begin(ctx, "rec-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = nsp.End(ctx) }()
+	cms, err := nsp.Of(listwatch.ConfigMaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := func(name, v string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"data": map[string]any{"v": v}}}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetName(name)
+		return u
+	}
+	must := func(_ *unstructured.Unstructured, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(cms.Create(ctx, cm("a", "1")))
+	key := func(name string) string { return nsp.Name() + "/" + name }
+	s := recordLive(t, tc, listwatch.ConfigMaps, nsp.Name(), func(wait func(call, key string)) {
+		wait("OnAdd(initial)", key("a"))
+		must(cms.Create(ctx, cm("b", "1")))
+		wait("OnAdd", key("b"))
+		a, err := cms.Get(ctx, nsp.Name(), "a")
+		must(a, err)
+		a.Object["data"] = map[string]any{"v": "2"}
+		must(cms.Update(ctx, a))
+		wait("OnUpdate", key("a"))
+		must(cms.Delete(ctx, nsp.Name(), "b", listwatch.Preconditions{}))
+		wait("OnDelete", key("b"))
+	})
+	if s.Header.Resource != "configmaps" {
+		t.Fatalf("the session line records %q", s.Header.Resource)
+	}
+	rp, err := NewReplay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := rp.ScenarioText(); !strings.Contains(text, "\nstart informer=configmaps namespace="+nsp.Name()+"\n") {
+		t.Errorf("the replay's informer is not of configmaps:\n%s", text)
 	}
 	replay(t, s)
 }

@@ -29,8 +29,9 @@ func (m *Main) recordCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "record --kubeconfig PATH [-n NAMESPACE] [--for 10m] > session.jsonl",
 		Short: "Record what an informer receives from your cluster, to replay it in the lab",
-		Long: `Record runs cachelab's informer of pods on your cluster (through the
-kubeconfig kubectl reads, or --kubeconfig and --context) and writes what it
+		Long: `Record runs cachelab's informer of pods (or --resource configmaps or
+secrets) on your cluster (through the kubeconfig kubectl reads, or
+--kubeconfig and --context) and writes what it
 receives to stdout as JSON lines, one fact per line, as it comes: each try
 of each HTTP request and its status (as kubectl -v=6 shows them), each
 LIST's page, each WATCH and its events with their resourceVersions, the
@@ -48,6 +49,7 @@ did, at the same moments, and compares them at every step.
 
 ` + recordExitHelp,
 		Example: `  cachelab record -n default --for 10m > session.jsonl
+  cachelab record --resource configmaps -n default --for 10m > configmaps.jsonl
   cachelab record --kubeconfig ~/.kube/kind --context kind-kind -l app=web > session.jsonl
   cachelab replay session.jsonl`,
 		Args: cobra.NoArgs,
@@ -59,7 +61,7 @@ did, at the same moments, and compares them at every step.
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig to reach the cluster with (default: $KUBECONFIG, else ~/.kube/config)")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context, instead of its current one")
-	f.StringVar(&o.resource, "resource", "pods", "the resource to record (pods only, for now)")
+	f.StringVar(&o.resource, "resource", "pods", "the resource to record: pods, configmaps or secrets")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "record one namespace (default: every namespace)")
 	f.StringVarP(&o.labels, "selector", "l", "", "a label selector, as kubectl's -l")
 	f.StringVar(&o.fields, "field-selector", "", "a field selector, as kubectl's --field-selector")
@@ -73,7 +75,8 @@ const recordExitHelp = `Exit status: 0 when the recording ended after --for; 128
 signal's number when a signal ended it: 130 for SIGINT (Ctrl-C), 143 for
 SIGTERM, 129 for SIGHUP; the session is whole all the same (its end line
 names the signal), and replays. 2 for bad input, found before anything
-is reached (an unknown flag, an argument, --resource other than pods, a
+is reached (an unknown flag, an argument, a --resource other than pods,
+configmaps or secrets, a
 --for that is not positive, no kubeconfig, a kubeconfig that does not
 parse, has no current context or not the --context given); 3 when the
 cluster cannot be reached, or stdout cannot be written (141 when its
@@ -86,8 +89,8 @@ reader closed it, as 'head' does).`
 // says that the session is whole all the same.
 func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	switch {
-	case o.resource != "pods":
-		return usage(fmt.Errorf("--resource %s: cachelab records pods only (its informers and replays are of pods)", o.resource))
+	case recording.Replayable(o.resource) != nil:
+		return usage(fmt.Errorf("--resource: %w", recording.Replayable(o.resource)))
 	case o.duration <= 0 && o.durationSet:
 		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m (without --for, record goes on until Ctrl-C)", o.duration))
 	}
@@ -113,8 +116,9 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	out := &countingWriter{w: m.Stdout}
 	began := m.Now()
 	// The cluster's version is the server's word: escaped (trace.Escape).
-	fmt.Fprintf(m.Stderr, "recording pods %s from %s; Ctrl-C ends it\n", scopeWords(o), trace.Escape(c.Describe()))
-	err = recording.Record(ctx, cfg, recording.Options{Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
+	res, _ := recording.ResourceNamed(o.resource) // checked above
+	fmt.Fprintf(m.Stderr, "recording %s %s from %s; Ctrl-C ends it\n", o.resource, scopeWords(o), trace.Escape(c.Describe()))
+	err = recording.Record(ctx, cfg, recording.Options{Resource: res, Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
 		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, out)
 	if err != nil {
 		return writeError(err, "while recording")

@@ -62,7 +62,8 @@ const (
 	CustomResources
 	// CoreObjects: configmaps and secrets beside pods, objects of the
 	// core group that nothing in a cluster acts on: every world of the
-	// run's own storage, and a cluster (in the run's namespace).
+	// run's own storage, a cluster (in the run's namespace), and a
+	// replay (of a recording of one of them).
 	CoreObjects
 
 	lastNeed = CoreObjects
@@ -135,7 +136,9 @@ var (
 	// its own there.
 	Cluster = World{Server: "cluster", has: Live | CoreObjects}
 	// Replay is a recording played back: nothing of its server changes.
-	Replay = World{Server: "replay"}
+	// Its informer watches what was recorded: pods, configmaps or
+	// secrets.
+	Replay = World{Server: "replay", has: CoreObjects}
 )
 
 // External is w on an etcd the run does not own (--etcd-endpoints): it
@@ -307,7 +310,7 @@ func Resource(name string) Lever {
 	case "", "pods":
 		return Lever{Name: "pods"}
 	case "configmaps", "secrets":
-		return Lever{Name: name, Needs: Live | CoreObjects, Does: does}
+		return Lever{Name: name, Needs: CoreObjects, Does: does}
 	}
 	return Lever{Name: name, Needs: Live | ManyResources, Does: does,
 		OnCluster: does + ", and on a cluster its controllers would act on it (a Deployment's would make ReplicaSets and pods) outside the run: " +
