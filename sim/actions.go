@@ -93,8 +93,8 @@ func (r *runner) scopeArgs(a scenario.Args) startConfig {
 // values (client-go's do), refuse new handlers, and a later start builds
 // fresh ones.
 func cmdStop(r *runner, a scenario.Args) error {
-	if r.ctlWaits != nil {
-		r.ctlWaits = nil
+	if r.ctl.waits != nil {
+		r.ctl.waits = nil
 		r.note(trace.LayerSim, "", "the controllers waiting for the informers will not start")
 	}
 	// A controller's main that returns cancels its informers' context
@@ -124,7 +124,7 @@ func cmdStop(r *runner, a scenario.Args) error {
 		return nil
 	}
 	var held []string
-	if len(r.ctls) > 0 {
+	if len(r.ctl.sides) > 0 {
 		r.stopControllers()
 		r.note(trace.LayerSim, "", "controllers stopped: their queues shut down, whatever waited in them dropped")
 	}

@@ -128,6 +128,15 @@ func serverFeature(r *runner, a scenario.Args) error {
 	return nil
 }
 
+// armedCut is a fault armed inside the next step (disconnect or
+// close-watch with after-events=N, disconnect with after-pages=N).
+type armedCut struct {
+	step  int  // the step it was armed in, or 0
+	drop  bool // disconnect: the connection drops; else (close-watch) the server closes each watch
+	n     int  // after how many watch events (or LIST pages) it falls
+	pages bool // it falls after page n of a LIST, not after n watch events
+}
+
 // Faults inside a step. A lever pulled between steps cannot fall between
 // two events of one step: between the second and third of three creates
 // a watch relays, or among a watch-list's initial events. With
@@ -158,7 +167,7 @@ func (r *runner) armCut(a scenario.Args, drop bool) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	r.cut, r.cutDrop, r.cutN, r.cutPages = r.stepN, drop, n, false
+	r.armed.step, r.armed.drop, r.armed.n, r.armed.pages = r.stepN, drop, n, false
 	for _, s := range r.sides {
 		r.armConn(s.conn)
 	}
@@ -177,7 +186,7 @@ func (r *runner) armPages(v string) error {
 	if err != nil {
 		return err
 	}
-	r.cut, r.cutDrop, r.cutN, r.cutPages = r.stepN, true, n, true
+	r.armed.step, r.armed.drop, r.armed.n, r.armed.pages = r.stepN, true, n, true
 	for _, s := range r.sides {
 		r.armConn(s.conn)
 	}
@@ -187,11 +196,11 @@ func (r *runner) armPages(v string) error {
 
 // armConn arms the runner's cut on one connection.
 func (r *runner) armConn(c *world.Conn) {
-	if r.cutPages {
-		c.CutAfterPages(r.cutN)
+	if r.armed.pages {
+		c.CutAfterPages(r.armed.n)
 		return
 	}
-	c.CutAfter(r.cutN, r.cutDrop)
+	c.CutAfter(r.armed.n, r.armed.drop)
 }
 
 // disarm takes back a cut armed for the step that has just settled,
@@ -204,9 +213,9 @@ func (r *runner) disarm() {
 			unfired++
 		}
 	}
-	events := fmt.Sprintf("%d watch %s", r.cutN, plural(r.cutN, "event", "events"))
-	if r.cutPages {
-		events = fmt.Sprintf("%d LIST %s with more to come", r.cutN, plural(r.cutN, "page", "pages"))
+	events := fmt.Sprintf("%d watch %s", r.armed.n, plural(r.armed.n, "event", "events"))
+	if r.armed.pages {
+		events = fmt.Sprintf("%d LIST %s with more to come", r.armed.n, plural(r.armed.n, "page", "pages"))
 	}
 	switch {
 	case unfired == len(r.sides):
@@ -214,5 +223,5 @@ func (r *runner) disarm() {
 	case unfired > 0:
 		r.note(trace.LayerSim, "", fmt.Sprintf("an informer that took fewer than %s in this step is not cut (the armed fault is taken back there)", events))
 	}
-	r.cut = 0
+	r.armed.step = 0
 }

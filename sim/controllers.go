@@ -19,6 +19,18 @@ import (
 	"github.com/cachelab/cachelab/store"
 )
 
+// controllerRun is the scenario's controllers: one per side of its
+// informer for each start-controller that ran, the reconcile script for
+// every key, and the writes of the round in progress with etcd's
+// revision before it.
+type controllerRun struct {
+	sides       []*ctlSide
+	waits       []ctlConfig // start-controllers before their informers ran: each starts with its informer
+	script      map[string][]outcome
+	roundWrites []ctlWrite
+	roundRev    int64
+}
+
 // A controller on each side (start-controller): the loop of controller/
 // on cachelab's informer and workqueue, and internal/cgloop's, the same
 // loop on client-go's informer and util/workqueue (ctlloops.go), each
@@ -414,7 +426,7 @@ type ctlWrite struct {
 func (r *runner) ctlWrite(impl string, u *unstructured.Unstructured, image string) (string, error) {
 	key := trace.KeyOf(u)
 	if impl == trace.ClientGo {
-		for _, w := range r.roundWrites {
+		for _, w := range r.ctl.roundWrites {
 			if w.key == key && w.pre == u.GetResourceVersion() && w.image == image {
 				return w.rv, w.err
 			}
@@ -436,15 +448,15 @@ func (r *runner) ctlWrite(impl string, u *unstructured.Unstructured, image strin
 	case cur.GetResourceVersion() != w.pre:
 		w.err = r.podsWriter().ConflictError(u.GetName())
 	default:
-		w.rv = fmt.Sprint(r.roundRev + 1 + int64(r.roundWritten()))
+		w.rv = fmt.Sprint(r.ctl.roundRev + 1 + int64(r.roundWritten()))
 	}
-	r.roundWrites = append(r.roundWrites, w)
+	r.ctl.roundWrites = append(r.ctl.roundWrites, w)
 	return w.rv, w.err
 }
 
 func (r *runner) roundWritten() int {
 	n := 0
-	for _, w := range r.roundWrites {
+	for _, w := range r.ctl.roundWrites {
 		if w.err == nil {
 			n++
 		}
@@ -456,7 +468,7 @@ func (r *runner) roundWritten() int {
 // checks each got the resourceVersion decided for it.
 func (r *runner) applyWrites() (bool, error) {
 	wrote := false
-	for _, w := range r.roundWrites {
+	for _, w := range r.ctl.roundWrites {
 		if w.err != nil {
 			continue
 		}
@@ -476,7 +488,7 @@ func (r *runner) applyWrites() (bool, error) {
 		r.etcdChanged()
 		r.noteWrite("update", out, w.pre, fmt.Sprintf("update %s -> %s (the controller: %s=%s)", trace.Describe(before), trace.Describe(out), scenario.ObservedAnnotation, w.image))
 	}
-	r.roundWrites = nil
+	r.ctl.roundWrites = nil
 	return wrote, nil
 }
 
@@ -486,15 +498,15 @@ func (r *runner) applyWrites() (bool, error) {
 // bounded by the keys and what they do, not by a budget. Only a key that
 // keeps coming back without the clock moving is an error (maxRestless).
 func (r *runner) reconcileAll() error {
-	if len(r.ctls) == 0 || r.stopped {
+	if len(r.ctl.sides) == 0 || r.stopped {
 		return nil
 	}
-	for _, c := range r.ctls {
+	for _, c := range r.ctl.sides {
 		c.taken = map[string]int{}
 	}
 	for {
 		busy := false
-		for _, c := range r.ctls {
+		for _, c := range r.ctl.sides {
 			// Keys whose delay has passed first: client-go's delaying
 			// loop queues them as the clock moves, before any held call
 			// is handed on, so cachelab's must be queued first too.
@@ -511,8 +523,8 @@ func (r *runner) reconcileAll() error {
 		if err != nil {
 			return err
 		}
-		r.roundRev, r.roundWrites = rev, nil
-		for _, c := range r.ctls {
+		r.ctl.roundRev, r.ctl.roundWrites = rev, nil
+		for _, c := range r.ctl.sides {
 			for i := 0; i < c.cfg.workers && c.loop.ready() > 0; i++ {
 				c.loop.process(r.ctx)
 			}
@@ -536,7 +548,7 @@ func (r *runner) reconcileAll() error {
 // call of reconcileAll (cachelab's controllers count; client-go's
 // reconcile the same keys or diverge).
 func (r *runner) restless() error {
-	for _, c := range r.ctls {
+	for _, c := range r.ctl.sides {
 		if c.impl != trace.Cachelab {
 			continue
 		}
@@ -548,7 +560,7 @@ func (r *runner) restless() error {
 			}
 		}
 	}
-	for _, c := range r.ctls {
+	for _, c := range r.ctl.sides {
 		c.reconciledRound = c.reconciledRound[:0]
 	}
 	return nil
@@ -558,12 +570,12 @@ func (r *runner) restless() error {
 // one waits (cachelab's queues tell, flushing what is due already;
 // client-go's must agree).
 func (r *runner) ctlDue() (time.Duration, bool) {
-	if len(r.ctls) == 0 || r.stopped {
+	if len(r.ctl.sides) == 0 || r.stopped {
 		return 0, false
 	}
 	var due time.Duration
 	waiting := false
-	for _, c := range r.ctls {
+	for _, c := range r.ctl.sides {
 		if c.impl != trace.Cachelab {
 			continue
 		}
@@ -584,7 +596,7 @@ func (r *runner) ctlDue() (time.Duration, bool) {
 func (r *runner) startControllers(cfg ctlConfig, pair [2]*side) error {
 	for _, s := range pair {
 		c := newCtlSide(r, s, cfg)
-		for k, o := range r.script {
+		for k, o := range r.ctl.script {
 			c.script[k] = slices.Clone(o)
 		}
 		var err error
@@ -601,7 +613,7 @@ func (r *runner) startControllers(cfg ctlConfig, pair [2]*side) error {
 		if err != nil {
 			return err
 		}
-		r.ctls = append(r.ctls, c)
+		r.ctl.sides = append(r.ctl.sides, c)
 		s.ctls = append(s.ctls, c)
 	}
 	on := "each informer"
@@ -639,7 +651,7 @@ func describeCtlConfig(cfg ctlConfig) string {
 // asked for before their informers ran, on those that run now.
 func (r *runner) startWaitingControllers() error {
 	var still []ctlConfig
-	for _, cfg := range r.ctlWaits {
+	for _, cfg := range r.ctl.waits {
 		pair, ok := r.ctlPair(cfg.informer)
 		if !ok || !r.live(pair[0]) {
 			still = append(still, cfg)
@@ -649,7 +661,7 @@ func (r *runner) startWaitingControllers() error {
 			return err
 		}
 	}
-	r.ctlWaits = still
+	r.ctl.waits = still
 	return nil
 }
 
@@ -672,24 +684,24 @@ func (r *runner) ctlPair(factory string) ([2]*side, bool) {
 
 // stopControllers shuts every controller's queue down.
 func (r *runner) stopControllers() {
-	for _, c := range r.ctls {
+	for _, c := range r.ctl.sides {
 		c.loop.shutdown()
 	}
 	for _, s := range r.sides {
 		s.ctls = nil
 	}
-	r.ctls = nil
+	r.ctl.sides = nil
 }
 
 // scriptOutcome adds n outcomes to key's script on both sides, and for
 // controllers started later.
 func (r *runner) scriptOutcome(key string, o outcome, n int) {
 	for range n {
-		if r.script == nil {
-			r.script = map[string][]outcome{}
+		if r.ctl.script == nil {
+			r.ctl.script = map[string][]outcome{}
 		}
-		r.script[key] = append(r.script[key], o)
-		for _, c := range r.ctls {
+		r.ctl.script[key] = append(r.ctl.script[key], o)
+		for _, c := range r.ctl.sides {
 			c.script[key] = append(c.script[key], o)
 		}
 	}
@@ -717,7 +729,7 @@ func cmdStartController(r *runner, a scenario.Args) error {
 	}
 	cfg.name, _ = a.Value("name")
 	cfg.informer, _ = a.Value("informer")
-	for _, c := range append(r.ctls, r.waitingCtls()...) {
+	for _, c := range append(r.ctl.sides, r.waitingCtls()...) {
 		switch {
 		case c.name == cfg.name && cfg.name == "":
 			return fmt.Errorf("start-controller: the controllers are there already (give each a name= to start several)")
@@ -738,7 +750,7 @@ func cmdStartController(r *runner, a scenario.Args) error {
 	case !made || !r.live(pair[0]):
 		// As a controller's main registers its handlers before it starts
 		// its informers: the controllers start with them.
-		r.ctlWaits = append(r.ctlWaits, cfg)
+		r.ctl.waits = append(r.ctl.waits, cfg)
 		what := "the controllers start with the informers"
 		if cfg.informer != "" {
 			what = fmt.Sprintf("the controller starts when factory %s's Start runs its informer", cfg.informer)
@@ -756,7 +768,7 @@ func cmdStartController(r *runner, a scenario.Args) error {
 // ctlSides for cmdStartController's checks.
 func (r *runner) waitingCtls() []*ctlSide {
 	var out []*ctlSide
-	for _, cfg := range r.ctlWaits {
+	for _, cfg := range r.ctl.waits {
 		out = append(out, &ctlSide{name: cfg.name, cfg: cfg})
 	}
 	return out

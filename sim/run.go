@@ -162,16 +162,11 @@ type runner struct {
 	sides []*side // two per informer, cachelab's then client-go's: start's first, then each factory's (pairs)
 	// where is the run's world (worlds.go).
 	where runWorld
-	// cut is a fault armed inside the next step (disconnect or
-	// close-watch with after-events=N, disconnect with after-pages=N):
-	// the step it was armed in, or 0.
-	stepN    int // the step being played
-	cut      int
-	cutDrop  bool
-	cutN     int
-	cutPages bool          // the cut falls after page cutN of a LIST, not after cutN watch events
-	cfg      *startConfig  // set by start
-	world    []trace.Event // the current step's world events
+	stepN int // the step being played
+	// armed is a fault armed inside the next step (connlevers.go).
+	armed armedCut
+	cfg   *startConfig  // set by start
+	world []trace.Event // the current step's world events
 	// listed is what etcd held at a resourceVersion, within the
 	// informer's scope, as the step's invariants read it (etcdAt): both
 	// sides are usually at the same one.
@@ -196,14 +191,8 @@ type runner struct {
 	// name.
 	factories map[string]*simFactory
 
-	// The controllers (controllers.go): one per side of its informer for
-	// each start-controller that ran, the reconcile script for every key, and the
-	// writes of the round in progress with etcd's revision before it.
-	ctls        []*ctlSide
-	ctlWaits    []ctlConfig // start-controllers before their informers ran: each starts with its informer
-	script      map[string][]outcome
-	roundWrites []ctlWrite
-	roundRev    int64
+	// ctl is the scenario's controllers (controllers.go).
+	ctl controllerRun
 }
 
 // epoch is the fake clock's start: every run's timestamps are the same.
@@ -571,7 +560,7 @@ func (r *runner) newPair(label string, res listwatch.Resource) ([]*side, error) 
 		r.users.Store(userOf(impl, label), id)
 		p := world.NewConn(server, r.clock, rec)
 		r.where.made(p)
-		if r.cut != 0 {
+		if r.armed.step != 0 {
 			r.armConn(p) // an informer made in the step a cut is armed for
 		}
 		pair = append(pair, &side{id: id, impl: impl, user: userOf(impl, label), target: target, rec: rec, clock: r.clock, ticks: newTickClock(r.clock, r.opts.lateTimers, r.opts.lateReads),
@@ -674,7 +663,7 @@ func (r *runner) step(n int, st scenario.Step) (trace.StepResult, error) {
 	if err == nil {
 		err = r.reconcileAll()
 	}
-	if r.cut != 0 && r.cut < n {
+	if r.armed.step != 0 && r.armed.step < n {
 		r.disarm()
 	}
 	r.where.stepped(&sr, began)
