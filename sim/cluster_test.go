@@ -142,6 +142,20 @@ func runOnCluster(t *testing.T, tc *testCluster, sc *scenario.Scenario) {
 	})
 }
 
+// runAgreeing runs sc on tc's cluster, and fails the test unless the run
+// ended and client-go agreed at every step.
+func (tc *testCluster) runAgreeing(t *testing.T, sc *scenario.Scenario) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatal(res.Divergence)
+	}
+	return res
+}
+
 // clusterHead is a test scenario's opening paragraph: three lines.
 const clusterHead = "# A test.\n# Covers: P1\n\n"
 
@@ -226,13 +240,7 @@ show store
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Divergence != nil {
-		t.Fatal(res.Divergence)
-	}
+	res := tc.runAgreeing(t, sc)
 	var seen []string
 	for _, sr := range res.Steps {
 		for _, e := range sr.Sides[trace.Cachelab] {
@@ -323,13 +331,7 @@ func TestClusterDisconnectCutsTheConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), sc, Options{Seed: 1, Cluster: tc.c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Divergence != nil {
-		t.Fatal(res.Divergence)
-	}
+	res := tc.runAgreeing(t, sc)
 	for impl, evs := range res.Steps[2].Sides {
 		var ended []string
 		for _, e := range evs {

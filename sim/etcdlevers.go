@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -36,51 +37,51 @@ func (w *etcdWorld) embeddedOnly() error {
 	return nil
 }
 
+// restart stops and starts the embedded etcd on the same ports through
+// do (a restart, a snapshot's copy between the two), and tells each
+// connection that it happened at etcd's revision then, which it returns.
+func (w *etcdWorld) restart(do func(ctx context.Context) error) (int64, error) {
+	if err := w.embeddedOnly(); err != nil {
+		return 0, err
+	}
+	rev, err := w.r.revision()
+	if err != nil {
+		return 0, err
+	}
+	if err := do(w.r.ctx); err != nil {
+		return 0, err
+	}
+	w.r.resumedAt(rev)
+	return rev, nil
+}
+
 func etcdSnapshot(w *etcdWorld, a scenario.Args) error {
 	r := w.r
-	if err := w.embeddedOnly(); err != nil {
-		return err
-	}
-	rev, err := r.revision()
+	rev, err := w.restart(func(ctx context.Context) error { return w.etcd.Snapshot(ctx, a.Pos[0]) })
 	if err != nil {
 		return err
 	}
-	if err := w.etcd.Snapshot(r.ctx, a.Pos[0]); err != nil {
-		return err
-	}
-	r.resumedAt(rev)
 	r.note(trace.LayerEtcd, "", fmt.Sprintf("etcd snapshot %s taken at rv %d (etcd stopped, its data copied, started again on the same ports)", a.Pos[0], rev))
 	return nil
 }
 
 func etcdRestore(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	if err := w.embeddedOnly(); err != nil {
-		return err
-	}
-	return w.travel(trace.LeverEtcdRestore, fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]), func() error { return w.etcd.Restore(r.ctx, a.Pos[0]) })
+	return w.travel(trace.LeverEtcdRestore, fmt.Sprintf("etcd restored from snapshot %s", a.Pos[0]),
+		func(ctx context.Context) error { return w.etcd.Restore(ctx, a.Pos[0]) })
 }
 
 func etcdWipe(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	if err := w.embeddedOnly(); err != nil {
-		return err
-	}
-	return w.travel(trace.LeverEtcdWipe, "etcd restarted on empty data", func() error { return w.etcd.Wipe(r.ctx) })
+	return w.travel(trace.LeverEtcdWipe, "etcd restarted on empty data", func(ctx context.Context) error { return w.etcd.Wipe(ctx) })
 }
 
-// travel restarts etcd with other data (restart), and says what happened
-// to its revision; lever names it (trace.Lever*).
-func (w *etcdWorld) travel(lever, what string, restart func() error) error {
+// travel restarts etcd with other data (do), and says what happened to
+// its revision; lever names it (trace.Lever*).
+func (w *etcdWorld) travel(lever, what string, do func(ctx context.Context) error) error {
 	r := w.r
-	before, err := r.revision()
+	before, err := w.restart(do)
 	if err != nil {
 		return err
 	}
-	if err := restart(); err != nil {
-		return err
-	}
-	r.resumedAt(before)
 	r.etcdChanged() // other data: a held retry may not meet the same value
 	// Revisions come again with other content.
 	w.forget()
@@ -257,18 +258,9 @@ func cmdDeleteRaw(w *etcdWorld, a scenario.Args) error {
 // restartEtcd stops the embedded etcd and starts it again on the same
 // data and ports.
 func restartEtcd(w *etcdWorld, a scenario.Args) error {
-	r := w.r
-	if err := w.embeddedOnly(); err != nil {
+	if _, err := w.restart(func(ctx context.Context) error { return w.etcd.Restart(ctx) }); err != nil {
 		return err
 	}
-	rev, err := r.revision()
-	if err != nil {
-		return err
-	}
-	if err := w.etcd.Restart(r.ctx); err != nil {
-		return err
-	}
-	r.resumedAt(rev)
-	r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
+	w.r.note(trace.LayerEtcd, "", "etcd restarted (same data, same ports)")
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/cachelab/cachelab/cluster"
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/recording"
@@ -63,6 +64,32 @@ func recordLive(t *testing.T, tc *testCluster, res listwatch.Resource, ns string
 	return s
 }
 
+// namespace is a namespace of the test's own on tc's cluster, deleted
+// when the test ends, and its objects of res.
+func (tc *testCluster) namespace(t *testing.T, res listwatch.Resource) (*cluster.Namespace, *cluster.Objects) {
+	t.Helper()
+	nsp, err := tc.c.Begin(context.Background(), "rec-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nsp.End(context.Background()) })
+	objs, err := nsp.Of(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nsp, objs
+}
+
+// mustWrite fails the test at a write that failed.
+func mustWrite(t *testing.T) func(*unstructured.Unstructured, error) {
+	return func(_ *unstructured.Unstructured, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // replay runs a session's replay, and fails the test unless client-go
 // agreed at every step and cachelab's replayed handler made the calls
 // the recorded informer made.
@@ -106,15 +133,7 @@ func replay(t *testing.T, s *recording.Session) {
 func TestRecordThenReplay(t *testing.T) {
 	tc := startTestCluster(t)
 	ctx := context.Background()
-	nsp, err := tc.c.Begin(ctx, "rec-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = nsp.End(ctx) }()
-	ns, err := nsp.Of(listwatch.Pods)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nsp, ns := tc.namespace(t, listwatch.Pods)
 	pod := func(name string, labels map[string]string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
@@ -124,12 +143,7 @@ func TestRecordThenReplay(t *testing.T) {
 		u.SetLabels(labels)
 		return u
 	}
-	must := func(_ *unstructured.Unstructured, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustWrite(t)
 	must(ns.Create(ctx, pod("a", map[string]string{"app": "web"}))) // in the first LIST
 	key := func(name string) string { return nsp.Name() + "/" + name }
 	s := recordLive(t, tc, listwatch.Pods, nsp.Name(), func(wait func(call, key string)) {
@@ -180,15 +194,7 @@ func TestRecordThenReplay(t *testing.T) {
 func TestRecordThenReplayConfigMaps(t *testing.T) {
 	tc := startTestCluster(t)
 	ctx := context.Background()
-	nsp, err := tc.c.Begin(ctx, "rec-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = nsp.End(ctx) }()
-	cms, err := nsp.Of(listwatch.ConfigMaps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nsp, cms := tc.namespace(t, listwatch.ConfigMaps)
 	cm := func(name, v string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"data": map[string]any{"v": v}}}
 		u.SetAPIVersion("v1")
@@ -196,12 +202,7 @@ func TestRecordThenReplayConfigMaps(t *testing.T) {
 		u.SetName(name)
 		return u
 	}
-	must := func(_ *unstructured.Unstructured, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustWrite(t)
 	must(cms.Create(ctx, cm("a", "1")))
 	key := func(name string) string { return nsp.Name() + "/" + name }
 	s := recordLive(t, tc, listwatch.ConfigMaps, nsp.Name(), func(wait func(call, key string)) {
