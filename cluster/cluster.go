@@ -237,7 +237,10 @@ func (n *Namespace) Name() string { return n.name }
 // is gone: on a real cluster it is Terminating for a moment while its
 // namespace controller empties it. Deleting the objects first leaves
 // that controller nothing to do, and leaves nothing behind on a server
-// that has none (in process). End
+// that has none (in process). An object of the run's that still has
+// finalizers (a scenario's, which no controller of the cluster's
+// removes) has them taken off first: it would hold the namespace
+// Terminating for ever. End
 // deletes nothing outside the namespace, and nothing it did not make: it
 // deletes the namespace only if it still carries the run's label.
 func (n *Namespace) End(ctx context.Context) error {
@@ -265,6 +268,10 @@ func (n *Namespace) End(ctx context.Context) error {
 			continue
 		}
 		for _, o := range list.Items {
+			if err := unfinalize(ctx, api, &o); err != nil {
+				errs = append(errs, fmt.Errorf("taking the finalizers off %s %s/%s: %w", res.Kind, n.name, o.GetName(), err))
+				continue
+			}
 			if err := api.Delete(ctx, o.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("deleting %s %s/%s: %w", res.Kind, n.name, o.GetName(), err))
 			}
@@ -287,4 +294,26 @@ func (n *Namespace) End(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// unfinalize takes o's finalizers off, if it has any, reading it again
+// after a conflict (a controller of the cluster's may write it too).
+func unfinalize(ctx context.Context, api dynamic.ResourceInterface, o *unstructured.Unstructured) error {
+	for len(o.GetFinalizers()) > 0 {
+		o.SetFinalizers(nil)
+		_, err := api.Update(ctx, o, metav1.UpdateOptions{})
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+			return nil // taken off, or the last one's going deleted it
+		case !apierrors.IsConflict(err):
+			return err
+		}
+		if o, err = api.Get(ctx, o.GetName(), metav1.GetOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
 }

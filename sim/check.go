@@ -139,9 +139,9 @@ func serverName(w lever.World) string {
 
 // StepAllows says why a step of cmd with arguments a cannot run in w, or
 // nil: the answer of each lever it pulls, its command's (LeverAllows),
-// the resource it names (ResourceAllows), and finalizers= or owner=
-// (LifecycleAllows). Check, CheckCluster and the runner's guard at the
-// step all ask it.
+// the resource it names (ResourceAllows), and finalizers= and owner=
+// (ValueAllows). Check, CheckCluster and the runner's guard at the step
+// all ask it.
 func StepAllows(cmd string, a scenario.Args, w lever.World) error {
 	if err := LeverAllows(cmd, w); err != nil {
 		return err
@@ -149,11 +149,21 @@ func StepAllows(cmd string, a scenario.Args, w lever.World) error {
 	if err := ResourceAllows(cmd, a.Resource, w); err != nil {
 		return err
 	}
-	if a.Values["finalizers"] != nil || a.Values["owner"] != nil {
-		return LifecycleAllows(cmd, w)
+	for _, v := range valueLevers {
+		if a.Values[v.key] != nil {
+			if err := ValueAllows(cmd, v.lever, w); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
+
+// valueLevers are the levers a step pulls by giving a value: each key's.
+var valueLevers = []struct {
+	key   string
+	lever lever.Lever
+}{{"finalizers", lever.Finalizers}, {"owner", lever.Owner}}
 
 // ResourceAllows says why a step of cmd that names resource cannot run
 // in w, or nil: its resource's lever's answer (lever.Resource), in the
@@ -173,10 +183,9 @@ func ResourceAllows(cmd, resource string, w lever.World) error {
 	return err
 }
 
-// LifecycleAllows says why a write of cmd that gives finalizers= or
-// owner= cannot run in w, or nil: lever.Lifecycle's answer.
-func LifecycleAllows(cmd string, w lever.World) error {
-	l := lever.Lifecycle
+// ValueAllows says why a write of cmd that gives the value l stands for
+// (lever.Finalizers, lever.Owner) cannot run in w, or nil: l's answer.
+func ValueAllows(cmd string, l lever.Lever, w lever.World) error {
 	err := l.Available(w)
 	if err == nil {
 		return nil

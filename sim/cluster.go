@@ -176,11 +176,16 @@ func (c *clusterWorld) wire(impl, user string, res listwatch.Resource, rec *trac
 
 // wrote keeps, for each informer whose scope the write is in, the
 // resourceVersion the write made: the step has settled for the informer
-// once its reflector has reached it.
+// once its reflector has reached it. A removal is waited for by its key
+// too: a DELETE answers with the object at the deletion's
+// resourceVersion, but an update that takes the last finalizer of an
+// object being deleted answers with it as it was (kube-apiserver's
+// registry), and the DELETED event that follows carries a
+// resourceVersion the run is not told.
 func (c *clusterWorld) wrote(before, after *unstructured.Unstructured) bool {
-	at := after
+	at, gone := after, ""
 	if at == nil {
-		at = before // deleted: the server answers with it at the deletion's resourceVersion
+		at, gone = before, trace.KeyOf(before)
 	}
 	if at == nil {
 		return true
@@ -188,6 +193,7 @@ func (c *clusterWorld) wrote(before, after *unstructured.Unstructured) bool {
 	for _, p := range c.r.livePairs() {
 		if p[0].cfg.matches(before) || p[0].cfg.matches(after) {
 			p[0].clusterRV, p[1].clusterRV = at.GetResourceVersion(), at.GetResourceVersion()
+			p[0].clusterGone, p[1].clusterGone = gone, gone
 		}
 	}
 	if rv := at.GetResourceVersion(); rvAtLeast(rv, c.rv) {
@@ -298,7 +304,23 @@ func (c *clusterWorld) revision() (int64, error) {
 // reached: a side has had what the run wrote in its scope once its
 // reflector's resourceVersion is its newest write's there (wrote).
 func (c *clusterWorld) reached(s *side, _ int64) bool {
-	return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV)
+	return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV) && !holds(s, s.clusterGone)
+}
+
+// holds reports whether the side's informer still holds key in its
+// store. A bare queue (start-queue) holds a deleted key until it is
+// popped, so there the resourceVersion alone says.
+func holds(s *side, key string) bool {
+	if key == "" || s.cfg == nil || s.cfg.queue {
+		return false
+	}
+	objs, _ := s.inf.indexer()
+	for _, o := range objs {
+		if trace.KeyOf(o) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // listAt is the namespace's objects of the informer's resource in its

@@ -175,7 +175,7 @@ func TestClusterRefuses(t *testing.T) {
 		{"bulk-create n=2\n----\n\nstart namespace=ns0\n----\n", "x.txt:7: start names namespace ns0 after bulk"},
 		{"create deployments ns0/web\n----\n", "x.txt:4: create deployments cannot run on a cluster (--kubeconfig): it writes or watches deployments, and on a cluster its controllers would act on it"},
 		{"start informer=deployments\n----\n", "x.txt:4: start deployments cannot run on a cluster (--kubeconfig): it writes or watches deployments"},
-		{"create configmaps ns0/c finalizers=(x.dev/y)\n----\n", "x.txt:4: create finalizers= and owner= cannot run on a cluster (--kubeconfig)"},
+		{"create configmaps ns0/o\n----\n\ncreate configmaps ns0/c owner=configmaps/ns0/o\n----\n", "x.txt:7: create owner= cannot run on a cluster (--kubeconfig): it gives an object an owner, and a cluster's garbage collector"},
 		{"gc\n----\n", "x.txt:4: gc cannot run on a cluster (--kubeconfig): a cluster's garbage collector sweeps on its own"},
 	} {
 		sc, err := scenario.Parse("x.txt", []byte(clusterHead+tt.text))
@@ -260,6 +260,51 @@ show store
 		head, name, _ := strings.Cut(w, "D ")
 		if !strings.HasPrefix(seen[i], head+"D ") || !strings.HasSuffix(seen[i], "/"+name) {
 			t.Errorf("event %d: %q, want %q in the run's namespace", i, seen[i], w)
+		}
+	}
+	if left := tc.leftovers(t); len(left) > 0 {
+		t.Errorf("left in the cluster: %v", left)
+	}
+}
+
+// Finalizers on a cluster are its kube-apiserver's: a delete marks the
+// object (an update), the update that takes its last finalizer deletes
+// it, and each informer hears each in the step that made it, whatever
+// resourceVersion the deletion had (the update's answer does not say).
+// An object the run leaves held by a finalizer has it taken off at the
+// end, so that nothing of the run's is left, nor its namespace held.
+func TestClusterFinalizers(t *testing.T) {
+	tc := startTestCluster(t)
+	sc, err := scenario.Parse("x.txt", []byte(clusterHead+`create configmaps ns0/held ns0/kept finalizers=(example.com/x)
+----
+
+start informer=configmaps
+----
+
+delete configmaps ns0/held
+----
+
+update configmaps ns0/held finalizers=()
+----
+
+delete configmaps ns0/kept
+----
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tc.runAgreeing(t, sc)
+	want := map[int]string{3: "MODIFIED held", 4: "DELETED held", 5: "MODIFIED kept"}
+	for _, sr := range res.Steps {
+		var got []string
+		for _, e := range sr.Sides[trace.Cachelab] {
+			if e.Layer == trace.LayerWatch && (e.Op == "MODIFIED" || e.Op == "DELETED") {
+				_, name, _ := strings.Cut(e.Key, "/")
+				got = append(got, e.Op+" "+name)
+			}
+		}
+		if w := want[sr.Index]; strings.Join(got, ", ") != w {
+			t.Errorf("step %d (%s): cachelab's informer heard %q, want %q", sr.Index, sr.Cmd, got, w)
 		}
 	}
 	if left := tc.leftovers(t); len(left) > 0 {
@@ -402,6 +447,38 @@ func TestClusterNames(t *testing.T) {
 		}
 		if got := c.pointName(tc.rv); got != tc.point {
 			t.Errorf("pointName(%q) = %q, want %q", tc.rv, got, tc.point)
+		}
+	}
+}
+
+// storeOf is an informer as clusterWorld.reached reads it: its store's
+// objects and its last synced resourceVersion.
+type storeOf struct {
+	informerOps
+	objs []any
+	rv   string
+}
+
+func (s storeOf) indexer() ([]any, string) { return s.objs, s.rv }
+func (s storeOf) lastSyncRV() string       { return s.rv }
+
+// A removal on a cluster has settled once the object has left the
+// informer's store, not when its resourceVersion has reached the one the
+// removal answered with: an update that took the last finalizer answers
+// with the object as it was, before the DELETED event that follows it.
+func TestClusterRemovalWaitsForTheDelete(t *testing.T) {
+	held := &unstructured.Unstructured{}
+	held.SetNamespace("ns0")
+	held.SetName("held")
+	held.SetResourceVersion("23")
+	c := &clusterWorld{}
+	for _, tt := range []struct {
+		objs []any
+		want bool
+	}{{[]any{held}, false}, {nil, true}} {
+		s := &side{inf: storeOf{objs: tt.objs, rv: "23"}, cfg: &startConfig{}, clusterRV: "23", clusterGone: "ns0/held"}
+		if got := c.reached(s, 0); got != tt.want {
+			t.Errorf("the store holds %d objects: reached %v, want %v", len(tt.objs), got, tt.want)
 		}
 	}
 }

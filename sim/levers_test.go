@@ -118,9 +118,9 @@ func isLeverRefusal(cmd, msg string) bool {
 // same mechanism as the commands' levers (StepAllows): a step that names
 // a resource (each command that can) or gives finalizers= or owner= is
 // refused before the first step exactly where the resource's lever
-// (lever.Resource) or lever.Lifecycle says the world lacks a part, with
+// (lever.Resource), lever.Finalizers or lever.Owner says the world lacks a part, with
 // that lever's reason in the run's words (ResourceAllows,
-// LifecycleAllows), and allowed everywhere the world has it. Each
+// ValueAllows), and allowed everywhere the world has it. Each
 // scenario's first refused step is the first whose levers the world
 // lacks.
 func TestResourcesInEveryWorld(t *testing.T) {
@@ -154,8 +154,11 @@ func TestResourcesInEveryWorld(t *testing.T) {
 				} else if lever.Resource(a.Resource).Available(w) != nil {
 					want, wantStep = ResourceAllows(st.Cmd, a.Resource, w), i+1
 					byResource++
-				} else if (a.Values["finalizers"] != nil || a.Values["owner"] != nil) && lever.Lifecycle.Available(w) != nil {
-					want, wantStep = LifecycleAllows(st.Cmd, w), i+1
+				} else if a.Values["finalizers"] != nil && lever.Finalizers.Available(w) != nil {
+					want, wantStep = ValueAllows(st.Cmd, lever.Finalizers, w), i+1
+					byResource++
+				} else if a.Values["owner"] != nil && lever.Owner.Available(w) != nil {
+					want, wantStep = ValueAllows(st.Cmd, lever.Owner, w), i+1
 					byResource++
 				}
 				if want != nil {
@@ -170,7 +173,7 @@ func TestResourcesInEveryWorld(t *testing.T) {
 				if !errors.As(err, &re) || re.Step != wantStep || re.Msg != want.Error() {
 					t.Errorf("%q in %s: Check says %v; want step %d refused: %v", c, w, err, wantStep, want)
 				}
-			case errors.As(err, &re) && (strings.Contains(re.Msg, "pods alone") || strings.Contains(re.Msg, "finalizers")):
+			case errors.As(err, &re) && (strings.Contains(re.Msg, "writes and watches") || strings.Contains(re.Msg, "finalizers") || strings.Contains(re.Msg, "owner")):
 				t.Errorf("%q in %s: the world has the step's levers, but Check refused it as lacking one: %v", c, w, err)
 			default:
 				allowed++

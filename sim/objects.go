@@ -269,7 +269,7 @@ func (r *runner) update(resource, key string, ch objectChange) error {
 	if listwatch.Finalized(out) {
 		// The update took the last finalizer of an object being
 		// deleted: kube-apiserver deleted it instead (E18).
-		return r.removed(before, fmt.Sprintf("update %s: its last finalizer goes, and it is being deleted, so kube-apiserver deletes it", old))
+		return r.removedAs(before, out, fmt.Sprintf("update %s: its last finalizer goes, and it is being deleted, so kube-apiserver deletes it", old))
 	}
 	r.wrote(before, out)
 	r.etcdChanged()
@@ -305,7 +305,15 @@ func (r *runner) delete(resource, key string) error {
 // removed notes that last, as it was last stored, is gone from etcd;
 // what says how.
 func (r *runner) removed(last *unstructured.Unstructured, what string) error {
-	r.wrote(last, nil)
+	return r.removedAs(last, last, what)
+}
+
+// removedAs is removed where the deletion answered with gone, the object
+// as it went: an update that took the last finalizer answers with the
+// object at the deletion's resourceVersion, which is what its DELETED
+// event carries and what a cluster's informers must reach (wrote).
+func (r *runner) removedAs(last, gone *unstructured.Unstructured, what string) error {
+	r.wrote(gone, nil)
 	r.etcdChanged()
 	rev, err := r.revision()
 	if err != nil {

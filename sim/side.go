@@ -89,7 +89,10 @@ type side struct {
 	unseenWrite bool
 	// clusterRV, on a cluster, is the resourceVersion of the newest write
 	// in the informer's scope: settled, the informer has reached it.
-	clusterRV string
+	// clusterGone is the key of an object that write removed: settled,
+	// the informer's store no longer holds it (the DELETED event came),
+	// whatever resourceVersion the deletion had.
+	clusterRV, clusterGone string
 	// running is set once the informer runs: start ran it, or its
 	// factory's Start did. It stays set after a stop, which sets halted.
 	running, halted bool

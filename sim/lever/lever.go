@@ -317,15 +317,19 @@ func Resource(name string) Lever {
 			"a run there writes and watches pods, configmaps and secrets"}
 }
 
-// Lifecycle is the lever a write pulls by giving finalizers= or owner=:
-// an object whose deletion waits for its finalizers, or that a garbage
-// collector deletes after its owner. The worlds of the run's own storage
-// have it; on a cluster, whose namespace the run deletes at its end, an
-// object held by a finalizer no controller removes would keep the
-// namespace from going.
-var Lifecycle = Lever{Name: "finalizers= and owner=", Needs: Live | ManyResources,
-	Does:      "it gives an object finalizers or an owner",
-	OnCluster: "it gives an object finalizers or an owner, which would keep the run's namespace from being deleted at its end"}
+// Finalizers is the lever a write pulls by giving finalizers=: an
+// object whose deletion waits for its finalizers, as kube-apiserver's
+// registry keeps it. Every live world has it, a cluster too: the run
+// takes the finalizers off its own objects at its end, before it
+// deletes its namespace, which they would otherwise hold.
+var Finalizers = Lever{Name: "finalizers=", Needs: Live, Does: "it gives an object finalizers"}
+
+// Owner is the lever a write pulls by giving owner=: an object that a
+// garbage collector deletes after its owner, which the worlds of the
+// run's own storage model with gc. On a cluster its garbage collector
+// would delete it on its own time, between any two steps.
+var Owner = Lever{Name: "owner=", Needs: Live | ManyResources, Does: "it gives an object an owner",
+	OnCluster: "it gives an object an owner, and a cluster's garbage collector would delete it when its owner goes, on its own time, between any two steps"}
 
 // Lookup is the lever of command cmd.
 func Lookup(cmd string) (Lever, bool) {
