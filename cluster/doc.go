@@ -28,6 +28,11 @@
 // pod has no grace period). kube-apiserver's pod strategy records the
 // gate in the pod's status when it is created, in the same write.
 // An admission webhook of the cluster's own can still change them.
+// Beside pods a run writes configmaps and secrets (Kept), which nothing
+// in a cluster acts on; not deployments or other kinds the cluster's
+// controllers would act on outside the run. An object of the run's that
+// a scenario left held by finalizers has them taken off at the end
+// (Namespace.End), or it would hold the namespace Terminating.
 //
 // What a cluster does not show a run: its etcd and its watch cache. The
 // levers that act on them (compact, hold-cache, restart-apiserver, the
