@@ -74,7 +74,7 @@ type side struct {
 	ctls     []*ctlSide   // the controllers on this side's informer (start-controller), in the order started
 	enqueued int          // transform calls: objects that entered the queue
 	peer     *side        // the other implementation's side of the same informer
-	client   int          // the index in runner.clients of the etcd connection its requests use
+	client   int          // the index in etcdWorld.clients of the etcd connection its requests use
 	cfg      *startConfig // what the informer was made with; nil before start (or a factory's informer)
 	// fac is the factory that made the informer (factories.go), or nil
 	// for start's.

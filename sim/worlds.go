@@ -30,10 +30,10 @@ import (
 // The first three are one inside the next: the watch cache is etcd's
 // world with kube-apiserver in front, HTTPS the watch cache's with a
 // front of its own. A lever acts on a part of a world (levers.go): the
-// storage (storageWorld), the embedded etcd, the caches (cachedWorld).
-// Which worlds have the part is the lever's own answer (package
-// sim/lever, WorldOf), asked before the first step and at each step;
-// newWorld is the one line that names every world.
+// storage (storageWorld) or the caches (cachedWorld). Which worlds have
+// the part is the lever's own answer (package sim/lever, WorldOf), asked
+// before the first step and at each step; newWorld (newworld.go) is the
+// one place that names every world's type.
 
 // runWorld is a world as the runner asks it.
 type runWorld interface {
@@ -44,7 +44,8 @@ type runWorld interface {
 	describe(h *trace.Header)
 	// server is how the connection of side impl of informer label (the
 	// pair's i-th) reaches the world, for a namespace, and the index in
-	// runner.clients of the etcd connection it uses (where it uses one).
+	// etcdWorld.clients of the etcd connection it uses (where it uses
+	// one).
 	// It serves the resource *res names when it is called: start's
 	// informer may be started on another resource than the last.
 	server(label string, res *listwatch.Resource, i int, impl, user string, rec *trace.Recorder) (func(ns string) world.Server, int, error)

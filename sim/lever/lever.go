@@ -9,8 +9,10 @@
 // line to write, a run which flag to give.
 //
 // The shape is that of etcd's robustness tests, where each failpoint is
-// a type with Available(cluster): here Available(World). What a lever
-// does when pulled is still the runner's (package sim, runs.go).
+// a type with Available(cluster) and Inject: here Available(World), and
+// what a lever does when pulled is package sim's pull (levers.go,
+// runs.go), given the part of the world it acts on, which every world
+// this package says has the lever holds (TestEveryLeverFindsItsPart).
 package lever
 
 import (
