@@ -99,33 +99,10 @@ func checkOptions(sc *scenario.Scenario, opts Options) error {
 	return nil
 }
 
-// WorldOf is the world sc runs in with opts: a replay's, a cluster's, or
-// the server opts.Server names (else the one sc is written for), over
-// HTTPS with opts.Wire, on an external etcd with opts.Etcd's endpoints.
+// WorldOf is the world sc runs in with opts, as the levers know it: the
+// first of worldKinds (newworld.go) that opts choose.
 func WorldOf(sc *scenario.Scenario, opts Options) lever.World {
-	switch {
-	case opts.Replay != nil:
-		return lever.Replay
-	case opts.Cluster != nil:
-		return lever.Cluster
-	}
-	server := opts.Server
-	if server == "" {
-		server = sc.WrittenFor()
-	}
-	w := lever.Etcd
-	switch {
-	case server == scenario.ServerWatchCache && opts.Wire:
-		w = lever.APIServer
-	case server == scenario.ServerWatchCache:
-		w = lever.WatchCache
-	}
-	if len(opts.Etcd.Endpoints) > 0 {
-		w = lever.External(w)
-		if opts.CompactExternalEtcd {
-			w = lever.CompactingAllowed(w)
-		}
-	}
+	w, _ := kindOf(sc, opts)
 	return w
 }
 
