@@ -6,8 +6,8 @@
 //	                                    └──▶ Writer ──▶ session.jsonl
 //	replay:  session.jsonl ──▶ Read ──▶ NewHistory ──▶ NewServer ◀── both informers
 //
-// Recording. Record runs cachelab's informer of pods, configmaps or
-// secrets (Resources; the default stack)
+// Recording. Record runs cachelab's informer of pods, configmaps,
+// secrets or deployments (Resources; the default stack)
 // through a Recorder, which stands between the informer and package
 // wire's ListerWatcher and writes each fact as a Line (a Writer stamps
 // its At, the time since the recording began): the session line, each

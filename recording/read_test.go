@@ -64,7 +64,7 @@ func TestReadRefuses(t *testing.T) {
 		{`{"record":"header","schema":2,"header":{}}`, "s.jsonl:1: recording: this is a trace (cachelab run --output json), not a session (cachelab record)"},
 		{"# cachelab 0.5.0 vs client-go v0.37.2 · scenario a\n", "s.jsonl:1: recording: not a session file (its first line is not {\"kind\":\"session\",...}): it is a text trace (cachelab run)"},
 		{`{"kind":"session","version":2,"resource":"pods","at":"0s"}`, "s.jsonl:1: session format version 2; this cachelab reads version 1"},
-		{`{"kind":"session","version":1,"resource":"services","at":"0s"}`, `s.jsonl:1: the session recorded "services"; cachelab replays pods, configmaps and secrets`},
+		{`{"kind":"session","version":1,"resource":"services","at":"0s"}`, `s.jsonl:1: the session recorded "services"; cachelab replays pods, configmaps, secrets and deployments`},
 		{head + `{"kind":"telegram","at":"1s"}`, `s.jsonl:2: unknown kind "telegram"`},
 		{`{"kind":"session","version":1,"resource":"pods","at":"0s","namespace":"ns0\nstart"}`, `s.jsonl:1: the session line's namespace "ns0\nstart" is not a namespace's name`},
 		{`{"kind":"session","version":1,"resource":"pods","at":"0s","labels":"a in (b"}`, `s.jsonl:1: the session line's labels "a in (b" are not a label selector`},

@@ -42,9 +42,10 @@ type Options struct {
 // writing met; that error also ends the recording, at once: a session
 // that cannot be written is not recorded on.
 // Resources are what a session may record and a replay play: the
-// resources of the core group nothing in a cluster acts on, which a run
-// on a cluster writes and watches too.
-var Resources = []listwatch.Resource{listwatch.Pods, listwatch.ConfigMaps, listwatch.Secrets}
+// built-in resources a scenario names. A recording only reads, so
+// deployments are among them, though a run on a cluster does not write
+// them.
+var Resources = []listwatch.Resource{listwatch.Pods, listwatch.ConfigMaps, listwatch.Secrets, listwatch.Deployments}
 
 // Replayable says why a session of resource cannot be recorded or
 // replayed, or nil.

@@ -155,7 +155,7 @@ func ResourceAllows(cmd, resource string, w lever.World) error {
 	case w.Server == lever.Cluster.Server:
 		return fmt.Errorf("%s %s cannot run on a cluster (--kubeconfig): %s", cmd, resource, l.OnCluster)
 	case w.Server == lever.Replay.Server:
-		return fmt.Errorf("%s %s cannot run in a replay: a recording holds pods, configmaps or secrets", cmd, resource)
+		return fmt.Errorf("%s %s cannot run in a replay: a recording holds the built-in resource it recorded", cmd, resource)
 	}
 	return err
 }

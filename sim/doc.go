@@ -95,7 +95,8 @@
 // its group version, and each write of it goes through what
 // kube-apiserver's apiextensions does to one (package crd, linked in by
 // sim/full). A cluster serves pods, configmaps and secrets, in the
-// run's namespace (lever.CoreObjects); a replay the resource it recorded.
+// run's namespace (lever.CoreObjects), with finalizers; a replay the
+// resource it recorded (recording.Resources).
 // The built-in scenarios (Catalog) live in scenarios/; `go test ./sim` runs
 // each with expected output, and `go test ./sim -run TestScenarios
 // -rewrite` refreshes that output. Scenarios that once failed (most found

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cachelab/cachelab/cluster"
@@ -187,47 +188,68 @@ func TestRecordThenReplay(t *testing.T) {
 	replay(t, s)
 }
 
-// A session of configmaps replays as one of pods does: the replay's
-// informer is of configmaps (its start says informer=configmaps), both
-// implementations agree at every step, and cachelab's replayed handler
-// makes the recorded informer's calls.
-func TestRecordThenReplayConfigMaps(t *testing.T) {
+// A session of another resource replays as one of pods does: the
+// replay's informer is of that resource (its start says
+// informer=<resource>), both implementations agree at every step, and
+// cachelab's replayed handler makes the recorded informer's calls. The
+// test writes the objects itself, through the API: a deployment too,
+// which a run on a cluster does not write, but a recording only reads.
+func TestRecordThenReplayOtherResources(t *testing.T) {
 	tc := startTestCluster(t)
-	ctx := context.Background()
-	nsp, cms := tc.namespace(t, listwatch.ConfigMaps)
-	cm := func(name, v string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"data": map[string]any{"v": v}}}
-		u.SetAPIVersion("v1")
-		u.SetKind("ConfigMap")
-		u.SetName(name)
-		return u
+	for _, tt := range []struct {
+		res    listwatch.Resource
+		object func(name, v string) map[string]any
+	}{
+		{listwatch.ConfigMaps, func(_, v string) map[string]any { return map[string]any{"data": map[string]any{"v": v}} }},
+		{listwatch.Deployments, func(name, v string) map[string]any {
+			return map[string]any{"spec": map[string]any{
+				"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+				"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": name, "v": v}},
+					"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx:1.27"}}}},
+			}}
+		}},
+	} {
+		t.Run(tt.res.Resource, func(t *testing.T) {
+			ctx := context.Background()
+			nsp, _ := tc.namespace(t, listwatch.Pods)
+			api := tc.dyn.Resource(tt.res.GroupVersionResource()).Namespace(nsp.Name())
+			obj := func(name, v string) *unstructured.Unstructured {
+				u := &unstructured.Unstructured{Object: tt.object(name, v)}
+				u.SetGroupVersionKind(tt.res.GroupVersionKind())
+				u.SetName(name)
+				return u
+			}
+			must := mustWrite(t)
+			must(api.Create(ctx, obj("a", "1"), metav1.CreateOptions{}))
+			key := func(name string) string { return nsp.Name() + "/" + name }
+			s := recordLive(t, tc, tt.res, nsp.Name(), func(wait func(call, key string)) {
+				wait("OnAdd(initial)", key("a"))
+				must(api.Create(ctx, obj("b", "1"), metav1.CreateOptions{}))
+				wait("OnAdd", key("b"))
+				a := obj("a", "2")
+				cur, err := api.Get(ctx, "a", metav1.GetOptions{})
+				must(cur, err)
+				a.SetResourceVersion(cur.GetResourceVersion())
+				must(api.Update(ctx, a, metav1.UpdateOptions{}))
+				wait("OnUpdate", key("a"))
+				if err := api.Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				wait("OnDelete", key("b"))
+			})
+			if s.Header.Resource != tt.res.Resource {
+				t.Fatalf("the session line records %q", s.Header.Resource)
+			}
+			rp, err := NewReplay(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := rp.ScenarioText(); !strings.Contains(text, "\nstart informer="+tt.res.Resource+" namespace="+nsp.Name()+"\n") {
+				t.Errorf("the replay's informer is not of %s:\n%s", tt.res.Resource, text)
+			}
+			replay(t, s)
+		})
 	}
-	must := mustWrite(t)
-	must(cms.Create(ctx, cm("a", "1")))
-	key := func(name string) string { return nsp.Name() + "/" + name }
-	s := recordLive(t, tc, listwatch.ConfigMaps, nsp.Name(), func(wait func(call, key string)) {
-		wait("OnAdd(initial)", key("a"))
-		must(cms.Create(ctx, cm("b", "1")))
-		wait("OnAdd", key("b"))
-		a, err := cms.Get(ctx, nsp.Name(), "a")
-		must(a, err)
-		a.Object["data"] = map[string]any{"v": "2"}
-		must(cms.Update(ctx, a))
-		wait("OnUpdate", key("a"))
-		must(cms.Delete(ctx, nsp.Name(), "b", listwatch.Preconditions{}))
-		wait("OnDelete", key("b"))
-	})
-	if s.Header.Resource != "configmaps" {
-		t.Fatalf("the session line records %q", s.Header.Resource)
-	}
-	rp, err := NewReplay(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text := rp.ScenarioText(); !strings.Contains(text, "\nstart informer=configmaps namespace="+nsp.Name()+"\n") {
-		t.Errorf("the replay's informer is not of configmaps:\n%s", text)
-	}
-	replay(t, s)
 }
 
 // A session with a gap (a 410, a LIST that got 429, a new list with a

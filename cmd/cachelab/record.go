@@ -29,8 +29,8 @@ func (m *Main) recordCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "record --kubeconfig PATH [-n NAMESPACE] [--for 10m] > session.jsonl",
 		Short: "Record what an informer receives from your cluster, to replay it in the lab",
-		Long: `Record runs cachelab's informer of pods (or --resource configmaps or
-secrets) on your cluster (through the kubeconfig kubectl reads, or
+		Long: `Record runs cachelab's informer of pods (or --resource configmaps,
+secrets or deployments) on your cluster (through the kubeconfig kubectl reads, or
 --kubeconfig and --context) and writes what it
 receives to stdout as JSON lines, one fact per line, as it comes: each try
 of each HTTP request and its status (as kubectl -v=6 shows them), each
@@ -61,7 +61,7 @@ did, at the same moments, and compares them at every step.
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig to reach the cluster with (default: $KUBECONFIG, else ~/.kube/config)")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig's context, instead of its current one")
-	f.StringVar(&o.resource, "resource", "pods", "the resource to record: pods, configmaps or secrets")
+	f.StringVar(&o.resource, "resource", "pods", "the resource to record: pods, configmaps, secrets or deployments")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "record one namespace (default: every namespace)")
 	f.StringVarP(&o.labels, "selector", "l", "", "a label selector, as kubectl's -l")
 	f.StringVar(&o.fields, "field-selector", "", "a field selector, as kubectl's --field-selector")
@@ -76,7 +76,7 @@ signal's number when a signal ended it: 130 for SIGINT (Ctrl-C), 143 for
 SIGTERM, 129 for SIGHUP; the session is whole all the same (its end line
 names the signal), and replays. 2 for bad input, found before anything
 is reached (an unknown flag, an argument, a --resource other than pods,
-configmaps or secrets, a
+configmaps, secrets or deployments, a
 --for that is not positive, no kubeconfig, a kubeconfig that does not
 parse, has no current context or not the --context given); 3 when the
 cluster cannot be reached, or stdout cannot be written (141 when its

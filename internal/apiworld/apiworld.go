@@ -40,8 +40,9 @@ type TB interface {
 }
 
 // ClusterResources are what StartCluster's server serves beside
-// namespaces, pods first.
-var ClusterResources = []listwatch.Resource{listwatch.Pods, listwatch.ConfigMaps, listwatch.Secrets}
+// namespaces, pods first: what a run on a cluster writes, and
+// deployments, which a run does not write there but a recording reads.
+var ClusterResources = []listwatch.Resource{listwatch.Pods, listwatch.ConfigMaps, listwatch.Secrets, listwatch.Deployments}
 
 // NamespaceResource is the core group's namespaces, cluster-scoped.
 var NamespaceResource = listwatch.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
@@ -79,7 +80,8 @@ func StartWritable(t testing.TB, cache bool) *World {
 
 // StartCluster starts a world as a cluster runs: StartWritable's, with
 // the watch cache, on the wall clock (World.Clock is nil), serving
-// configmaps and secrets as well as pods (ClusterResources). A client
+// configmaps, secrets and deployments as well as pods
+// (ClusterResources). A client
 // reaches it through a kubeconfig, as it reaches a kind cluster; what it
 // does not have is a cluster's controllers (see kubeapiserver.Options).
 func StartCluster(t TB) *World {

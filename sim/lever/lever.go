@@ -138,9 +138,10 @@ var (
 	// its own there.
 	Cluster = World{Server: "cluster", has: Live | CoreObjects}
 	// Replay is a recording played back: nothing of its server changes.
-	// Its informer watches what was recorded: pods, configmaps or
-	// secrets.
-	Replay = World{Server: "replay", has: CoreObjects}
+	// Its informer watches what was recorded, any built-in resource (a
+	// recording only reads): its scenario, made from the recording,
+	// names no other.
+	Replay = World{Server: "replay", has: CoreObjects | ManyResources}
 )
 
 // External is w on an etcd the run does not own (--etcd-endpoints): it
@@ -306,6 +307,7 @@ func index(ls ...Lever) map[string]Lever {
 // configmaps ..., informer a secrets): pods need nothing but what the
 // step's command needs, configmaps and secrets a world that holds them
 // (CoreObjects), every other resource a world that serves every one.
+// A write needs a live world by its own command's lever.
 func Resource(name string) Lever {
 	does := "it writes or watches " + name
 	switch name {
@@ -314,7 +316,7 @@ func Resource(name string) Lever {
 	case "configmaps", "secrets":
 		return Lever{Name: name, Needs: CoreObjects, Does: does}
 	}
-	return Lever{Name: name, Needs: Live | ManyResources, Does: does,
+	return Lever{Name: name, Needs: ManyResources, Does: does,
 		OnCluster: does + ", and on a cluster its controllers would act on it (a Deployment's would make ReplicaSets and pods) outside the run: " +
 			"a run there writes and watches pods, configmaps and secrets"}
 }
