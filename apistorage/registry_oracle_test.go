@@ -21,11 +21,11 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/etcdoracle"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -42,15 +42,7 @@ import (
 // storage its factory builds for the etcd at endpoints.
 func registry(t testing.TB, e *listwatch.Embedded, res listwatch.Resource) *genericregistry.Store {
 	t.Helper()
-	cfg := storagebackend.NewDefaultConfig("/registry", unstructured.UnstructuredJSONScheme)
-	// Its factory takes TLS files only.
-	files, err := e.ClientFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Transport.ServerList = e.Endpoints()
-	cfg.Transport.TrustedCAFile, cfg.Transport.CertFile, cfg.Transport.KeyFile = files.CAFile, files.CertFile, files.KeyFile
-	cfg.CompactionInterval = 0 // never: the test compacts nothing
+	cfg := etcdoracle.Config(t, e, "/registry")
 	prefix := "/" + res.Resource
 	s, destroy, err := factory.Create(*cfg.ForResource(res.GroupResource()), newObject(res), newList(res), prefix+"/")
 	if err != nil {
@@ -184,11 +176,7 @@ func newOracle(t *testing.T, res listwatch.Resource) *oracle {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
+	e := etcdoracle.Start(t)
 	s, err := apistorage.New(ctx, e.Client(), res, apistorage.Options{Clock: clocktesting.NewFakeClock(epoch)})
 	if err != nil {
 		t.Fatal(err)

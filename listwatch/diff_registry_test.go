@@ -23,9 +23,9 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
 	storagenames "k8s.io/apiserver/pkg/storage/names"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 
+	"github.com/cachelab/cachelab/internal/etcdoracle"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -161,14 +161,7 @@ func newWriteSides(t *testing.T, res listwatch.Resource, ns string) (e *listwatc
 // deleted answers with the object either way.
 func oracleRegistry(t *testing.T, e *listwatch.Embedded, res listwatch.Resource) *genericregistry.Store {
 	t.Helper()
-	cfg := storagebackend.NewDefaultConfig("/oracle", unstructured.UnstructuredJSONScheme)
-	files, err := e.ClientFiles(t.TempDir()) // its factory takes TLS files only
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Transport.ServerList = e.Endpoints()
-	cfg.Transport.TrustedCAFile, cfg.Transport.CertFile, cfg.Transport.KeyFile = files.CAFile, files.CertFile, files.KeyFile
-	cfg.CompactionInterval = 0 // the test compacts nothing
+	cfg := etcdoracle.Config(t, e, "/oracle")
 	prefix := "/" + res.Resource
 	s, destroy, err := factory.Create(*cfg.ForResource(res.GroupResource()), newOf(res), newListOf(res), prefix+"/")
 	if err != nil {

@@ -304,7 +304,11 @@ func (c *clusterWorld) revision() (int64, error) {
 // reached: a side has had what the run wrote in its scope once its
 // reflector's resourceVersion is its newest write's there (wrote).
 func (c *clusterWorld) reached(s *side, _ int64) bool {
-	return rvAtLeast(s.inf.lastSyncRV(), s.clusterRV) && !holds(s, s.clusterGone)
+	if !rvAtLeast(s.inf.lastSyncRV(), s.clusterRV) || holds(s, s.clusterGone) {
+		return false
+	}
+	s.clusterGone = "" // gone for good: later settles need not look again
+	return true
 }
 
 // holds reports whether the side's informer still holds key in its

@@ -25,10 +25,10 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cachelab/cachelab/crd"
+	"github.com/cachelab/cachelab/internal/etcdoracle"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -52,7 +52,7 @@ func TestDiffE20CustomResourceWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := startDiffEtcd(t)
+	e := etcdoracle.Start(t)
 	res := listwatch.Resource{Group: "example.com", Version: "v1", Resource: "foos", Kind: "Foo", Namespaced: true, Store: "example.com/foos"}
 	d, err := crd.Compile(js)
 	if err != nil {
@@ -249,14 +249,7 @@ func oracleCustomResource(t *testing.T, e *listwatch.Embedded, manifest []byte) 
 	}
 	gvk := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Foo"}
 	gr := schema.GroupResource{Group: "example.com", Resource: "foos"}
-	cfg := storagebackend.NewDefaultConfig("/oracle", unstructured.UnstructuredJSONScheme)
-	files, err := e.ClientFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Transport.ServerList = e.Endpoints()
-	cfg.Transport.TrustedCAFile, cfg.Transport.CertFile, cfg.Transport.KeyFile = files.CAFile, files.CertFile, files.KeyFile
-	cfg.CompactionInterval = 0
+	cfg := etcdoracle.Config(t, e, "/oracle")
 	opts := generic.RESTOptions{StorageConfig: cfg.ForResource(gr), Decorator: generic.UndecoratedStorage,
 		EnableGarbageCollection: true, DeleteCollectionWorkers: 1, ResourcePrefix: "/example.com/foos"}
 	strategy := customresource.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(), true, gvk, validator, nil, structural, nil, nil, nil)
@@ -273,17 +266,4 @@ func oracleCustomResource(t *testing.T, e *listwatch.Embedded, manifest []byte) 
 		return u
 	}
 	return crStorage{st.CustomResource.Store}, decode
-}
-
-// startDiffEtcd starts an embedded etcd for one test.
-func startDiffEtcd(t *testing.T) *listwatch.Embedded {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
-	return e
 }

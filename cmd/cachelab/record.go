@@ -88,8 +88,9 @@ reader closed it, as 'head' does).`
 // signal, 128 plus its number, as every command a signal stops does, and
 // says that the session is whole all the same.
 func (m *Main) record(ctx context.Context, o *recordOptions) error {
+	res, ok := recording.ResourceNamed(o.resource)
 	switch {
-	case recording.Replayable(o.resource) != nil:
+	case !ok:
 		return usage(fmt.Errorf("--resource: %w", recording.Replayable(o.resource)))
 	case o.duration <= 0 && o.durationSet:
 		return usage(fmt.Errorf("--for %v: want a positive duration such as 10m (without --for, record goes on until Ctrl-C)", o.duration))
@@ -116,7 +117,6 @@ func (m *Main) record(ctx context.Context, o *recordOptions) error {
 	out := &countingWriter{w: m.Stdout}
 	began := m.Now()
 	// The cluster's version is the server's word: escaped (trace.Escape).
-	res, _ := recording.ResourceNamed(o.resource) // checked above
 	fmt.Fprintf(m.Stderr, "recording %s %s from %s; Ctrl-C ends it\n", o.resource, scopeWords(o), trace.Escape(c.Describe()))
 	err = recording.Record(ctx, cfg, recording.Options{Resource: res, Namespace: o.namespace, Labels: o.labels, Fields: o.fields,
 		Full: o.full, Server: c.Host(), Now: m.Now, Written: func(recording.Line) { lines++ }}, out)
