@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -92,12 +91,6 @@ func (r *runner) customWriter(w *listwatch.Writer, name string) (objectWriter, e
 		return nil, fmt.Errorf("crd %s: %w", c.Name(), err)
 	}
 	return admitting{w, admit}, nil
-}
-
-// newCustom is a new object of custom resource c under key (ns/name, or
-// a name alone if it is cluster-scoped), with the step's spec=.
-func newCustom(c scenario.CustomResource, key string, spec map[string]any) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: c.Object(key, maps.Clone(spec))}
 }
 
 // cmdCRD is a crd step: kube-apiserver serves the custom resource from

@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"encoding/base64"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cachelab/cachelab/listwatch"
+	"github.com/cachelab/cachelab/sim/objects"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -34,135 +33,12 @@ func (r *runner) newPod(key string) (*unstructured.Unstructured, error) {
 }
 
 // newObject is a new object of the resource a scenario names, under key,
-// with what the step gives its fields (data=, replicas=).
-func (r *runner) newObject(resource, key string, ch objectChange) (*unstructured.Unstructured, error) {
+// with what the step gives its fields (package objects).
+func (r *runner) newObject(resource, key string, ch objects.Change) (*unstructured.Unstructured, error) {
 	if c, ok := r.custom(resource); ok {
-		u := newCustom(c, key, nil)
-		return u, ch.apply(u)
+		return objects.New(r.resourceOf(resource), &c, key, ch)
 	}
-	ns, name, ok := strings.Cut(key, "/")
-	if !ok || ns == "" || name == "" {
-		return nil, fmt.Errorf("object %q: want namespace/name", key)
-	}
-	u := exampleOf(r.resourceNamed(resource))
-	u.SetNamespace(ns)
-	u.SetName(name)
-	switch resource {
-	case "secrets":
-		// What kube-apiserver's defaulting gives a secret of no type.
-		u.Object["type"] = "Opaque"
-	case "deployments":
-		// A deployment as kubectl create deployment makes one: its
-		// selector and its pod template's labels app=<name>, one
-		// container. No controller makes its pods here.
-		replicas := int64(1)
-		if ch.replicas != nil {
-			replicas = *ch.replicas
-		}
-		u.Object["spec"] = map[string]any{
-			"replicas": replicas,
-			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": map[string]any{"app": name}},
-				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": defaultImage}}},
-			},
-		}
-	}
-	if err := ch.apply(u); err != nil {
-		return nil, err
-	}
-	return u, nil
-}
-
-// defaultImage is a new deployment's container's image.
-const defaultImage = "nginx:1.27"
-
-// objectChange is what a write sets of an object: nil or "" leaves a
-// field as it is.
-type objectChange struct {
-	labels     map[string]string // the new labels (replacing the old), or nil
-	finalizers []string          // the new finalizers (replacing the old), or nil
-	image      string            // a pod's spec.image, a deployment's container's image
-	data       map[string]string // a configmap's or secret's data (replacing the old), or nil
-	replicas   *int64            // a deployment's spec.replicas
-	spec       map[string]any    // a custom resource's spec fields to set
-}
-
-// changeOf is what step a sets.
-func changeOf(a scenario.Args) objectChange {
-	var ch objectChange
-	if _, ok := a.Values["labels"]; ok {
-		ch.labels = a.Labels()
-		if ch.labels == nil {
-			ch.labels = map[string]string{}
-		}
-	}
-	ch.image, _ = a.Value("image")
-	if _, ok := a.Values["data"]; ok {
-		ch.data = a.Data()
-	}
-	if v, ok := a.Value("replicas"); ok {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		ch.replicas = &n
-	}
-	ch.finalizers = a.Finalizers()
-	ch.spec = a.Spec()
-	return ch
-}
-
-// apply sets what ch sets on u.
-func (ch objectChange) apply(u *unstructured.Unstructured) error {
-	if ch.labels != nil {
-		u.SetLabels(ch.labels)
-	}
-	if ch.finalizers != nil {
-		// None is no field at all, as kube-apiserver stores a typed
-		// object's empty list.
-		u.SetFinalizers(nil)
-		if len(ch.finalizers) > 0 {
-			u.SetFinalizers(ch.finalizers)
-		}
-	}
-	if ch.image != "" {
-		path := []string{"spec", "image"}
-		if u.GetKind() == "Deployment" {
-			cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
-			if len(cs) == 0 {
-				return fmt.Errorf("deployment %s has no container to set the image of", trace.KeyOf(u))
-			}
-			cs[0].(map[string]any)["image"] = ch.image
-			if err := unstructured.SetNestedSlice(u.Object, cs, "spec", "template", "spec", "containers"); err != nil {
-				return err
-			}
-		} else if err := unstructured.SetNestedField(u.Object, ch.image, path...); err != nil {
-			return err
-		}
-	}
-	if ch.data != nil {
-		data := make(map[string]any, len(ch.data))
-		for k, v := range ch.data {
-			if u.GetKind() == "Secret" {
-				v = base64.StdEncoding.EncodeToString([]byte(v)) // as kube-apiserver stores a secret's data
-			}
-			data[k] = v
-		}
-		u.Object["data"] = data
-	}
-	if ch.replicas != nil {
-		if err := unstructured.SetNestedField(u.Object, *ch.replicas, "spec", "replicas"); err != nil {
-			return err
-		}
-	}
-	if len(ch.spec) > 0 {
-		spec, _ := u.Object["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-		}
-		spec = maps.Clone(spec)
-		maps.Copy(spec, ch.spec)
-		u.Object["spec"] = spec
-	}
-	return nil
+	return objects.New(r.resourceNamed(resource), nil, key, ch)
 }
 
 // ref is how the trace names an object of resource: its description
@@ -190,16 +66,16 @@ func (r *runner) setOwner(u *unstructured.Unstructured, ownerRes, ownerKey strin
 	return nil
 }
 
-func (r *runner) create(resource, key string, ch objectChange, ownerRes, ownerKey string, managed bool) error {
+func (r *runner) create(resource, key string, ch objects.Change, ownerRes, ownerKey string, managed bool) error {
 	var u *unstructured.Unstructured
 	var err error
 	if resource == scenario.DefaultResource {
 		u, err = r.newPod(key)
-		if err == nil && len(ch.labels) > 0 {
-			u.SetLabels(ch.labels)
+		if err == nil && len(ch.Labels) > 0 {
+			u.SetLabels(ch.Labels)
 		}
-		if err == nil && len(ch.finalizers) > 0 {
-			u.SetFinalizers(ch.finalizers)
+		if err == nil && len(ch.Finalizers) > 0 {
+			u.SetFinalizers(ch.Finalizers)
 		}
 	} else {
 		u, err = r.newObject(resource, key, ch)
@@ -252,14 +128,14 @@ func (r *runner) stored(resource, key string) (objectWriter, *unstructured.Unstr
 	return w, u, err
 }
 
-func (r *runner) update(resource, key string, ch objectChange) error {
+func (r *runner) update(resource, key string, ch objects.Change) error {
 	w, u, err := r.stored(resource, key)
 	if err != nil {
 		return err
 	}
 	old := ref(resource, u)
 	before := u.DeepCopy()
-	if err := ch.apply(u); err != nil {
+	if err := ch.Apply(u); err != nil {
 		return err
 	}
 	out, err := w.Update(r.ctx, u)
@@ -326,9 +202,9 @@ func (r *runner) removedAs(last, gone *unstructured.Unstructured, what string) e
 // updateTimes makes n updates of key in a row, as fast as etcd takes
 // them. Each sets the label update=<count> (one more than the stored
 // object's), so none is a no-op that kube-apiserver would not write (E2).
-func (r *runner) updateTimes(resource, key string, ch objectChange, n int) error {
+func (r *runner) updateTimes(resource, key string, ch objects.Change, n int) error {
 	ns, name := scenario.SplitKey(key)
-	labels := ch.labels
+	labels := ch.Labels
 	w, err := r.writerOf(resource)
 	if err != nil {
 		return err
@@ -350,7 +226,7 @@ func (r *runner) updateTimes(resource, key string, ch objectChange, n int) error
 		}
 		count, _ := strconv.Atoi(u.GetLabels()[updateLabel])
 		next[updateLabel] = strconv.Itoa(count + 1)
-		ch.labels = next
+		ch.Labels = next
 		if err := r.update(resource, key, ch); err != nil {
 			return err
 		}

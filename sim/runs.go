@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cachelab/cachelab/sim/objects"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -18,14 +19,14 @@ var runs = map[string]pull{
 	"create": onRunner(func(r *runner, a scenario.Args) error {
 		for _, k := range a.Pos {
 			ownerRes, ownerKey := a.Owner()
-			if err := r.create(a.Resource, k, changeOf(a), ownerRes, ownerKey, a.Flags["managed"]); err != nil {
+			if err := r.create(a.Resource, k, objects.ChangeOf(a), ownerRes, ownerKey, a.Flags["managed"]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}),
 	"update": onRunner(func(r *runner, a scenario.Args) error {
-		ch := changeOf(a)
+		ch := objects.ChangeOf(a)
 		if v, ok := a.Value("times"); ok {
 			n, _ := strconv.Atoi(v)
 			return r.updateTimes(a.Resource, a.Pos[0], ch, n)
