@@ -112,6 +112,16 @@ func Compile(manifest []byte) (*Definition, error) {
 // package's doc), in place, and returns the server's refusal as kubectl
 // prints its 422, or nil.
 func (d *Definition) Admit(obj, old map[string]any) error {
+	if errs := d.Admitted(obj, old); len(errs) > 0 {
+		u := &unstructured.Unstructured{Object: obj}
+		return apierrors.NewInvalid(d.gvk.GroupKind(), u.GetName(), errs)
+	}
+	return nil
+}
+
+// Admitted is Admit, its refusal the field errors a registry's strategy
+// returns (package kubeapiserver's Options.Admit).
+func (d *Definition) Admitted(obj, old map[string]any) field.ErrorList {
 	if !d.preserve {
 		structuralpruning.Prune(obj, d.structural, true)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, d.structural)
@@ -128,8 +138,5 @@ func (d *Definition) Admit(obj, old map[string]any) error {
 		d.strategy.PrepareForUpdate(ctx, u, o)
 		errs = d.strategy.ValidateUpdate(ctx, u, o)
 	}
-	if len(errs) > 0 {
-		return apierrors.NewInvalid(d.gvk.GroupKind(), u.GetName(), errs)
-	}
-	return nil
+	return errs
 }

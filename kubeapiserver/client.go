@@ -69,7 +69,7 @@ func (s *Server) httpClient(user string) (*http.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: tlsc}, Timeout: 10 * time.Second}, nil
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: tlsc, DialContext: s.dial}, Timeout: 10 * time.Second}, nil
 }
 
 // WriteKubeconfig writes a kubeconfig for user to path, readable by its

@@ -45,7 +45,7 @@ func (s *Server) registry(st *apistorage.Server) *genericregistry.Store {
 		}
 	}
 	gvk := res.GroupVersionKind()
-	strategy := strategy{namespaced: res.Namespaced}
+	strategy := strategy{namespaced: res.Namespaced, admit: s.admits[res.GroupResource()]}
 	return &genericregistry.Store{
 		NewFunc: func() runtime.Object {
 			u := &unstructured.Unstructured{}
@@ -87,7 +87,8 @@ func (s *Server) registry(st *apistorage.Server) *genericregistry.Store {
 // creationTimestamp set, the namespace checked against the request's,
 // and object metadata validated (names, labels, annotations). There is
 // no validation of the rest of the object, no status reset and no
-// generation kept: the resource has no schema here.
+// generation kept: the resource has no schema here, unless
+// Options.Admit gives it one (a custom resource's).
 //
 // kube-apiserver's strategies for custom resources
 // (apiextensions-apiserver's customresource/strategy.go) do a little
@@ -97,6 +98,7 @@ func (s *Server) registry(st *apistorage.Server) *genericregistry.Store {
 type strategy struct {
 	typer
 	namespaced bool
+	admit      Admit // Options.Admit's, or nil
 }
 
 var (
@@ -114,13 +116,25 @@ func (strategy) GenerateName(base string) string { return names.SimpleNameGenera
 
 // The strategy's own steps, in the order the registry calls them, do
 // nothing (see strategy).
-func (strategy) PrepareForCreate(context.Context, runtime.Object)                      {}
-func (strategy) Validate(context.Context, runtime.Object) field.ErrorList              { return nil }
-func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string             { return nil }
-func (strategy) PrepareForUpdate(_ context.Context, _, _ runtime.Object)               {}
-func (strategy) ValidateUpdate(_ context.Context, _, _ runtime.Object) field.ErrorList { return nil }
-func (strategy) WarningsOnUpdate(_ context.Context, _, _ runtime.Object) []string      { return nil }
-func (strategy) Canonicalize(runtime.Object)                                           {}
+func (strategy) PrepareForCreate(context.Context, runtime.Object) {}
+func (s strategy) Validate(_ context.Context, obj runtime.Object) field.ErrorList {
+	if u, ok := obj.(*unstructured.Unstructured); ok && s.admit != nil {
+		return s.admit(u.Object, nil)
+	}
+	return nil
+}
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+func (strategy) PrepareForUpdate(_ context.Context, _, _ runtime.Object)   {}
+func (s strategy) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
+	u, ok := obj.(*unstructured.Unstructured)
+	o, oldOK := old.(*unstructured.Unstructured)
+	if ok && oldOK && s.admit != nil {
+		return s.admit(u.Object, o.Object)
+	}
+	return nil
+}
+func (strategy) WarningsOnUpdate(_ context.Context, _, _ runtime.Object) []string { return nil }
+func (strategy) Canonicalize(runtime.Object)                                      {}
 
 // AllowCreateOnUpdate is false: a PUT of an object that does not exist is
 // 404 NotFound, as for pods and namespaces in kube-apiserver.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
@@ -61,16 +62,42 @@ type Options struct {
 	// every goroutine the request starts inherits them. A simulation
 	// uses them to tell which goroutines work for which client.
 	Labels func(user string) pprof.LabelSet
+	// Admit, if set, is what the server does to the writes of a
+	// resource served (by its group and resource) before it stores them,
+	// in its strategy's Validate and ValidateUpdate: a custom resource's
+	// pruning, defaulting and schema validation (package crd's
+	// Definition.Admitted). Without it a write is stored as it came.
+	Admit map[schema.GroupResource]Admit
+	// Listener, if set, is where the server takes its connections, in
+	// place of a port of its own on 127.0.0.1; its Addr is the URL's
+	// host and port, and must be 127.0.0.1 or localhost, which the
+	// serving certificate names. A world that must know what is on the
+	// wire gives one in memory (internal/memnet), and Dial with it. The
+	// server closes it.
+	Listener net.Listener
+	// Gate, if set, holds the events of its users' watches until its
+	// owner lets them go, one at a time (gate.go).
+	Gate *Gate
+	// Dial, with Listener, is how the server's own checks (readiness)
+	// reach it.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
+
+// Admit does to an object written (old nil for a create) what a
+// resource's own strategy does before it is stored, in place, and
+// returns what it refuses.
+type Admit func(obj, old map[string]any) field.ErrorList
 
 // Server is kube-apiserver over HTTPS on 127.0.0.1, serving a resource
 // (and, with Options.Namespaces, namespaces) from apistorage servers.
 type Server struct {
-	served []served            // the resources, in discovery's order
+	served []served // the resources, in discovery's order
+	admits map[schema.GroupResource]Admit
 	kinds  kinds               // the scheme of their group versions
 	admit  admission.Interface // nil without Options.Namespaces
 	clock  clock.Clock
 	labels func(user string) pprof.LabelSet // Options.Labels
+	dial   func(ctx context.Context, network, address string) (net.Conn, error)
 	pki    *pki
 	url    string
 
@@ -88,7 +115,8 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if opts.Clock == nil {
 		opts.Clock = st.Clock()
 	}
-	s := &Server{clock: opts.Clock, labels: opts.Labels, stopped: make(chan struct{})}
+	s := &Server{clock: opts.Clock, labels: opts.Labels, admits: opts.Admit, dial: opts.Dial, stopped: make(chan struct{})}
+	s.watches.gate = opts.Gate
 	if err := s.serve(st, opts); err != nil {
 		return nil, err
 	}
@@ -102,9 +130,14 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("kubeapiserver: listening on loopback: %w", err)
+	ln := opts.Listener
+	if ln != nil && opts.Dial == nil {
+		return nil, fmt.Errorf("kubeapiserver: Options.Listener needs Options.Dial, for the server's own readiness checks")
+	}
+	if ln == nil {
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("kubeapiserver: listening on loopback: %w", err)
+		}
 	}
 	s.pki, s.url = p, "https://"+ln.Addr().String()
 	gs, err := s.generic(ln)

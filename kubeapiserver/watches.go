@@ -37,6 +37,7 @@ func (s *Server) Watches(user string) WatchCount {
 type watches struct {
 	mu   sync.Mutex
 	open map[*counted]struct{}
+	gate *Gate // Options.Gate's, or nil
 }
 
 // counted is a storage watch whose events are counted as the REST
@@ -54,10 +55,14 @@ type counted struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	taken     int64 // guarded by ws.mu
+	number    int64 // in the gate, if it holds the user's events
 }
 
 func (ws *watches) relay(user string, inner watch.Interface, end func()) watch.Interface {
 	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
+	if ws.gate.holds(user) {
+		w.number = ws.gate.number()
+	}
 	ws.mu.Lock()
 	if ws.open == nil {
 		ws.open = map[*counted]struct{}{}
@@ -100,6 +105,9 @@ func (w *counted) run() {
 			if !ok {
 				return
 			}
+			if !w.pass(e) {
+				return
+			}
 			w.out <- e
 			w.ws.mu.Lock()
 			w.taken++
@@ -110,6 +118,24 @@ func (w *counted) run() {
 			return
 		}
 	}
+}
+
+// pass waits, if the gate holds the user's events, until it lets e go;
+// it reports false if the watch ended first.
+func (w *counted) pass(e watch.Event) bool {
+	g := w.ws.gate
+	if !g.holds(w.user) {
+		return true
+	}
+	h := g.hold(w.number, e)
+	select {
+	case <-h.go_:
+		return true
+	case <-w.stop:
+	case <-w.closing:
+	}
+	g.drop(h)
+	return false
 }
 
 // CloseWatches ends every watch user has open, as the server ends a watch

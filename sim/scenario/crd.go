@@ -254,3 +254,10 @@ func customNamed(cs []CustomResource, name string) (CustomResource, bool) {
 	}
 	return cs[i], true
 }
+
+// ParseCRD reads a CustomResourceDefinition manifest (YAML or JSON) as a
+// crd step reads its own, for a world given one outside a scenario.
+func ParseCRD(manifest string) (CustomResource, error) {
+	c, _, err := parseCRD(manifest, 1)
+	return c, err
+}

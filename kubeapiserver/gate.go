@@ -1,0 +1,101 @@
+package kubeapiserver
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// A Gate holds every event the server's watches of some users are about
+// to send, until its owner lets one go. A world that settles between
+// events uses it to hand a controller its events one at a time, in one
+// order: without it, two watches (a parent's resource and a child's)
+// deliver at once, and which event the controller handles first is the
+// scheduler's choice, different from run to run.
+//
+// Next lets go the event a cluster would most plausibly send first: of
+// the first event each watch holds, the one at the lowest
+// resourceVersion (a watch's own events keep their order), the watch
+// opened first on a tie. An event with no resourceVersion (an error) goes
+// before any with one.
+type Gate struct {
+	users []string
+
+	mu    sync.Mutex
+	held  []*heldEvent // in the order they came
+	watch int64        // watches numbered as they open
+}
+
+// heldEvent is an event a relay is waiting to send.
+type heldEvent struct {
+	watch int64
+	rv    uint64
+	go_   chan struct{}
+}
+
+// NewGate is a gate for the watches of users.
+func NewGate(users ...string) *Gate { return &Gate{users: users} }
+
+// holds reports whether the gate holds user's events.
+func (g *Gate) holds(user string) bool { return g != nil && slices.Contains(g.users, user) }
+
+// number is the next watch's number.
+func (g *Gate) number() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.watch++
+	return g.watch
+}
+
+// hold puts watch's event e in the gate; the channel is closed when Next
+// lets it go.
+func (g *Gate) hold(watch int64, e watch.Event) *heldEvent {
+	h := &heldEvent{watch: watch, go_: make(chan struct{})}
+	if m, err := meta.Accessor(e.Object); err == nil {
+		h.rv, _ = strconv.ParseUint(m.GetResourceVersion(), 10, 64)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held = append(g.held, h)
+	return h
+}
+
+// drop takes an event out of the gate unsent: its watch has ended.
+func (g *Gate) drop(h *heldEvent) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held = slices.DeleteFunc(g.held, func(x *heldEvent) bool { return x == h })
+}
+
+// Held is how many events the gate holds.
+func (g *Gate) Held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.held)
+}
+
+// Next lets one event go (above), and reports whether there was one.
+func (g *Gate) Next() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	best := -1
+	seen := map[int64]bool{}
+	for i, h := range g.held {
+		if seen[h.watch] {
+			continue // not its watch's first
+		}
+		seen[h.watch] = true
+		if best < 0 || h.rv < g.held[best].rv || (h.rv == g.held[best].rv && h.watch < g.held[best].watch) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	close(g.held[best].go_)
+	g.held = slices.Delete(g.held, best, best+1)
+	return true
+}
