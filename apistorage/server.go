@@ -265,6 +265,25 @@ func (s *Server) RestartCache() error {
 	return nil
 }
 
+// RestartCacheReady is RestartCache, but the old cache goes (and its
+// watches end) only once the new one is ready: a client whose watch ends
+// comes back to a cache that serves it, never to a 429. It is a restart
+// whose clients were slower than its list of etcd, as most are; a world
+// that must play the same way every time restarts this way, not racing
+// its clients against the list.
+func (s *Server) RestartCacheReady(ctx context.Context) error {
+	old := s.current()
+	if old == nil {
+		return fmt.Errorf("there is no watch cache to restart")
+	}
+	if _, err := s.startCache(); err != nil {
+		return err
+	}
+	err := s.WaitReady(ctx)
+	old.stop()
+	return err
+}
+
 // current is the running watch cache, or nil.
 func (s *Server) current() *cache {
 	s.mu.Lock()

@@ -18,9 +18,12 @@ import (
 //
 // Next lets go the event a cluster would most plausibly send first: of
 // the first event each watch holds, the one at the lowest
-// resourceVersion (a watch's own events keep their order), the watch
-// opened first on a tie. An event with no resourceVersion (an error) goes
-// before any with one.
+// resourceVersion (a watch's own events keep their order). On a tie (two
+// watches' bookmarks at one revision) it goes by what the watches watch
+// (resource, then namespace), then by which opened first: not by the
+// order alone, which after a disconnect is the order in which client-go's
+// reflectors ended their backoffs, drawn at random. An event with no
+// resourceVersion (an error) goes before any with one.
 type Gate struct {
 	users []string
 
@@ -32,6 +35,7 @@ type Gate struct {
 // heldEvent is an event a relay is waiting to send.
 type heldEvent struct {
 	watch int64
+	what  string // what the watch watches
 	rv    uint64
 	go_   chan struct{}
 }
@@ -52,8 +56,8 @@ func (g *Gate) number() int64 {
 
 // hold puts watch's event e in the gate; the channel is closed when Next
 // lets it go.
-func (g *Gate) hold(watch int64, e watch.Event) *heldEvent {
-	h := &heldEvent{watch: watch, go_: make(chan struct{})}
+func (g *Gate) hold(watch int64, what string, e watch.Event) *heldEvent {
+	h := &heldEvent{watch: watch, what: what, go_: make(chan struct{})}
 	if m, err := meta.Accessor(e.Object); err == nil {
 		h.rv, _ = strconv.ParseUint(m.GetResourceVersion(), 10, 64)
 	}
@@ -88,7 +92,7 @@ func (g *Gate) Next() bool {
 			continue // not its watch's first
 		}
 		seen[h.watch] = true
-		if best < 0 || h.rv < g.held[best].rv || (h.rv == g.held[best].rv && h.watch < g.held[best].watch) {
+		if best < 0 || before(h, g.held[best]) {
 			best = i
 		}
 	}
@@ -98,4 +102,15 @@ func (g *Gate) Next() bool {
 	close(g.held[best].go_)
 	g.held = slices.Delete(g.held, best, best+1)
 	return true
+}
+
+// before reports whether Next lets a go before b.
+func before(a, b *heldEvent) bool {
+	if a.rv != b.rv {
+		return a.rv < b.rv
+	}
+	if a.what != b.what {
+		return a.what < b.what
+	}
+	return a.watch < b.watch
 }

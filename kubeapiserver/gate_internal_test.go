@@ -15,18 +15,20 @@ func event(rv string) watch.Event {
 }
 
 // The gate lets go, of the first event each watch holds, the one at the
-// lowest resourceVersion, the older watch's on a tie; a watch's own
+// lowest resourceVersion, on a tie the one whose watch watches what
+// sorts first (not the older watch: the order of opening is a race); a
+// watch's own
 // events keep their order (a watch-list's initial events are not in
 // resourceVersion order).
 func TestGateLetsTheLowestGoFirst(t *testing.T) {
 	g := NewGate("controller")
 	a, b := g.number(), g.number()
 	held := map[*heldEvent]string{
-		g.hold(a, event("9")): "a9",
-		g.hold(a, event("3")): "a3", // after a9 in its watch: waits for it
-		g.hold(b, event("5")): "b5",
-		g.hold(b, event("9")): "b9",
-		g.hold(b, watch.Event{Type: watch.Error}): "b-error",
+		g.hold(a, "pods/ns1", event("9")):                     "a9",
+		g.hold(a, "pods/ns1", event("3")):                     "a3", // after a9 in its watch: waits for it
+		g.hold(b, "pods/ns0", event("5")):                     "b5",
+		g.hold(b, "pods/ns0", event("9")):                     "b9", // a tie with a9, which watches ns1: b9 first
+		g.hold(b, "pods/ns0", watch.Event{Type: watch.Error}): "b-error",
 	}
 	var got []string
 	for g.Next() {
@@ -39,7 +41,7 @@ func TestGateLetsTheLowestGoFirst(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"b5", "a9", "a3", "b9", "b-error"}
+	want := []string{"b5", "b9", "b-error", "a9", "a3"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the order the gate let events go (-want +got):\n%s", diff)
 	}

@@ -45,7 +45,7 @@ func (s *Server) registry(st *apistorage.Server) *genericregistry.Store {
 		}
 	}
 	gvk := res.GroupVersionKind()
-	strategy := strategy{namespaced: res.Namespaced, admit: s.admits[res.GroupResource()]}
+	strategy := strategy{namespaced: res.Namespaced, admit: s.admits[res.GroupResource()], names: s.names}
 	return &genericregistry.Store{
 		NewFunc: func() runtime.Object {
 			u := &unstructured.Unstructured{}
@@ -98,7 +98,8 @@ func (s *Server) registry(st *apistorage.Server) *genericregistry.Store {
 type strategy struct {
 	typer
 	namespaced bool
-	admit      Admit // Options.Admit's, or nil
+	admit      Admit                    // Options.Admit's, or nil
+	names      func(base string) string // Options.GenerateName, or nil
 }
 
 var (
@@ -111,8 +112,13 @@ var (
 func (s strategy) NamespaceScoped() bool { return s.namespaced }
 
 // GenerateName is names.SimpleNameGenerator's: the prefix and five random
-// characters, as kube-apiserver generates them.
-func (strategy) GenerateName(base string) string { return names.SimpleNameGenerator.GenerateName(base) }
+// characters, as kube-apiserver generates them (or Options.GenerateName's).
+func (s strategy) GenerateName(base string) string {
+	if s.names != nil {
+		return s.names(base)
+	}
+	return names.SimpleNameGenerator.GenerateName(base)
+}
 
 // The strategy's own steps, in the order the registry calls them, do
 // nothing (see strategy).

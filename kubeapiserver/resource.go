@@ -287,7 +287,10 @@ func (w clockWatcher) Watch(ctx context.Context, opts *metainternalversion.ListO
 	if u, ok := request.UserFrom(ctx); ok {
 		user = u.GetName()
 	}
-	return w.watches.relay(user, inner, end), nil
+	// The gate (gate.go) breaks a tie between two watches by what they
+	// watch, not by which opened first.
+	what := w.store.DefaultQualifiedResource.String() + "/" + request.NamespaceValue(ctx)
+	return w.watches.relay(user, what, inner, end), nil
 }
 
 // clockDeadline is a context whose deadline is on the server's clock.

@@ -75,6 +75,11 @@ type Options struct {
 	// wire gives one in memory (internal/memnet), and Dial with it. The
 	// server closes it.
 	Listener net.Listener
+	// GenerateName, if set, makes the name of an object created with
+	// metadata.generateName from its prefix, in place of kube-apiserver's
+	// five random characters: a world that must play the same way every
+	// time gives one drawn from a seeded source.
+	GenerateName func(base string) string
 	// Gate, if set, holds the events of its users' watches until its
 	// owner lets them go, one at a time (gate.go).
 	Gate *Gate
@@ -98,6 +103,7 @@ type Server struct {
 	clock  clock.Clock
 	labels func(user string) pprof.LabelSet // Options.Labels
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
+	names  func(base string) string // Options.GenerateName
 	pki    *pki
 	url    string
 
@@ -115,7 +121,7 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if opts.Clock == nil {
 		opts.Clock = st.Clock()
 	}
-	s := &Server{clock: opts.Clock, labels: opts.Labels, admits: opts.Admit, dial: opts.Dial, stopped: make(chan struct{})}
+	s := &Server{clock: opts.Clock, labels: opts.Labels, admits: opts.Admit, dial: opts.Dial, names: opts.GenerateName, stopped: make(chan struct{})}
 	s.watches.gate = opts.Gate
 	if err := s.serve(st, opts); err != nil {
 		return nil, err

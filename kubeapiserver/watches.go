@@ -54,14 +54,15 @@ type counted struct {
 	// the handler ends the response.
 	closing   chan struct{}
 	closeOnce sync.Once
-	taken     int64 // guarded by ws.mu
-	number    int64 // in the gate, if it holds the user's events
+	taken     int64  // guarded by ws.mu
+	number    int64  // in the gate, if it holds the user's events
+	what      string // what it watches, for the gate
 }
 
-func (ws *watches) relay(user string, inner watch.Interface, end func()) watch.Interface {
+func (ws *watches) relay(user, what string, inner watch.Interface, end func()) watch.Interface {
 	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
 	if ws.gate.holds(user) {
-		w.number = ws.gate.number()
+		w.number, w.what = ws.gate.number(), what
 	}
 	ws.mu.Lock()
 	if ws.open == nil {
@@ -127,7 +128,7 @@ func (w *counted) pass(e watch.Event) bool {
 	if !g.holds(w.user) {
 		return true
 	}
-	h := g.hold(w.number, e)
+	h := g.hold(w.number, w.what, e)
 	select {
 	case <-h.go_:
 		return true
