@@ -1,0 +1,80 @@
+// Package controllertest runs your controller, unchanged, in a world
+// of real kube-apiserver over a real etcd, in your test's process, and
+// explores it under every placement of the faults that world has:
+//
+//	your controller ──(World.Config: HTTPS over an in-memory network)──▶ kube-apiserver ──▶ watch cache ──▶ etcd
+//	   informers, queue (World.Clock, World.QueueMetrics), reconcile       k8s.io/apiserver's handlers, registry and cacher
+//
+// A World (Start) is an embedded etcd on loopback, kube-apiserver's
+// storage over it for each resource (with its watch cache, as in every
+// cluster), and kube-apiserver's generic API server serving them over
+// HTTPS (package kubeapiserver: k8s.io/apiserver's handler chain, REST
+// handlers and generic registry, not a re-implementation), with
+// namespaces, finalizers (REFERENCE.md E18), custom resources from a
+// CRD manifest, pruned, defaulted and validated by apiextensions-
+// apiserver's own code (E20), and a garbage collector (E19, gc.go).
+// Config is a *rest.Config for it: build your clients from it. Run
+// starts your controller; every goroutine it starts is the world's to
+// watch.
+//
+// A Story is what happens around the controller, in cachelab's scenario
+// language: writes (create foos ns0/f spec=(replicas=2)), moves of the
+// world's clock (advance 30s), and faults. Explore plays it once without
+// faults and once per placement of each fault (Faults: disconnect,
+// close-watch, compact, restart-apiserver, partition), each in a fresh
+// world with the controller started anew, and checks invariants at the
+// end: Builtin's (it converges, no update from a stale read, no orphan,
+// no child made twice, no finalizer left) and yours, Go functions over
+// every object and the controller's requests. The Report groups the
+// placements by what they broke, each group with the trace of its first
+// placement and the story with its fault written in, a file that
+// ParseStory reads back.
+//
+// # Knowing when the controller is done
+//
+// Between two steps the world settles (Settle): nothing will happen until
+// the clock moves or someone writes. It knows this without a quiet
+// period, by counting what is on its way: every byte on the in-memory
+// network (internal/memnet), every request in the server, every key in
+// a queue that reports to QueueMetrics, every event in a watch cache
+// (apistorage's Quiescent); and by looking, in one stack dump taken with
+// the world stopped, at every goroutine of the server's connections and
+// of the controller (Run labels them, and goroutines inherit labels):
+// all must be parked on a channel, a condition or the network. Then the
+// server lets the next event of the controller's watches go (package
+// kubeapiserver's Gate), the one at the lowest resourceVersion, and the
+// world settles again: the controller handles one event at a time, in
+// one order, the same in every run, however loaded the machine.
+//
+// # Time
+//
+// The world's time is its own clock (World.Clock), which moves only when
+// the story advances it, stopping at each timer due on it. Give it to
+// your work queues (workqueue.TypedRateLimitingQueueConfig.Clock, with
+// Name and MetricsProvider: QueueMetrics): a requeue after a backoff then
+// waits on the world's time, and an exploration's quiet period (Explore.
+// Quiet, two minutes of it) costs nothing.
+//
+// Some waits are on the wall clock and cannot be moved: client-go's
+// reflector backs off 0.8 to 1.6 s after a watch fails (its informers
+// take no clock), cache.WaitForCacheSync polls every 100 ms, a client's
+// rate limiter waits for a token. The world knows these by their frames
+// (settle.go) and waits them out (Options.RealWait bounds it): a backoff
+// before it lets any event go, since which reflector ends its backoff
+// first is drawn at random. A timer of your own code on the wall clock
+// (time.After in a select, a queue given no clock) is not seen: the world
+// may settle and move on while it runs, and what it does then lands in
+// a later step, or is missed. time.Sleep is seen, and waited out.
+//
+// # What the world is not
+//
+// The server speaks JSON only (Config asks for it; a typed clientset
+// would send protobuf), serves no PATCH, no subresources (a status
+// update goes to the object itself), no server-side apply; a pod is
+// stored as sent, and no node runs it; there is no controller of its own
+// but the garbage collector (a Deployment makes no ReplicaSet). Requests
+// are those of one controller user, in system:masters.
+//
+// The from-scratch packages never import this one; it is a world for a
+// user's code, as sim is for cachelab's informers.
+package controllertest

@@ -1,0 +1,170 @@
+package controllertest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cachelab/cachelab/kubeapiserver"
+)
+
+// An Invariant is what must hold of the world once a story has been
+// played and the world has been quiet, or, if Always, whenever the
+// world has settled after a command of the story: Check returns nil if
+// it holds, else what broke it, in a sentence.
+type Invariant struct {
+	Name string
+	// Always: a state that must never be seen, faults or not (two
+	// children for one parent), checked after every command. Without
+	// it the invariant is checked at the end only: while a fault lasts
+	// a controller may not yet have done what it will.
+	Always bool
+	Check  func(e *End) error
+}
+
+// End is the world at the end of a run (or, for an Always invariant, as
+// it settled after a command), for the invariants to look at: every
+// object, the controller's requests so far, and what it did while the
+// world was quiet (zero before the end).
+type End struct {
+	// Objects are every object of every resource, by resource.
+	Objects map[string][]unstructured.Unstructured
+	// Requests are every request of the controller, in order.
+	Requests []kubeapiserver.Request
+	// QuietWrites are the controller's writes (anything but a GET) in
+	// the second half of the quiet period that ends a run, when nothing
+	// had happened to it for half the period.
+	QuietWrites []kubeapiserver.Request
+	// QuietReconciles is how many keys its queues handed to a worker in
+	// that time.
+	QuietReconciles int64
+	// Story are the uids of the objects the story created.
+	Story map[types.UID]bool
+	// ManyChildren are the resources an owner may control several of
+	// (Explore.ManyChildren).
+	ManyChildren []string
+	// Unowned are the namespaces whose objects need no owner
+	// (Explore.Unowned).
+	Unowned []string
+}
+
+// Builtin are the invariants every controller should keep, in the order
+// they are checked; Explore.Skip leaves any of them out by name.
+var Builtin = []Invariant{
+	{"converges", false, converges},
+	{"no-stale-writes", false, noStaleWrites},
+	{"no-orphans", false, noOrphans},
+	{"no-duplicates", true, noDuplicates},
+	{"no-finalizer-left", false, noFinalizerLeft},
+}
+
+// converges: once the story is over and every fault healed, the
+// controller stops: in the second half of the quiet period it writes
+// nothing and reconciles nothing. A controller that does either has a
+// key it reconciles without end (a requeue that always fails, two
+// writers undoing each other).
+func converges(e *End) error {
+	if len(e.QuietWrites) == 0 && e.QuietReconciles == 0 {
+		return nil
+	}
+	var ws []string
+	for _, r := range e.QuietWrites[:min(3, len(e.QuietWrites))] {
+		ws = append(ws, r.Method+" "+shortURI(r.URI)+" "+strconvStatus(r.Status))
+	}
+	return fmt.Errorf("still busy after the world had been quiet: %d writes (%s) and %d keys reconciled", len(e.QuietWrites), strings.Join(ws, "; "), e.QuietReconciles)
+}
+
+// noStaleWrites: no update or delete of the controller was answered 409
+// Conflict: each was based on a read at least as new as the object it
+// replaced, its own last write included. A conflict is a write from a
+// stale read (a cache that had not yet seen the controller's own
+// update, a lister read after a relist); the server refused it, but the
+// controller acted on a world that was gone. (A create's 409 is
+// AlreadyExists, which says nothing of how old a read was.)
+func noStaleWrites(e *End) error {
+	for _, r := range e.Requests {
+		if r.Status == http.StatusConflict && (r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodDelete) {
+			return fmt.Errorf("%s %s was answered 409 Conflict: a write from a stale read", r.Method, shortURI(r.URI))
+		}
+	}
+	return nil
+}
+
+// noOrphans: every object the story did not create (the controller's)
+// has an owner that exists, named by uid in its ownerReferences. One
+// without is left behind when what it was made for is deleted: nothing,
+// not even the garbage collector, will delete it.
+func noOrphans(e *End) error {
+	live := map[types.UID]bool{}
+	for _, objs := range e.Objects {
+		for _, o := range objs {
+			live[o.GetUID()] = true
+		}
+	}
+	for _, res := range sortedKeys(e.Objects) {
+		for _, o := range e.Objects[res] {
+			if e.Story[o.GetUID()] || slices.Contains(e.Unowned, o.GetNamespace()) {
+				continue
+			}
+			if !ownedByAny(o.GetOwnerReferences(), live) {
+				return fmt.Errorf("%s %s/%s has no owner that exists: an orphan", res, o.GetNamespace(), o.GetName())
+			}
+		}
+	}
+	return nil
+}
+
+// noDuplicates: an owner controls at most one object of each resource
+// (but those of Explore.ManyChildren). Two are a child made twice: a
+// create from a cache that did not yet hold the first.
+func noDuplicates(e *End) error {
+	for _, res := range sortedKeys(e.Objects) {
+		if slices.Contains(e.ManyChildren, res) {
+			continue
+		}
+		seen := map[types.UID]string{}
+		for _, o := range e.Objects[res] {
+			for _, ref := range o.GetOwnerReferences() {
+				if ref.Controller == nil || !*ref.Controller {
+					continue
+				}
+				key := o.GetNamespace() + "/" + o.GetName()
+				if first, ok := seen[ref.UID]; ok {
+					return fmt.Errorf("%s %s and %s are both controlled by %s %s: a child made twice", res, first, key, ref.Kind, ref.Name)
+				}
+				seen[ref.UID] = key
+			}
+		}
+	}
+	return nil
+}
+
+// noFinalizerLeft: no object is still being deleted at the end: each
+// whose delete a finalizer held has had it taken off, by the controller
+// that put it there.
+func noFinalizerLeft(e *End) error {
+	for _, res := range sortedKeys(e.Objects) {
+		for _, o := range e.Objects[res] {
+			if o.GetDeletionTimestamp() != nil {
+				return fmt.Errorf("%s %s/%s is still being deleted, held by finalizers %v", res, o.GetNamespace(), o.GetName(), o.GetFinalizers())
+			}
+		}
+	}
+	return nil
+}
+
+// sortedKeys are m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func strconvStatus(code int) string { return fmt.Sprintf("%d", code) }

@@ -1,0 +1,276 @@
+package controllertest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cachelab/cachelab/internal/goroutines"
+)
+
+// Settling: knowing when a controller the world did not write is done.
+//
+// The world is settled when nothing in it will happen until the clock
+// moves or someone writes:
+//
+//   - every watch cache has taken in etcd's revision, and has no event on
+//     its way to a watcher (apistorage's Quiescent);
+//   - no request is in the server (its request log's Pending), and no
+//     byte is on the world's network (memnet's Pending);
+//   - no work queue given QueueMetrics holds a key or has one being
+//     reconciled;
+//   - every goroutine of the server's connections and of the controller
+//     (those Run started, and all they started) is parked: waiting for a
+//     channel, a condition or the network, none running, runnable, in a
+//     system call or asleep (testing/synctest's "durably blocked", read
+//     from a stack dump taken with the world stopped);
+//   - and none of them waits for the wall clock in a way the world knows
+//     of (realWait).
+//
+// The last two are why a settle needs no quiet period: a goroutine
+// parked on a channel is not woken by time passing, and one that will be
+// (a timer of the wall clock) is either known here and waited for, or is
+// one of the waits the package documentation says the world cannot see.
+// Nothing is read twice apart in time to conclude that nothing happens;
+// what is on its way is counted.
+
+// users are the server's clients whose requests a settle waits for.
+var users = []string{ControllerUser, StoryUser, GCUser}
+
+// Settle waits until the world is settled (above), handing the
+// controller the events its watches have to send one at a time, and
+// settling after each. It fails if the controller returned, if nothing
+// moves for Options.SettleTimeout, or if a wait on the wall clock lasts
+// longer than Options.RealWait.
+//
+// One at a time: the server holds every event of the controller's
+// watches (kubeapiserver's Gate) and lets one go only when the world
+// has settled, the one at the lowest resourceVersion first. Without
+// that, an event of one watch (a child's) and one of another (its
+// parent's) would reach the controller at once, and which it handled
+// first would be the scheduler's choice: a verdict that changes from run
+// to run. With it, a run is one interleaving, the same every time:
+// every event the controller sees has been answered (its reconcile
+// done, its writes' events held in turn) before the next.
+func (w *World) Settle(ctx context.Context) error {
+	for {
+		if err := w.settleOnce(ctx); err != nil {
+			return err
+		}
+		if !w.gate.Next() {
+			return nil
+		}
+	}
+}
+
+// settleOnce waits until the world is settled but for the events the
+// gate holds.
+func (w *World) settleOnce(ctx context.Context) error {
+	timeout, realMax := w.opts.settleTimeout(), w.opts.realWait()
+	type progress struct {
+		why          string
+		moved, taken int64
+		requests     int
+	}
+	var seen progress
+	deadline := time.Now().Add(timeout)
+	var realSince time.Time
+	for {
+		if err := w.stopped(); err != nil {
+			return err
+		}
+		why, wait, err := w.unsettled(ctx)
+		if err != nil {
+			return err
+		}
+		// A poll may be waiting for an event the gate holds (a
+		// WaitForCacheSync for the initial list): let the next one go.
+		if why == "" || wait == polling && w.gate.Held() > 0 {
+			return nil
+		}
+		now := progress{why, w.net.Moved(), w.queues.taken(), w.requests()}
+		if now != seen {
+			seen, deadline = now, time.Now().Add(timeout)
+		}
+		switch {
+		case wait == none:
+			realSince = time.Time{}
+		case realSince.IsZero():
+			realSince = time.Now()
+		case time.Since(realSince) > realMax:
+			return fmt.Errorf("controllertest: the world did not settle: for more than %v %s waited on the wall clock, which the world cannot move; give the controller the world's clock (World.Clock) where it takes one", realMax, why)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("controllertest: the world did not settle: nothing moved for %v while it waited for %s", timeout, why)
+		}
+		poll := time.Millisecond
+		if wait != none {
+			poll = 10 * time.Millisecond // a wait of the wall clock lasts about a second
+		}
+		select {
+		case <-time.After(poll):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// requests is how many requests the server has taken from every user.
+func (w *World) requests() int {
+	n := 0
+	for _, u := range users {
+		n += len(w.server.Requests(u))
+	}
+	return n
+}
+
+// unsettled says what the world is waiting for, "" if nothing, and
+// whether that is a wait of the wall clock.
+func (w *World) unsettled(ctx context.Context) (why string, wait waitKind, err error) {
+	rev, err := w.etcd.Revision(ctx)
+	if err != nil {
+		return "", none, fmt.Errorf("controllertest: etcd's revision: %w", err)
+	}
+	for _, st := range w.storages {
+		if st.Cached() && !st.CacheCaughtUp(uint64(rev)) {
+			// A cache hears of a revision another resource's write
+			// made only from a progress notification: ask for one, as
+			// etcd would send one unasked after a while.
+			if err := st.RequestProgress(ctx); err != nil {
+				return "", none, err
+			}
+			return fmt.Sprintf("the watch cache of %s to take in etcd's revision %d", st.Resource().Resource, rev), none, nil
+		}
+	}
+	moved := w.net.Moved()
+	if p := w.net.Pending(); p > 0 {
+		return fmt.Sprintf("%d bytes on their way between the server and its clients", p), none, nil
+	}
+	for _, u := range users {
+		if n := w.server.Pending(u); n > 0 {
+			return fmt.Sprintf("%d requests of %s in the server", n, u), none, nil
+		}
+	}
+	if busy := w.queues.busy(); len(busy) > 0 {
+		return busy[0], none, nil
+	}
+	why, wait = w.goroutinesUnparked()
+	if why == "" && w.net.Moved() != moved {
+		why = "the network, which moved while the world looked"
+	}
+	return why, wait, nil
+}
+
+// goroutinesUnparked looks at the world's and the controller's
+// goroutines in one dump. A goroutine that is not parked comes first; a
+// wait of the wall clock that ends by itself (a backoff) before one
+// that polls.
+func (w *World) goroutinesUnparked() (why string, wait waitKind) {
+	goroutines.ShowLabels()
+	var world []string
+	var pollWhy string
+	for _, g := range goroutines.All() {
+		switch {
+		case goroutines.Label(g, worldLabel) == w.id:
+			world = append(world, g)
+		case goroutines.Label(g, controllerLabel) == w.id:
+			if what, kind := realWait(g); kind == backingOff {
+				why, wait = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what), backingOff
+			} else if kind == polling && pollWhy == "" {
+				pollWhy = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what)
+			} else if st := goroutines.State(g); kind == none && !goroutines.Parked(st) {
+				return fmt.Sprintf("goroutine %s of the controller, %s in %s", goroutines.ID(g), st, innermost(g)), none
+			}
+		}
+	}
+	for _, st := range w.storages {
+		if !st.QuiescentIn(world) {
+			return fmt.Sprintf("the watch cache of %s, which has an event on its way", st.Resource().Resource), none
+		}
+	}
+	for _, g := range world {
+		if st := goroutines.State(g); !goroutines.Parked(st) {
+			return fmt.Sprintf("goroutine %s of the server, %s in %s", goroutines.ID(g), st, innermost(g)), none
+		}
+	}
+	if wait == backingOff {
+		return why, wait
+	}
+	if pollWhy != "" {
+		return pollWhy, polling
+	}
+	return "", none
+}
+
+// waitKind is what a goroutine of the controller waits for.
+type waitKind int
+
+const (
+	none       waitKind = iota // nothing of the wall clock's
+	backingOff                 // a time of the wall clock, which will pass
+	polling                    // a condition, looked at again on the wall clock's ticks
+)
+
+// realWaits are the places a controller's goroutine, parked there, waits
+// for the wall clock: client-go's and apimachinery's own timers, which
+// no clock given to them reaches. A goroutine parked with one of these
+// as its innermost frame (not counting the runtime's) will go on of
+// itself. Waits on timers of the controller's own code are not known
+// here (the package documentation).
+//
+// A backoff ends by itself, and the world waits for every one to end
+// before it lets the next event go: after a disconnect each reflector
+// backs off for a time client-go draws at random (0.8 to 1.6 s), and
+// letting events go in between would make which informer relisted
+// first part of the run. A poll (package wait's, cache.WaitForCacheSync's
+// every 100 ms) looks at a condition that may wait for one of those
+// events, and does not hold them back.
+var realWaits = []struct {
+	frame, what string
+	kind        waitKind
+}{
+	{"k8s.io/client-go/tools/cache.(*Reflector).watch(", "client-go's reflector, backing off before it watches again", backingOff},
+	{"k8s.io/client-go/tools/cache.(*Reflector).watchList(", "client-go's reflector, backing off before it lists again", backingOff},
+	{"golang.org/x/time/rate.(*Limiter)", "a client's rate limiter", backingOff},
+	{"k8s.io/client-go/util/flowcontrol.", "a client's rate limiter", backingOff},
+	{"k8s.io/apimachinery/pkg/util/wait.", "a wait or poll of package wait", polling},
+}
+
+// reflectorRun marks a reflector's goroutine: parked in package wait, it
+// is in its relist backoff.
+const reflectorRun = "k8s.io/client-go/tools/cache.(*Reflector).Run"
+
+// realWait says which wait of the wall clock g is in, if any.
+func realWait(g string) (string, waitKind) {
+	if goroutines.State(g) == "sleep" {
+		return "time.Sleep in " + innermost(g), backingOff
+	}
+	f := innermost(g)
+	for _, r := range realWaits {
+		if !strings.HasPrefix(f, r.frame) {
+			continue
+		}
+		if r.kind == polling && strings.Contains(g, reflectorRun) {
+			return "client-go's reflector, backing off before it lists again", backingOff
+		}
+		return r.what, r.kind
+	}
+	return "", none
+}
+
+// innermost is g's innermost function that is not the runtime's (nor
+// the select or channel machinery's): where its own code is.
+func innermost(g string) string {
+	lines := strings.Split(g, "\n")
+	for _, l := range lines[1:] {
+		if l == "" || strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "created by ") {
+			continue
+		}
+		if strings.HasPrefix(l, "runtime.") || strings.HasPrefix(l, "internal/") || strings.HasPrefix(l, "time.Sleep") {
+			continue
+		}
+		return l
+	}
+	return "?"
+}
