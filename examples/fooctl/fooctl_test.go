@@ -105,6 +105,7 @@ func colored(e *controllertest.End) error {
 
 func TestFixedKeepsEveryInvariant(t *testing.T) {
 	rep := explore(t, false)
+	t.Logf("%s", rep)
 	if rep.Failed() {
 		t.Errorf("the fixed operator:\n%s", rep)
 	}
