@@ -29,12 +29,14 @@ var Faults = []FaultKind{
 		[]string{"restart-apiserver"}, nil},
 	{"partition", "heal", "a disconnect that lasts while etcd compacts its history and kube-apiserver restarts: the controller's watches cannot resume, and it relists; what was deleted meanwhile it learns of only as missing (a DeletedFinalStateUnknown)",
 		[]string{"disconnect"}, []string{"compact", "restart-apiserver", "reconnect"}},
+	{"stop", "start", "the controller stops, as its process ends, until start starts it anew: fresh informers that list what is there then, and see no event of what happened meanwhile",
+		[]string{"stop"}, []string{"start"}},
 	{"hold-cache", "release-cache", "the watch caches stop taking in etcd's events until release-cache: the controller's reads fall behind",
 		[]string{"hold-cache"}, []string{"release-cache"}},
 }
 
 // DefaultFaults are what Explore places when not told.
-var DefaultFaults = []string{"disconnect", "close-watch", "compact", "restart-apiserver", "partition"}
+var DefaultFaults = []string{"disconnect", "close-watch", "compact", "restart-apiserver", "partition", "stop"}
 
 // faultKind is the fault named name.
 func faultKind(name string) (FaultKind, bool) {
@@ -64,6 +66,10 @@ func (w *World) Fault(ctx context.Context, name string) error {
 		}
 	case "restart-apiserver":
 		return w.restartCaches(ctx)
+	case "stop":
+		return w.stopControllers()
+	case "start":
+		w.startControllers()
 	case "hold-cache", "release-cache":
 		for _, st := range w.storages {
 			if !st.Cached() {
@@ -76,7 +82,7 @@ func (w *World) Fault(ctx context.Context, name string) error {
 			}
 		}
 	default:
-		return fmt.Errorf("controllertest: no fault command %q; they are disconnect, reconnect, close-watch, compact, restart-apiserver, hold-cache and release-cache", name)
+		return fmt.Errorf("controllertest: no fault command %q; they are disconnect, reconnect, close-watch, compact, restart-apiserver, stop, start, hold-cache and release-cache", name)
 	}
 	return nil
 }

@@ -18,9 +18,12 @@ import (
 func (w *World) QueueMetrics() workqueue.MetricsProvider { return w.queues }
 
 // queueMetrics counts, per queue name, what client-go's queue reports.
+// A queue made again under a name (a controller started anew) starts a
+// count of its own: client-go asks for a queue's depth metric first.
 type queueMetrics struct {
 	mu     sync.Mutex
-	queues map[string]*queueCount
+	queues map[string]*queueCount // the newest queue of each name
+	gone   int64                  // keys taken by queues made again since
 }
 
 // queueCount is one queue's counts: its depth (keys waiting for a
@@ -40,6 +43,18 @@ func (m *queueMetrics) of(name string) *queueCount {
 		q = &queueCount{}
 		m.queues[name] = q
 	}
+	return q
+}
+
+// made starts the count of a queue made under name.
+func (m *queueMetrics) made(name string) *queueCount {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.queues[name]; old != nil {
+		m.gone += old.gets
+	}
+	q := &queueCount{}
+	m.queues[name] = q
 	return q
 }
 
@@ -63,7 +78,7 @@ func (m *queueMetrics) busy() []string {
 func (m *queueMetrics) taken() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var n int64
+	n := m.gone
 	for _, q := range m.queues {
 		n += q.gets
 	}
@@ -108,7 +123,7 @@ func (ignored) Set(float64) {}
 func (ignored) Inc()        {}
 
 func (m *queueMetrics) NewDepthMetric(name string) workqueue.GaugeMetric {
-	return counter{m, m.of(name), func(q *queueCount) *int64 { return &q.depth }}
+	return counter{m, m.made(name), func(q *queueCount) *int64 { return &q.depth }}
 }
 
 func (m *queueMetrics) NewAddsMetric(name string) workqueue.CounterMetric {

@@ -9,9 +9,12 @@ import (
 
 // running is a controller Run started.
 type running struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error // what it returned, once done is closed
+	run       func(ctx context.Context) error
+	cancel    context.CancelFunc
+	done      chan struct{}
+	err       error // what it returned, once done is closed
+	stopped   bool  // by the story's stop: its return is no surprise
+	restarted bool  // started anew by the story's start
 }
 
 // Run starts a controller in the world: run is called on a goroutine of
@@ -25,7 +28,7 @@ type running struct {
 // says so, with what it returned.
 func (w *World) Run(run func(ctx context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, done: make(chan struct{})}
+	r := &running{run: run, cancel: cancel, done: make(chan struct{})}
 	w.mu.Lock()
 	w.running = append(w.running, r)
 	w.mu.Unlock()
@@ -56,6 +59,9 @@ func (w *World) stopped() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.running {
+		if r.stopped {
+			continue
+		}
 		select {
 		case <-r.done:
 			return fmt.Errorf("controllertest: the controller returned before the world closed: %v", r.err)
@@ -63,4 +69,40 @@ func (w *World) stopped() error {
 		}
 	}
 	return nil
+}
+
+// stopControllers stops every controller running, as its process would
+// end: its context ends, and the world waits for it to return.
+func (w *World) stopControllers() error {
+	w.mu.Lock()
+	var rs []*running
+	for _, r := range w.running {
+		if !r.stopped {
+			r.stopped = true
+			rs = append(rs, r)
+		}
+	}
+	w.mu.Unlock()
+	var errs []error
+	for _, r := range rs {
+		errs = append(errs, r.stop())
+	}
+	return errors.Join(errs...)
+}
+
+// startControllers starts anew every controller the story stopped, as a
+// new process: fresh informers, fresh queues, nothing kept.
+func (w *World) startControllers() {
+	w.mu.Lock()
+	var again []func(context.Context) error
+	for _, r := range w.running {
+		if r.stopped && !r.restarted {
+			r.restarted = true
+			again = append(again, r.run)
+		}
+	}
+	w.mu.Unlock()
+	for _, run := range again {
+		w.Run(run)
+	}
 }

@@ -76,11 +76,20 @@ func (w *World) settleOnce(ctx context.Context) error {
 	var seen progress
 	deadline := time.Now().Add(timeout)
 	var realSince time.Time
+	// A stack dump is the costly look (each stops the world and walks
+	// every goroutine of the process), so it is taken only once the
+	// cheap counts have stood still for a poll, and the polls between
+	// dumps that find the world busy grow longer, up to 16 ms.
+	var last progress
+	look := time.Millisecond
 	for {
 		if err := w.stopped(); err != nil {
 			return err
 		}
-		why, wait, err := w.unsettled(ctx)
+		now := progress{"", w.net.Moved(), w.queues.taken(), w.requests()}
+		dump := now == last
+		last = now
+		why, wait, err := w.unsettled(ctx, dump)
 		if err != nil {
 			return err
 		}
@@ -89,7 +98,7 @@ func (w *World) settleOnce(ctx context.Context) error {
 		if why == "" || wait == polling && w.gate.Held() > 0 {
 			return nil
 		}
-		now := progress{why, w.net.Moved(), w.queues.taken(), w.requests()}
+		now.why = why
 		if now != seen {
 			seen, deadline = now, time.Now().Add(timeout)
 		}
@@ -105,8 +114,11 @@ func (w *World) settleOnce(ctx context.Context) error {
 			return fmt.Errorf("controllertest: the world did not settle: nothing moved for %v while it waited for %s", timeout, why)
 		}
 		poll := time.Millisecond
-		if wait != none {
-			poll = 10 * time.Millisecond // a wait of the wall clock lasts about a second
+		switch {
+		case wait != none:
+			poll = 50 * time.Millisecond // a wait of the wall clock lasts 0.1 to 1.6 s
+		case dump:
+			poll, look = look, min(2*look, 16*time.Millisecond)
 		}
 		select {
 		case <-time.After(poll):
@@ -126,8 +138,9 @@ func (w *World) requests() int {
 }
 
 // unsettled says what the world is waiting for, "" if nothing, and
-// whether that is a wait of the wall clock.
-func (w *World) unsettled(ctx context.Context) (why string, wait waitKind, err error) {
+// whether that is a wait of the wall clock. Without dump it looks at the
+// counts alone, and says the world is waiting for its goroutines.
+func (w *World) unsettled(ctx context.Context, dump bool) (why string, wait waitKind, err error) {
 	rev, err := w.etcd.Revision(ctx)
 	if err != nil {
 		return "", none, fmt.Errorf("controllertest: etcd's revision: %w", err)
@@ -152,14 +165,22 @@ func (w *World) unsettled(ctx context.Context) (why string, wait waitKind, err e
 			return fmt.Sprintf("%d requests of %s in the server", n, u), none, nil
 		}
 	}
+	if !dump {
+		return "the controller and the server, still moving", none, nil
+	}
+	// The goroutines before the queues: a controller that has keys
+	// queued but polls for its caches to sync (its workers not yet
+	// started) waits for events the gate holds, not for its queue.
+	if why, wait = w.goroutinesUnparked(); why != "" {
+		return why, wait, nil
+	}
 	if busy := w.queues.busy(); len(busy) > 0 {
 		return busy[0], none, nil
 	}
-	why, wait = w.goroutinesUnparked()
-	if why == "" && w.net.Moved() != moved {
-		why = "the network, which moved while the world looked"
+	if w.net.Moved() != moved {
+		return "the network, which moved while the world looked", none, nil
 	}
-	return why, wait, nil
+	return "", none, nil
 }
 
 // goroutinesUnparked looks at the world's and the controller's

@@ -32,6 +32,7 @@ import (
 //	close-watch                          (the server ends the controller's watches)
 //	compact                              (etcd compacts at its revision)
 //	restart-apiserver                    (the watch caches start anew)
+//	stop / start                         (the controller stops, and starts anew)
 //	hold-cache / release-cache           (the watch caches stop taking in etcd's events)
 //	gc                                   (a sweep of the garbage collector, gc.go)
 //
@@ -44,7 +45,7 @@ type Story struct {
 
 // played are the commands a world plays.
 var played = []string{"crd", "create", "update", "delete", "advance", "settle", "disconnect", "reconnect",
-	"close-watch", "compact", "restart-apiserver", "hold-cache", "release-cache", "gc"}
+	"close-watch", "compact", "restart-apiserver", "stop", "start", "hold-cache", "release-cache", "gc"}
 
 // ParseStory reads a story (file names it in errors).
 func ParseStory(file string, src []byte) (*Story, error) {
@@ -59,6 +60,9 @@ func ParseStory(file string, src []byte) (*Story, error) {
 		a, err := scenario.ParseArgs(st)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", file, st.Line, err)
+		}
+		if st.Cmd == "start" && (len(a.Values) > 0 || len(a.Pos) > 0) {
+			return nil, fmt.Errorf("%s:%d: start takes nothing in a controller's world: it starts anew the controller a stop stopped", file, st.Line)
 		}
 		_, after := a.Values["after-events"]
 		_, page := a.Values["after-pages"]

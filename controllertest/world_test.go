@@ -58,7 +58,8 @@ func TestSettleWaitsForTheController(t *testing.T) {
 // is a resource the world does not serve.
 func TestStoryRefusals(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"# x\nstart informer=pods\n----\n", `story.txt:2: a controller's world does not play "start"`},
+		{"# x\nadd-handler h\n----\n", `story.txt:2: a controller's world does not play "add-handler"`},
+		{"# x\nstart informer=pods\n----\n", "story.txt:2: start takes nothing in a controller's world"},
 		{"# x\ncreate configmaps ns0/a\n----\n\ndisconnect after-events=1\n----\n", "story.txt:5: a fault inside a step"},
 		{"# x\ncreate nodes ns0/a\n----\n", "story.txt:2"},
 	} {
