@@ -21,8 +21,11 @@ import (
 //     its ConfigMap and its Deployment, each under a name of its own
 //     (not generateName), so that a create from a cache that does not
 //     hold the child yet is refused with AlreadyExists, not made twice;
-//   - a child is changed only when it differs, and every error,
-//     a conflict included, puts the key back on the queue.
+//   - a child is changed only when it differs, and never from a read
+//     older than the controller's own last write of it (Written): the
+//     cache lags the controller's writes, and such a write is refused
+//     with 409 Conflict;
+//   - every error, a conflict included, puts the key back on the queue.
 func Fixed(ctx context.Context, c *Controller, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -31,6 +34,9 @@ func Fixed(ctx context.Context, c *Controller, key string) error {
 	f, err := c.foo(key)
 	if err != nil || f == nil {
 		return err // gone: its children go with it (their ownerReferences)
+	}
+	if c.Written.Behind("foos", f) {
+		return nil // the event of the controller's own write is on its way
 	}
 	if f.GetDeletionTimestamp() != nil {
 		if err := c.unregister(ctx, ns, name); err != nil {
@@ -58,7 +64,10 @@ func (c *Controller) setFinalizer(ctx context.Context, f *unstructured.Unstructu
 		fs = append(fs, Finalizer)
 	}
 	f.SetFinalizers(fs)
-	_, err := c.Dynamic.Resource(Foos).Namespace(f.GetNamespace()).Update(ctx, f, metav1.UpdateOptions{})
+	out, err := c.Dynamic.Resource(Foos).Namespace(f.GetNamespace()).Update(ctx, f, metav1.UpdateOptions{})
+	if err == nil {
+		c.Written.Note("foos", out)
+	}
 	return err
 }
 
@@ -96,12 +105,15 @@ func (c *Controller) ensureConfigMap(ctx context.Context, f *unstructured.Unstru
 		return err
 	case err != nil:
 		return err
-	case cm.Data["color"] == color:
+	case cm.Data["color"] == color || c.Written.Behind("configmaps", cm):
 		return nil
 	}
 	cm = cm.DeepCopy()
 	cm.Data = map[string]string{"color": color}
-	_, err = c.Kube.CoreV1().ConfigMaps(f.GetNamespace()).Update(ctx, cm, metav1.UpdateOptions{})
+	out, err := c.Kube.CoreV1().ConfigMaps(f.GetNamespace()).Update(ctx, cm, metav1.UpdateOptions{})
+	if err == nil {
+		c.Written.Note("configmaps", out)
+	}
 	return err
 }
 
@@ -118,12 +130,15 @@ func (c *Controller) ensureDeployment(ctx context.Context, f *unstructured.Unstr
 		return err
 	case err != nil:
 		return err
-	case d.Spec.Replicas != nil && *d.Spec.Replicas == replicas:
+	case d.Spec.Replicas != nil && *d.Spec.Replicas == replicas || c.Written.Behind("deployments", d):
 		return nil
 	}
 	d = d.DeepCopy()
 	d.Spec.Replicas = &replicas
-	_, err = c.Kube.AppsV1().Deployments(f.GetNamespace()).Update(ctx, d, metav1.UpdateOptions{})
+	out, err := c.Kube.AppsV1().Deployments(f.GetNamespace()).Update(ctx, d, metav1.UpdateOptions{})
+	if err == nil {
+		c.Written.Note("deployments", out)
+	}
 	return err
 }
 

@@ -98,6 +98,8 @@ type Controller struct {
 
 	fooInformer cache.SharedIndexInformer
 	Queue       workqueue.TypedRateLimitingInterface[string]
+	// Written are Fixed's own writes, to tell a cache behind them.
+	Written     Written
 	reconcile   func(ctx context.Context, c *Controller, key string) error
 	kubeFactory informers.SharedInformerFactory
 	fooFactory  dynamicinformer.DynamicSharedInformerFactory
