@@ -21,7 +21,7 @@
 // language: writes (create foos ns0/f spec=(replicas=2)), moves of the
 // world's clock (advance 30s), and faults. Explore plays it once without
 // faults and once per placement of each fault (Faults: disconnect,
-// close-watch, compact, restart-apiserver, partition), each in a fresh
+// close-watch, compact, restart-apiserver, partition, stop), each in a fresh
 // world with the controller started anew, and checks invariants at the
 // end: Builtin's (it converges, no update from a stale read, no orphan,
 // no child made twice, no finalizer left) and yours, Go functions over
@@ -53,7 +53,9 @@
 // your work queues (workqueue.TypedRateLimitingQueueConfig.Clock, with
 // Name and MetricsProvider: QueueMetrics): a requeue after a backoff then
 // waits on the world's time, and an exploration's quiet period (Explore.
-// Quiet, two minutes of it) costs nothing.
+// Quiet, two minutes of it) costs nothing. A controller-runtime Manager
+// takes such a queue through controller.Options.NewQueue (its default,
+// the priority queue, takes no clock); examples/foocr runs one.
 //
 // Some waits are on the wall clock and cannot be moved: client-go's
 // reflector backs off 0.8 to 1.6 s after a watch fails (its informers
