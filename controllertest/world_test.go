@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cachelab/cachelab/examples/fooctl"
 )
 
 const parentStory = `# A parent configmap, changed, then deleted.
@@ -75,40 +77,18 @@ func TestStoryRefusals(t *testing.T) {
 	}
 }
 
-const foosCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: foos.example.com
-spec:
-  group: example.com
-  names: {plural: foos, singular: foo, kind: Foo, listKind: FooList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              replicas: {type: integer, default: 1}
-`
-
 // A custom resource's writes through the server are kube-apiserver's:
 // pruned of fields its schema does not know, defaulted, given a
 // generation, and refused when they break the schema (E20).
 func TestCustomResourceWrites(t *testing.T) {
 	ctx := context.Background()
-	w := start(t, Options{Resources: []string{"configmaps"}, CRDs: []string{foosCRD}})
+	w := start(t, Options{Resources: []string{"configmaps"}, CRDs: []string{fooctl.CRD}})
 	if err := w.Prepare(ctx, story(t, "# x\ncreate configmaps ns0/a\n----\n")); err != nil {
 		t.Fatal(err)
 	}
 	foos := w.Client().Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "foos"}).Namespace("ns0")
 	f := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Foo",
-		"metadata": map[string]any{"name": "f"}, "spec": map[string]any{"color": "blue"}}}
+		"metadata": map[string]any{"name": "f"}, "spec": map[string]any{"colour": "blue"}}}
 	got, err := foos.Create(ctx, f, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
