@@ -326,11 +326,42 @@ func (e Explore) file(p Placement, where string) string {
 type runLog struct {
 	w          *World
 	lines      []string
-	seen       map[string]int // requests of each user already in the trace
-	quietFrom  int            // the controller's requests before the quiet period's second half
-	quietTaken int64          // keys reconciled before it
+	requests   int   // the server's requests already in the trace
+	quietFrom  int   // the controller's requests before the quiet period's second half
+	quietTaken int64 // keys reconciled before it
 	reconciled int64
+	events     int      // the world's events already in the trace
 	broken     []Broken // Always invariants broken after a command
+}
+
+// since is what the controller did and was told since the last step,
+// and what the garbage collector deleted: their requests, in the order
+// the server took them, and between them the events the controller's
+// watches were handed, in the order they came.
+func (r *runLog) since() []string {
+	reqs := r.w.Requests("")
+	r.w.mu.Lock()
+	events := r.w.events[r.events:]
+	r.events = len(r.w.events)
+	r.w.mu.Unlock()
+	var lines []string
+	for i := r.requests; i <= len(reqs); i++ {
+		for len(events) > 0 && events[0].after <= i {
+			lines = append(lines, "  event: "+events[0].String())
+			events = events[1:]
+		}
+		if i == len(reqs) {
+			break
+		}
+		switch q := reqs[i]; {
+		case q.User == ControllerUser:
+			lines = append(lines, "  controller: "+requestLine(q))
+		case q.User == GCUser && q.Method != "GET":
+			lines = append(lines, "  garbage collector: "+requestLine(q))
+		}
+	}
+	r.requests = len(reqs)
+	return sortReads(lines)
 }
 
 // brokenYet reports whether the invariant named name broke after a
@@ -339,26 +370,12 @@ func (r *runLog) brokenYet(name string) bool {
 	return slices.ContainsFunc(r.broken, func(b Broken) bool { return b.Invariant == name })
 }
 
-// step adds a command to the trace, and what it led to: the
-// controller's requests, the garbage collector's deletes, and how many
-// keys the controller reconciled.
+// step adds a command to the trace, and what it led to: the events the
+// controller's watches were handed, its requests, the garbage
+// collector's deletes, and how many keys the controller reconciled.
 func (r *runLog) step(what string) {
-	if r.seen == nil {
-		r.seen = map[string]int{}
-	}
 	r.lines = append(r.lines, what)
-	for _, u := range []string{ControllerUser, GCUser} {
-		all := r.w.Requests(u)
-		var lines []string
-		for _, q := range all[r.seen[u]:] {
-			if u == GCUser && q.Method == "GET" {
-				continue
-			}
-			lines = append(lines, "  "+who(u)+": "+requestLine(q))
-		}
-		r.lines = append(r.lines, sortReads(lines)...)
-		r.seen[u] = len(all)
-	}
+	r.lines = append(r.lines, r.since()...)
 	if n := r.w.queues.taken(); n != r.reconciled {
 		r.lines = append(r.lines, "  controller: reconciled "+plural(n-r.reconciled, "key"))
 		r.reconciled = n

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/kubeapiserver"
+
 	"github.com/cachelab/cachelab/internal/goroutines"
 )
 
@@ -58,10 +60,21 @@ func (w *World) Settle(ctx context.Context) error {
 		if err := w.settleOnce(ctx); err != nil {
 			return err
 		}
-		if !w.gate.Next() {
+		e, ok := w.gate.Next()
+		if !ok {
 			return nil
 		}
+		w.mu.Lock()
+		w.events = append(w.events, delivered{e, len(w.server.Requests(""))})
+		w.mu.Unlock()
 	}
+}
+
+// delivered is an event the controller was handed, and how many
+// requests (of every user) the server had taken by then.
+type delivered struct {
+	kubeapiserver.Released
+	after int
 }
 
 // settleOnce waits until the world is settled but for the events the

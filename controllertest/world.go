@@ -109,6 +109,7 @@ type World struct {
 	mu      sync.Mutex
 	running []*running         // the controllers Run started
 	made    map[types.UID]bool // the objects the story created
+	events  []delivered        // the controller's watch events, as the gate let them go
 	closed  bool
 }
 

@@ -1,11 +1,14 @@
 package kubeapiserver
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -38,6 +41,26 @@ type heldEvent struct {
 	what  string // what the watch watches
 	rv    uint64
 	go_   chan struct{}
+	about Released
+}
+
+// Released is an event the gate let go, as a trace shows it.
+type Released struct {
+	Type     string // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+	Resource string // what the watch watches: its resource (and group)
+	Key      string // the object's namespace/name, an error's code and reason, "" for a bookmark
+	RV       string // its resourceVersion
+}
+
+func (r Released) String() string {
+	s := r.Type + " " + r.Resource
+	if r.Key != "" {
+		s += " " + r.Key
+	}
+	if r.RV != "" {
+		s += " rv " + r.RV
+	}
+	return s
 }
 
 // NewGate is a gate for the watches of users.
@@ -56,10 +79,21 @@ func (g *Gate) number() int64 {
 
 // hold puts watch's event e in the gate; the channel is closed when Next
 // lets it go.
-func (g *Gate) hold(watch int64, what string, e watch.Event) *heldEvent {
-	h := &heldEvent{watch: watch, what: what, go_: make(chan struct{})}
-	if m, err := meta.Accessor(e.Object); err == nil {
+func (g *Gate) hold(number int64, what string, e watch.Event) *heldEvent {
+	resource, _, _ := strings.Cut(what, "/")
+	h := &heldEvent{watch: number, what: what, go_: make(chan struct{}), about: Released{Type: string(e.Type), Resource: resource}}
+	if st, ok := e.Object.(*metav1.Status); ok {
+		h.about.Key = fmt.Sprintf("%d %s", st.Code, st.Reason) // what the error says, in place of a key
+	}
+	if m, err := meta.Accessor(e.Object); err == nil && e.Type != watch.Error {
 		h.rv, _ = strconv.ParseUint(m.GetResourceVersion(), 10, 64)
+		h.about.RV = m.GetResourceVersion()
+		if e.Type != watch.Bookmark {
+			h.about.Key = m.GetName()
+			if ns := m.GetNamespace(); ns != "" {
+				h.about.Key = ns + "/" + h.about.Key
+			}
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -81,8 +115,8 @@ func (g *Gate) Held() int {
 	return len(g.held)
 }
 
-// Next lets one event go (above), and reports whether there was one.
-func (g *Gate) Next() bool {
+// Next lets one event go (above): which, and whether there was one.
+func (g *Gate) Next() (Released, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	best := -1
@@ -97,11 +131,12 @@ func (g *Gate) Next() bool {
 		}
 	}
 	if best < 0 {
-		return false
+		return Released{}, false
 	}
-	close(g.held[best].go_)
+	h := g.held[best]
+	close(h.go_)
 	g.held = slices.Delete(g.held, best, best+1)
-	return true
+	return h.about, true
 }
 
 // before reports whether Next lets a go before b.

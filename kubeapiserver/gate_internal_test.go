@@ -31,7 +31,10 @@ func TestGateLetsTheLowestGoFirst(t *testing.T) {
 		g.hold(b, "pods/ns0", watch.Event{Type: watch.Error}): "b-error",
 	}
 	var got []string
-	for g.Next() {
+	for {
+		if _, ok := g.Next(); !ok {
+			break
+		}
 		for h, name := range held {
 			select {
 			case <-h.go_:
@@ -47,5 +50,19 @@ func TestGateLetsTheLowestGoFirst(t *testing.T) {
 	}
 	if g.holds("story") || !g.holds("controller") {
 		t.Errorf("holds(story) = %v, holds(controller) = %v; want false, true", g.holds("story"), g.holds("controller"))
+	}
+}
+
+// What the gate says of an event it lets go.
+func TestGateSaysWhatItLetGo(t *testing.T) {
+	g := NewGate("controller")
+	u := &unstructured.Unstructured{}
+	u.SetNamespace("ns0")
+	u.SetName("a")
+	u.SetResourceVersion("7")
+	g.hold(g.number(), "configmaps/ns0", watch.Event{Type: watch.Added, Object: u})
+	got, ok := g.Next()
+	if want := "ADDED configmaps ns0/a rv 7"; !ok || got.String() != want {
+		t.Errorf("Next() = %q, %v; want %q, true", got, ok, want)
 	}
 }
