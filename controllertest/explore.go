@@ -158,19 +158,26 @@ func (e Explore) faults() []string {
 }
 
 // placements are every placement of one fault: at each gap (1 is before
-// the first step, n+1 after the last), healed at each later one.
+// the first step, n+1 after the last), healed at each later one; but
+// those whose story, written out, is no story (a stop placed where the
+// story's own stop has stopped the controller already).
 func (e Explore) placements() []Placement {
 	n := e.Story.Steps()
 	var out []Placement
+	add := func(p Placement) {
+		if _, err := ParseStory("placed.txt", []byte(e.file(p, ""))); err == nil {
+			out = append(out, p)
+		}
+	}
 	for _, name := range e.faults() {
 		k, _ := faultKind(name)
 		for at := 1; at <= n+1; at++ {
 			if k.Heal == "" {
-				out = append(out, Placement{Fault: name, At: at})
+				add(Placement{Fault: name, At: at})
 				continue
 			}
 			for heal := at + 1; heal <= n+1; heal++ {
-				out = append(out, Placement{Fault: name, At: at, Heal: heal})
+				add(Placement{Fault: name, At: at, Heal: heal})
 			}
 		}
 	}
