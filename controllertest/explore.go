@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/sim/scenario"
 )
 
@@ -329,123 +327,9 @@ func (e Explore) file(p Placement, where string) string {
 	return b.String()
 }
 
-// runLog is a run's trace as it is played.
-type runLog struct {
-	w          *World
-	lines      []string
-	requests   int   // the server's requests already in the trace
-	quietFrom  int   // the controller's requests before the quiet period's second half
-	quietTaken int64 // keys reconciled before it
-	reconciled int64
-	events     int      // the world's events already in the trace
-	broken     []Broken // Always invariants broken after a command
-}
-
-// since is what the controller did and was told since the last step,
-// and what the garbage collector deleted: their requests, in the order
-// the server took them, and between them the events the controller's
-// watches were handed, in the order they came.
-func (r *runLog) since() []string {
-	reqs := r.w.Requests("")
-	r.w.mu.Lock()
-	events := r.w.events[r.events:]
-	r.events = len(r.w.events)
-	r.w.mu.Unlock()
-	var lines []string
-	for i := r.requests; i <= len(reqs); i++ {
-		for len(events) > 0 && events[0].after <= i {
-			lines = append(lines, "  event: "+events[0].String())
-			events = events[1:]
-		}
-		if i == len(reqs) {
-			break
-		}
-		switch q := reqs[i]; {
-		case q.User == ControllerUser:
-			lines = append(lines, "  controller: "+requestLine(q))
-		case q.User == GCUser && q.Method != "GET":
-			lines = append(lines, "  garbage collector: "+requestLine(q))
-		}
-	}
-	r.requests = len(reqs)
-	return sortReads(lines)
-}
-
-// brokenYet reports whether the invariant named name broke after a
-// command.
-func (r *runLog) brokenYet(name string) bool {
-	return slices.ContainsFunc(r.broken, func(b Broken) bool { return b.Invariant == name })
-}
-
-// step adds a command to the trace, and what it led to: the events the
-// controller's watches were handed, its requests, the garbage
-// collector's deletes, and how many keys the controller reconciled.
-func (r *runLog) step(what string) {
-	r.lines = append(r.lines, what)
-	r.lines = append(r.lines, r.since()...)
-	if n := r.w.queues.taken(); n != r.reconciled {
-		r.lines = append(r.lines, "  controller: reconciled "+plural(n-r.reconciled, "key"))
-		r.reconciled = n
-	}
-}
-
-func who(user string) string {
-	if user == GCUser {
-		return "garbage collector"
-	}
-	return user
-}
-
-// requestLine is a request as the trace shows it: its URI without the
-// parameters that change from run to run (a watch's timeout, which
-// client-go draws at random).
-func requestLine(q kubeapiserver.Request) string {
-	return fmt.Sprintf("%s %s %d", q.Method, shortURI(q.URI), q.Status)
-}
-
-func shortURI(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return uri
-	}
-	v := u.Query()
-	for _, k := range []string{"timeout", "timeoutSeconds"} {
-		v.Del(k)
-	}
-	if len(v) == 0 {
-		return u.Path
-	}
-	return u.Path + "?" + v.Encode()
-}
-
 // storyMade are the uids of the objects the story created.
 func (w *World) storyMade() map[types.UID]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.made)
-}
-
-// plural is n things.
-func plural(n int64, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-// sortReads sorts each run of reads (GETs) among lines: informers send
-// their LISTs and WATCHes at once, and the order the server takes them
-// in is the scheduler's. A controller's writes, one worker's, keep their
-// order.
-func sortReads(lines []string) []string {
-	isRead := func(l string) bool { return strings.Contains(l, ": GET ") }
-	for i := 0; i < len(lines); {
-		j := i
-		for j < len(lines) && isRead(lines[j]) {
-			j++
-		}
-		slices.Sort(lines[i:j])
-		i = max(j, i+1)
-	}
-	return lines
 }
