@@ -42,6 +42,10 @@ const (
 	GCUser = "garbage-collector"
 )
 
+// WorldHost is the host of Config: under the .invalid top-level domain,
+// which no resolver answers (RFC 2606).
+const WorldHost = "controllertest.invalid"
+
 // Epoch is where the world's clock starts.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -255,8 +259,10 @@ const (
 
 // Config is the configuration of a client of the world's server as
 // ControllerUser: give it to the controller under test. Its connections
-// go over the world's network, where Disconnect cuts them; a client
-// that dials on its own (ignoring Config's Dial) would reach nothing.
+// go over the world's network (its Dial), where a disconnect cuts them.
+// Its host is a name that resolves nowhere (WorldHost): a client that
+// dials on its own, ignoring Dial, reaches nothing, and never a server
+// that happens to listen on this machine.
 func (w *World) Config() *rest.Config { return w.configFor(ControllerUser) }
 
 func (w *World) configFor(user string) *rest.Config {
@@ -265,6 +271,7 @@ func (w *World) configFor(user string) *rest.Config {
 		panic(fmt.Sprintf("controllertest: the server has no certificate for %s: %v", user, err)) // its CA made one at Start
 	}
 	cfg := cc.REST()
+	cfg.Host, cfg.TLSClientConfig.ServerName = "https://"+WorldHost, "localhost" // the serving certificate's name
 	cfg.Dial = w.net.Dialer(user)
 	// The server serves every resource as JSON (package kubeapiserver),
 	// where a typed clientset would send protobuf.
@@ -284,7 +291,7 @@ func (w *World) client(user string) (*dynamic.DynamicClient, error) {
 
 // Clock is the world's clock: kube-apiserver's watch deadlines and
 // watch cache run on it, and it moves only when the story advances it
-// (or Step). Give it to the controller's work queues
+// (Advance). Give it to the controller's work queues
 // (workqueue.TypedRateLimitingQueueConfig.Clock), so that a requeue
 // after a delay waits on the world's time, which the world can see,
 // and not on the wall clock's, which it cannot.

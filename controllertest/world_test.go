@@ -106,3 +106,17 @@ func TestCustomResourceWrites(t *testing.T) {
 		t.Errorf("a Foo whose replicas is a string: %v, want 422 Invalid", err)
 	}
 }
+
+// Config reaches the world's server over its network, and nothing else:
+// a client that ignores its Dial dials a name no resolver answers, not
+// a port of this machine where another kube-apiserver may listen.
+func TestConfigReachesOnlyTheWorld(t *testing.T) {
+	w := start(t, Options{Resources: []string{"configmaps"}})
+	cfg := w.Config()
+	if _, err := w.Client().Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("a client of Config: %v", err)
+	}
+	if !strings.HasSuffix(cfg.Host, ".invalid") {
+		t.Errorf("Config().Host = %q, want a name under .invalid", cfg.Host)
+	}
+}
