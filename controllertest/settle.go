@@ -60,12 +60,16 @@ func (w *World) Settle(ctx context.Context) error {
 		if err := w.settleOnce(ctx); err != nil {
 			return err
 		}
+		// Counted before the event goes: once it has, the controller
+		// may answer it with requests before this goroutine runs again
+		// (a loaded machine's scheduler put the event after them).
+		before := len(w.server.Requests(""))
 		e, ok := w.gate.Next()
 		if !ok {
 			return nil
 		}
 		w.mu.Lock()
-		w.events = append(w.events, delivered{e, len(w.server.Requests(""))})
+		w.events = append(w.events, delivered{e, before})
 		w.mu.Unlock()
 	}
 }
