@@ -44,7 +44,12 @@
 // server lets the next event of the controller's watches go (package
 // kubeapiserver's Gate), the one at the lowest resourceVersion, and the
 // world settles again: the controller handles one event at a time, in
-// one order, the same in every run, however loaded the machine.
+// one order, the same in every run, however loaded the machine. What the
+// world cannot order is inside the controller: an event its informer
+// turns into several keys (a relist that finds two objects gone) races
+// its own worker, which may take the first key before the second is
+// added and reconcile twice where it otherwise would once. An idempotent
+// reconcile keeps its verdict; its trace may differ.
 //
 // # Time
 //
