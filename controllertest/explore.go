@@ -1,6 +1,7 @@
 package controllertest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -240,7 +241,7 @@ func (e Explore) play(ctx context.Context, w *World, p Placement, r *runLog) err
 	return nil
 }
 
-func (e Explore) quiet() time.Duration { return cmpOr(e.Quiet, 2*time.Minute) }
+func (e Explore) quiet() time.Duration { return cmp.Or(max(e.Quiet, 0), 2*time.Minute) }
 
 // invariants are the invariants e checks, in order.
 func (e Explore) invariants() []Invariant {

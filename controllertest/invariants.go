@@ -2,8 +2,10 @@ package controllertest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,7 +75,7 @@ func converges(e *End) error {
 	}
 	var ws []string
 	for _, r := range e.QuietWrites[:min(3, len(e.QuietWrites))] {
-		ws = append(ws, r.Method+" "+shortURI(r.URI)+" "+strconvStatus(r.Status))
+		ws = append(ws, r.Method+" "+shortURI(r.URI)+" "+strconv.Itoa(r.Status))
 	}
 	return fmt.Errorf("still busy after the world had been quiet: %d writes (%s) and %d keys reconciled", len(e.QuietWrites), strings.Join(ws, "; "), e.QuietReconciles)
 }
@@ -105,7 +107,7 @@ func noOrphans(e *End) error {
 			live[o.GetUID()] = true
 		}
 	}
-	for _, res := range sortedKeys(e.Objects) {
+	for _, res := range slices.Sorted(maps.Keys(e.Objects)) {
 		for _, o := range e.Objects[res] {
 			if e.Story[o.GetUID()] || slices.Contains(e.Unowned, o.GetNamespace()) {
 				continue
@@ -122,7 +124,7 @@ func noOrphans(e *End) error {
 // (but those of Explore.ManyChildren). Two are a child made twice: a
 // create from a cache that did not yet hold the first.
 func noDuplicates(e *End) error {
-	for _, res := range sortedKeys(e.Objects) {
+	for _, res := range slices.Sorted(maps.Keys(e.Objects)) {
 		if slices.Contains(e.ManyChildren, res) {
 			continue
 		}
@@ -147,7 +149,7 @@ func noDuplicates(e *End) error {
 // whose delete a finalizer held has had it taken off, by the controller
 // that put it there.
 func noFinalizerLeft(e *End) error {
-	for _, res := range sortedKeys(e.Objects) {
+	for _, res := range slices.Sorted(maps.Keys(e.Objects)) {
 		for _, o := range e.Objects[res] {
 			if o.GetDeletionTimestamp() != nil {
 				return fmt.Errorf("%s %s/%s is still being deleted, held by finalizers %v", res, o.GetNamespace(), o.GetName(), o.GetFinalizers())
@@ -156,15 +158,3 @@ func noFinalizerLeft(e *End) error {
 	}
 	return nil
 }
-
-// sortedKeys are m's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func strconvStatus(code int) string { return fmt.Sprintf("%d", code) }

@@ -3,7 +3,6 @@ package controllertest
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"k8s.io/client-go/util/workqueue"
@@ -27,10 +26,10 @@ type queueMetrics struct {
 }
 
 // queueCount is one queue's counts: its depth (keys waiting for a
-// worker), keys added, keys handed to a worker (Get, the latency
-// metric) and keys done (Done, the work-duration metric).
+// worker), keys handed to a worker (Get, the latency metric) and keys
+// done (Done, the work-duration metric).
 type queueCount struct {
-	depth, adds, gets, dones, retries int64
+	depth, gets, dones int64
 }
 
 func newQueueMetrics() *queueMetrics { return &queueMetrics{queues: map[string]*queueCount{}} }
@@ -85,18 +84,6 @@ func (m *queueMetrics) taken() int64 {
 	return n
 }
 
-// names are the queues that reported, sorted.
-func (m *queueMetrics) names() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for name := range m.queues {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
-}
-
 // counter is a metric that counts one field of a queue up (or down).
 type counter struct {
 	m *queueMetrics
@@ -126,9 +113,7 @@ func (m *queueMetrics) NewDepthMetric(name string) workqueue.GaugeMetric {
 	return counter{m, m.made(name), func(q *queueCount) *int64 { return &q.depth }}
 }
 
-func (m *queueMetrics) NewAddsMetric(name string) workqueue.CounterMetric {
-	return counter{m, m.of(name), func(q *queueCount) *int64 { return &q.adds }}
-}
+func (m *queueMetrics) NewAddsMetric(string) workqueue.CounterMetric { return ignored{} }
 
 func (m *queueMetrics) NewLatencyMetric(name string) workqueue.HistogramMetric {
 	return counter{m, m.of(name), func(q *queueCount) *int64 { return &q.gets }}
@@ -138,9 +123,7 @@ func (m *queueMetrics) NewWorkDurationMetric(name string) workqueue.HistogramMet
 	return counter{m, m.of(name), func(q *queueCount) *int64 { return &q.dones }}
 }
 
-func (m *queueMetrics) NewRetriesMetric(name string) workqueue.CounterMetric {
-	return counter{m, m.of(name), func(q *queueCount) *int64 { return &q.retries }}
-}
+func (m *queueMetrics) NewRetriesMetric(string) workqueue.CounterMetric { return ignored{} }
 
 func (m *queueMetrics) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
 	return ignored{}

@@ -1,6 +1,7 @@
 package controllertest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,15 +80,10 @@ type Options struct {
 	RealWait time.Duration
 }
 
-func (o Options) settleTimeout() time.Duration { return cmpOr(o.SettleTimeout, 10*time.Second) }
-func (o Options) realWait() time.Duration      { return cmpOr(o.RealWait, 3*time.Second) }
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
+func (o Options) settleTimeout() time.Duration {
+	return cmp.Or(max(o.SettleTimeout, 0), 10*time.Second)
 }
+func (o Options) realWait() time.Duration { return cmp.Or(max(o.RealWait, 0), 3*time.Second) }
 
 // worlds numbers the worlds of the process, for their goroutines' labels.
 var worlds atomic.Int64

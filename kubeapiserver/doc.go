@@ -39,6 +39,13 @@
 //   - a watch's deadline on the server's clock (a scenario's), instead of
 //     the wall clock (clockWatcher in resource.go), and no other timer of
 //     the wall clock that could change an answer (walltime.go);
+//   - for a world that runs a user's controller (package
+//     controllertest): a listener and dialer of the caller's in place
+//     of a port (Options.Listener, Options.Dial), a Gate that holds a
+//     user's watch events until its owner lets them go, one at a time
+//     (gate.go), a custom resource's writes admitted as
+//     apiextensions-apiserver admits them (Options.Admit), and names
+//     generated from a seeded source (Options.GenerateName);
 //   - for a simulator and its tests: FailNext answers a user's next
 //     request with a status (429 as the max-in-flight filter sends it,
 //     with Retry-After), and Requests is the server's access log: who

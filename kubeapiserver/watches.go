@@ -97,6 +97,8 @@ func (w *counted) Stop() {
 // a plain send, never in a select: a goroutine dump then tells a relay
 // with an event in hand (blocked in a send) from one waiting for the
 // next (parked in its select), which apistorage's Quiescent counts on.
+// The one exception is an event the gate holds (pass): its relay waits
+// in a select, parked, and the gate's owner counts the event instead.
 func (w *counted) run() {
 	defer close(w.out)
 	in := w.inner.ResultChan()

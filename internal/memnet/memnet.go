@@ -27,7 +27,6 @@ package memnet
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"runtime/pprof"
@@ -209,11 +208,4 @@ func (l listener) Addr() net.Addr { return l.n.addr }
 // errReset is what a connection's reads and writes get once it is cut.
 func errReset(op string, addr net.Addr) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: addr, Err: os.NewSyscallError(op, syscall.ECONNRESET)}
-}
-
-// String says what the network holds, for messages.
-func (n *Network) String() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return fmt.Sprintf("%d connections, %d bytes pending, %d lines cut", len(n.open)/2, n.Pending(), len(n.cut))
 }
