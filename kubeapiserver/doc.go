@@ -39,6 +39,10 @@
 //   - a watch's deadline on the server's clock (a scenario's), instead of
 //     the wall clock (clockWatcher in resource.go), and no other timer of
 //     the wall clock that could change an answer (walltime.go);
+//   - protobuf request bodies for built-in kinds (pods, configmaps,
+//     secrets, deployments, namespaces), as a typed clientset made from
+//     a kubeconfig sends them: a filter decodes each into its Go type
+//     (k8s.io/api) and hands the handlers its JSON (protobuf.go);
 //   - for a world that runs a user's controller (package
 //     controllertest): a listener and dialer of the caller's in place
 //     of a port (Options.Listener, Options.Dial), a Gate that holds a
@@ -64,6 +68,14 @@
 // kept, as kube-apiserver keeps it; its times and creationTimestamp are
 // the wall clock's, not the server's clock, and uid is random. PATCH,
 // DELETE of a collection and subresources are not served.
+//
+// The body of a create or an update of a built-in resource may be
+// protobuf, as kube-apiserver takes it (a DELETE's DeleteOptions may be,
+// for any resource); a custom resource's object may not (415), which
+// kube-apiserver refuses too. The objects in responses are always JSON,
+// whatever the client accepts, and client-go decodes them by their
+// Content-Type; only a Status written outside the REST handlers (405 for
+// a verb not served, a fault) is encoded as the client prefers.
 //
 // The from-scratch packages never import this one: it is a world for them
 // to live in, and what package wire is compared against client-go on.

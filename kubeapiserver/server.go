@@ -167,7 +167,10 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 // generic builds k8s.io/apiserver's generic API server: its handler chain
 // (panic recovery, request info, timeouts, authentication by client
 // certificate, authorization, max-in-flight) in front of the resource's
-// REST handlers and discovery.
+// REST handlers and discovery. Inside the chain, where a request is
+// known and its user authorized, come this package's filters: the
+// faults a scenario placed, then protobuf bodies turned into JSON
+// (protobuf.go), then watches' timeouts moved onto the server's clock.
 func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, error) {
 	cfg := genericapiserver.NewConfig(s.kinds.codecs)
 	cfg.EffectiveVersion = basecompatibility.NewEffectiveVersionFromString("1.37.2", "", "")
@@ -195,7 +198,7 @@ func (s *Server) generic(ln net.Listener) (*genericapiserver.GenericAPIServer, e
 	}, x509request.CommonNameUserConversion)
 	cfg.Authorization.Authorizer = authorizerfactory.NewPrivilegedGroups(Group)
 	cfg.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-		inner := s.faults.wrap(scenarioTimeouts(h, time.Duration(c.MinRequestTimeout)*time.Second))
+		inner := s.faults.wrap(s.protobufBodies(scenarioTimeouts(h, time.Duration(c.MinRequestTimeout)*time.Second), c.MaxRequestBodyBytes))
 		return s.log.wrap(genericapiserver.DefaultBuildHandlerChain(inner, c), s.labels)
 	}
 	gs, err := cfg.Complete(nil).New("cachelab-kube-apiserver", genericapiserver.NewEmptyDelegate())

@@ -1,6 +1,7 @@
 package kubeapiserver
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/watch"
@@ -34,6 +35,21 @@ func (s *Server) Watches(user string) WatchCount {
 	return c
 }
 
+// OpenWatches is what user's open watches watch (a resource, and a
+// namespace if one), one entry per watch, sorted.
+func (s *Server) OpenWatches(user string) []string {
+	s.watches.mu.Lock()
+	defer s.watches.mu.Unlock()
+	var out []string
+	for w := range s.watches.open {
+		if w.user == user {
+			out = append(out, w.what)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 type watches struct {
 	mu   sync.Mutex
 	open map[*counted]struct{}
@@ -56,13 +72,13 @@ type counted struct {
 	closeOnce sync.Once
 	taken     int64  // guarded by ws.mu
 	number    int64  // in the gate, if it holds the user's events
-	what      string // what it watches, for the gate
+	what      string // what it watches: a resource/namespace
 }
 
 func (ws *watches) relay(user, what string, inner watch.Interface, end func()) watch.Interface {
-	w := &counted{ws: ws, user: user, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
+	w := &counted{ws: ws, user: user, what: what, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
 	if ws.gate.holds(user) {
-		w.number, w.what = ws.gate.number(), what
+		w.number = ws.gate.number()
 	}
 	ws.mu.Lock()
 	if ws.open == nil {
