@@ -45,13 +45,14 @@ type Network struct {
 
 	written, read atomic.Int64 // bytes into and out of every buffer, both ways
 
-	mu      sync.Mutex
-	open    map[*conn]struct{}
-	cut     map[string]chan struct{} // the lines cut, each with what Restore closes
-	closed  bool
-	ports   int
-	backlog chan *conn
-	done    chan struct{}
+	mu       sync.Mutex
+	open     map[*conn]struct{}
+	cut      map[string]chan struct{} // the lines cut, each with what Restore closes
+	closed   bool
+	ports    int
+	backlog  chan *conn
+	relaying []*relayed // ServeTCP's connections
+	done     chan struct{}
 }
 
 // New is a network whose listener says it listens on addr (the address a
@@ -155,6 +156,13 @@ func (n *Network) Restore(line string) {
 		close(healed)
 		delete(n.cut, line)
 	}
+}
+
+// IsCut reports whether line is cut.
+func (n *Network) IsCut(line string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cut[line] != nil
 }
 
 // Listener is the server's end of the network.
