@@ -73,10 +73,24 @@
 // may settle and move on while it runs, and what it does then lands in
 // a later step, or is missed. time.Sleep is seen, and waited out.
 //
+// # A controller in another process
+//
+// With Options.Outside the server also listens on loopback TCP for a
+// controller in another process, any binary in any language: Command
+// starts one per run with a kubeconfig of the world's (WriteKubeconfig),
+// Attach waits for one someone else starts. The world cannot see such a
+// controller's goroutines or queues; it asks the kernel instead
+// (outside.go): bytes in its sockets, its threads' states, a short
+// timer it waits on in epoll, and the watches it had before a fault. A
+// longer timer of its own (a RequeueAfter of seconds, a resync period)
+// runs on the wall clock, unseen. cachelab serve and explore --serve
+// are this, from the command line.
+//
 // # What the world is not
 //
-// The server speaks JSON only (Config asks for it; a typed clientset
-// would send protobuf), serves no PATCH, no subresources (a status
+// The server answers in JSON (Config asks for it; a typed clientset in
+// another process may send protobuf bodies of built-in resources, which
+// it takes), serves no PATCH, no subresources (a status
 // update goes to the object itself), no server-side apply; a pod is
 // stored as sent, and no node runs it; there is no controller of its own
 // but the garbage collector (a Deployment makes no ReplicaSet). Requests

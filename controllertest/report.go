@@ -93,6 +93,19 @@ func (r *Report) String() string {
 	return b.String()
 }
 
+// String is the outcome as a report shows a group's first: its verdict,
+// what broke, what happened, and the story to replay it.
+func (o Outcome) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", o.Where, o.verdict())
+	writeOutcome(&b, o)
+	return b.String()
+}
+
+// Kept reports whether the run was played to its end and kept every
+// invariant.
+func (o Outcome) Kept() bool { return o.verdict() == passed }
+
 func writeOutcome(b *strings.Builder, o Outcome) {
 	for _, br := range o.Broken {
 		fmt.Fprintf(b, "  %s: %s\n", br.Invariant, br.Why)

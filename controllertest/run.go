@@ -71,6 +71,19 @@ func (w *World) stopped() error {
 	return nil
 }
 
+// controllersRunning reports whether a controller Run started has not
+// been stopped by the story.
+func (w *World) controllersRunning() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.running {
+		if !r.stopped {
+			return true
+		}
+	}
+	return false
+}
+
 // stopControllers stops every controller running, as its process would
 // end: its context ends, and the world waits for it to return.
 func (w *World) stopControllers() error {

@@ -122,6 +122,8 @@ func (w *World) settleOnce(ctx context.Context) error {
 		switch {
 		case wait == none:
 			realSince = time.Time{}
+		case wait == connecting:
+			realSince, deadline = time.Time{}, time.Now().Add(timeout) // bounded by Outside.Connect
 		case realSince.IsZero():
 			realSince = time.Now()
 		case time.Since(realSince) > realMax:
@@ -132,6 +134,8 @@ func (w *World) settleOnce(ctx context.Context) error {
 		}
 		poll := time.Millisecond
 		switch {
+		case wait == shortTimer:
+			poll = 5 * time.Millisecond // client-go's first requeue after an error waits 5 ms
 		case wait != none:
 			poll = 50 * time.Millisecond // a wait of the wall clock lasts 0.1 to 1.6 s
 		case dump:
@@ -194,6 +198,11 @@ func (w *World) unsettled(ctx context.Context, dump bool) (why string, wait wait
 	if busy := w.queues.busy(); len(busy) > 0 {
 		return busy[0], none, nil
 	}
+	if w.outside != nil {
+		if why, wait, err = w.outsideUnsettled(); why != "" || err != nil {
+			return why, wait, err
+		}
+	}
 	if w.net.Moved() != moved {
 		return "the network, which moved while the world looked", none, nil
 	}
@@ -248,6 +257,8 @@ const (
 	none       waitKind = iota // nothing of the wall clock's
 	backingOff                 // a time of the wall clock, which will pass
 	polling                    // a condition, looked at again on the wall clock's ticks
+	shortTimer                 // a timer of another process's, due within Outside.Horizon
+	connecting                 // a controller in another process, to connect (Attach)
 )
 
 // realWaits are the places a controller's goroutine, parked there, waits

@@ -76,6 +76,16 @@ func ParseStory(file string, src []byte) (*Story, error) {
 // Name is the story's file name.
 func (s *Story) Name() string { return s.sc.Name }
 
+// Line is the line of the story's first step that runs cmd, or 0.
+func (s *Story) Line(cmd string) int {
+	for _, st := range s.sc.Steps {
+		if st.Cmd == cmd {
+			return st.Line
+		}
+	}
+	return 0
+}
+
 // Steps is how many steps the story has.
 func (s *Story) Steps() int { return len(s.sc.Steps) }
 

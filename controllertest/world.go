@@ -78,6 +78,9 @@ type Options struct {
 	// 1.6 s, not injectable), cache.WaitForCacheSync's polls, a client's
 	// rate limiter, a time.Sleep (settle.go).
 	RealWait time.Duration
+	// Outside, if set, also serves controllers in other processes, over
+	// loopback TCP (outside.go, Command, WriteKubeconfig).
+	Outside *Outside
 }
 
 func (o Options) settleTimeout() time.Duration {
@@ -105,6 +108,7 @@ type World struct {
 	own       *dynamic.DynamicClient // the story's client
 	gc        *dynamic.DynamicClient // the garbage collector's
 	custom    []scenario.CustomResource
+	outside   *outside // controllers in other processes, if Options.Outside
 
 	mu      sync.Mutex
 	running []*running         // the controllers Run started
@@ -216,6 +220,11 @@ func (w *World) startServer(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("controllertest: starting kube-apiserver: %w", err)
+	}
+	if w.opts.Outside != nil {
+		if err := w.serveOutside(); err != nil {
+			return err
+		}
 	}
 	if w.own, err = w.client(StoryUser); err != nil {
 		return err

@@ -20,18 +20,9 @@ func TestMain(m *testing.M) {
 
 // run runs the operator, Fixed or Mistaken (with its cleanup on delete).
 func run(ctx context.Context, w *controllertest.World, mistaken bool) error {
-	opts := fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics(), Reconcile: fooctl.Fixed}
-	if mistaken {
-		opts.Reconcile = fooctl.Mistaken
-	}
-	c, err := fooctl.New(opts)
+	c, err := fooctl.Operator(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, mistaken)
 	if err != nil {
 		return err
-	}
-	if mistaken {
-		if err := c.OnFooDelete(fooctl.MistakenCleanup(c)); err != nil {
-			return err
-		}
 	}
 	return c.Run(ctx)
 }

@@ -67,3 +67,22 @@ func MistakenCleanup(c *Controller) func(obj any) {
 		}
 	}
 }
+
+// Operator makes the operator, fixed (Fixed) or mistaken (Mistaken, with
+// its cleanup on delete, MistakenCleanup); opts.Reconcile is set here.
+func Operator(opts Options, mistaken bool) (*Controller, error) {
+	opts.Reconcile = Fixed
+	if mistaken {
+		opts.Reconcile = Mistaken
+	}
+	c, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if mistaken {
+		if err := c.OnFooDelete(MistakenCleanup(c)); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
