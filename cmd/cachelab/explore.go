@@ -34,6 +34,8 @@ type exploreOptions struct {
 	out       string
 	stack     choice
 	server    choice
+	serve     bool // a controller in another process (serve.go)
+	unowned   []string
 }
 
 func (m *Main) exploreCommand() *cobra.Command {
@@ -98,8 +100,18 @@ Faults:
 ` + plantHelp() + `
 
 ` + exploreExitHelp,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return m.explore(cmd, args[0], o) },
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.serve {
+				return nil // exploreServe says what is missing
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.serve {
+				return m.exploreServe(cmd, args, o)
+			}
+			return m.explore(cmd, args[0], o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.faults, "faults", strings.Join(scenario.DefaultFaults, ","), "the faults to place, comma-separated")
@@ -117,6 +129,9 @@ Faults:
 	f.StringVar(&o.shard, "shard", "", "run shard i of n (i/n, 0-based) of the placements and write its record as JSON, for explore merge")
 	f.Var(&o.stack, "stack", "the informers' stack: "+o.stack.Type()+" (default: the scenario's)")
 	f.Var(&o.server, "server", "the world: "+o.server.Type()+" (default: the scenario's)")
+	f.BoolVar(&o.serve, "serve", false, "explore a story with your controller in another process: explore --serve STORY -- COMMAND [ARG...] "+
+		"runs COMMAND once per placement, against a fresh world, with KUBECONFIG set (see 'cachelab serve')")
+	f.StringSliceVar(&o.unowned, "unowned", nil, "with --serve: "+unownedUsage)
 	cmd.AddCommand(m.exploreMergeCommand())
 	return cmd
 }

@@ -188,7 +188,7 @@ requests, watch events, queue deltas, indexer changes and handler calls.
 	root.SetIn(m.Stdin)
 	root.SetOut(m.Stdout)
 	root.SetErr(m.Stderr)
-	root.AddCommand(m.runCommand(), m.exploreCommand(), m.scenariosCommand(), m.recordCommand(), m.replayCommand(), m.versionCommand())
+	root.AddCommand(m.runCommand(), m.exploreCommand(), m.serveCommand(), m.scenariosCommand(), m.recordCommand(), m.replayCommand(), m.versionCommand())
 	return root
 }
 

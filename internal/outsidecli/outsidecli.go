@@ -1,0 +1,93 @@
+// Package outsidecli is what cachelab serve and explore --serve run: a
+// story played to a controller in another process (package
+// controllertest). It is a package of its own so that only the full
+// build of cachelab, and the command's tests, link it.
+package outsidecli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
+	"github.com/cachelab/cachelab/controllertest"
+)
+
+// Job is what serve or explore --serve was asked to do.
+type Job struct {
+	Story      string // the story file's name
+	Src        []byte // its text
+	Kubeconfig string // serve: where to write the kubeconfig
+	Connect    time.Duration
+	Command    []string // explore --serve: the controller, run once per placement
+	Faults     []string // explore --serve: the faults placed (nil for the default)
+	Jobs       int
+	Unowned    []string // namespaces made first, where the controller's objects need no owner
+}
+
+// UsageError is an error in the job itself (the story, a refused
+// command), found before the first step.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usage marks the error as the job's own.
+func (e *UsageError) Usage() bool { return true }
+
+// Run plays j's story to a controller in another process: once, to the
+// one the user starts (serve: no Command), or once per placement to
+// Command. It prints the outcome, or the report, to stdout, and reports
+// whether an invariant broke.
+func Run(ctx context.Context, j Job, stdout, stderr io.Writer) (broken bool, err error) {
+	klog.SetLogger(logr.Discard()) // kube-apiserver's own log, one world per placement
+	story, err := controllertest.ParseStory(j.Story, j.Src)
+	if err != nil {
+		return false, &UsageError{err}
+	}
+	e := controllertest.Explore{
+		Story:      story,
+		World:      controllertest.Options{Outside: &controllertest.Outside{Connect: j.Connect}},
+		Faults:     j.Faults,
+		Jobs:       j.Jobs,
+		Namespaces: j.Unowned,
+		Unowned:    j.Unowned,
+	}
+	if j.Command == nil {
+		return serve(ctx, j, e, stdout, stderr)
+	}
+	e.Controller = controllertest.Command(j.Command, controllertest.CommandOptions{Output: io.Discard})
+	rep, err := e.Run(ctx)
+	if err != nil {
+		return false, &UsageError{err}
+	}
+	fmt.Fprint(stdout, rep)
+	return rep.Failed(), nil
+}
+
+func serve(ctx context.Context, j Job, e controllertest.Explore, stdout, stderr io.Writer) (bool, error) {
+	for _, cmd := range []string{"stop", "start"} {
+		if line := e.Story.Line(cmd); line > 0 {
+			return false, &UsageError{fmt.Errorf("%s:%d: serve cannot %s your controller: it did not start it; explore --serve STORY -- COMMAND can", j.Story, line, cmd)}
+		}
+	}
+	e.Controller = controllertest.Attach(controllertest.AttachOptions{
+		Kubeconfig: j.Kubeconfig,
+		Waiting: func(address string) {
+			fmt.Fprintf(stderr, "cachelab: kube-apiserver is on https://%s; start your controller with KUBECONFIG=%s (waiting %v for it to connect and watch)\n",
+				address, j.Kubeconfig, j.Connect)
+		},
+	})
+	o := e.Play(ctx, controllertest.Placement{})
+	fmt.Fprint(stdout, o)
+	switch {
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case o.Err != nil:
+		return false, fmt.Errorf("%s: %w", j.Story, o.Err)
+	}
+	return !o.Kept(), nil
+}
