@@ -17,9 +17,9 @@ import (
 )
 
 // The command's tests link what a full build links for serve.
-func init() { outside = runOutsideJob }
+func init() { outside = runOutsideJobInTests }
 
-func runOutsideJob(ctx context.Context, j outsideJob, stdout, stderr io.Writer) (bool, error) {
+func runOutsideJobInTests(ctx context.Context, j outsideJob, stdout, stderr io.Writer) (bool, error) {
 	return outsidecli.Run(ctx, outsidecli.Job(j), stdout, stderr)
 }
 

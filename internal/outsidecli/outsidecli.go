@@ -10,9 +10,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-logr/logr"
-	"k8s.io/klog/v2"
-
 	"github.com/cachelab/cachelab/controllertest"
 )
 
@@ -41,9 +38,10 @@ func (e *UsageError) Usage() bool { return true }
 // Run plays j's story to a controller in another process: once, to the
 // one the user starts (serve: no Command), or once per placement to
 // Command. It prints the outcome, or the report, to stdout, and reports
-// whether an invariant broke.
+// whether an invariant broke. kube-apiserver logs through klog, a line
+// or more per world: a command silences it before it calls Run (klog's
+// logger cannot be set while a world runs).
 func Run(ctx context.Context, j Job, stdout, stderr io.Writer) (broken bool, err error) {
-	klog.SetLogger(logr.Discard()) // kube-apiserver's own log, one world per placement
 	story, err := controllertest.ParseStory(j.Story, j.Src)
 	if err != nil {
 		return false, &UsageError{err}
