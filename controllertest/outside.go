@@ -268,8 +268,8 @@ func (o *outside) end(pid int) {
 	o.mu.Unlock()
 }
 
-// unsettled says what the world waits for of its controllers in other
-// processes (see the comment at the top), "" if nothing.
+// outsideUnsettled says what the world waits for of its controllers in
+// other processes (see the comment at the top), "" if nothing.
 func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 	o := w.outside
 	o.mu.Lock()

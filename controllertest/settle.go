@@ -28,7 +28,9 @@ import (
 //     system call or asleep (testing/synctest's "durably blocked", read
 //     from a stack dump taken with the world stopped);
 //   - and none of them waits for the wall clock in a way the world knows
-//     of (realWait).
+//     of (realWait);
+//   - with Options.Outside, a controller in another process is settled
+//     as the kernel sees it (outside.go).
 //
 // The last two are why a settle needs no quiet period: a goroutine
 // parked on a channel is not woken by time passing, and one that will be

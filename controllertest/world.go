@@ -278,8 +278,9 @@ func (w *World) configFor(user string) *rest.Config {
 	cfg := cc.REST()
 	cfg.Host, cfg.TLSClientConfig.ServerName = "https://"+WorldHost, "localhost" // the serving certificate's name
 	cfg.Dial = w.net.Dialer(user)
-	// The server serves every resource as JSON (package kubeapiserver),
-	// where a typed clientset would send protobuf.
+	// The server answers in JSON only (package kubeapiserver); it takes
+	// protobuf bodies of built-in kinds, but a client that asks for JSON
+	// sends the same in every run, whatever its kinds.
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
 	return cfg
 }
