@@ -1,7 +1,8 @@
 // Package browsertest opens cachelab's pages in headless Chromium for
 // tests, as a new user would open them, and reads what they drew. It
 // waits on the browser only through the DevTools protocol (chromedp),
-// each wait within the test's deadline: no sleeps.
+// each wait within the test binary's deadline (package testdeadline):
+// no sleeps, and no seconds of its own.
 //
 // Chromium is Debian's chromium package. Without it a test skips, saying
 // how to install it, unless CACHELAB_REQUIRE_BROWSER=1 (.ci/run sets it
@@ -25,12 +26,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // Start starts headless Chromium for the test, with a window of
 // 1600x1000 and scrollbars shown, or skips (fails when CACHELAB_REQUIRE_BROWSER=1) if there is
 // none. The browser ends with the test.
-func Start(t *testing.T) context.Context {
+func Start(t testing.TB) context.Context {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -46,8 +49,10 @@ func Start(t *testing.T) context.Context {
 		}
 		t.Skip(advice)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
+	// The test binary's deadline (go test -timeout), not seconds of its
+	// own: a fixed 90 s for the whole test ran out on a loaded CI runner
+	// while the page it waited on was still drawing.
+	ctx := testdeadline.Context(t)
 	// Scrollbars take their room as on a desktop's Chromium: headless
 	// hides them (chromedp.Headless), and a page laid out to the whole
 	// window's width then overflows by a scrollbar's width on the user's
@@ -72,7 +77,7 @@ func (p *Tab) Close() { p.close() }
 
 // Open opens file in a new tab and waits until the page says it has
 // drawn (window.cachelabView.ready).
-func Open(t *testing.T, parent context.Context, file string) *Tab {
+func Open(t testing.TB, parent context.Context, file string) *Tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent)
 	t.Cleanup(cancel)
@@ -99,7 +104,7 @@ func Open(t *testing.T, parent context.Context, file string) *Tab {
 
 // Go opens file in the tab, in place of the page it showed, and waits
 // until the page says it has drawn.
-func (p *Tab) Go(t *testing.T, file string) {
+func (p *Tab) Go(t testing.TB, file string) {
 	t.Helper()
 	p.Do(t, chromedp.Navigate("file://"+file))
 	if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool]("window.cachelabView && window.cachelabView.ready", poll)); err != nil {
@@ -108,7 +113,7 @@ func (p *Tab) Go(t *testing.T, file string) {
 }
 
 // Do carries out actions in the tab.
-func (p *Tab) Do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
+func (p *Tab) Do(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(p.Ctx, actions...); err != nil {
 		t.Fatal(err)
@@ -116,7 +121,7 @@ func (p *Tab) Do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // Eval is the number a script gives.
-func (p *Tab) Eval(t *testing.T, js string) float64 {
+func (p *Tab) Eval(t testing.TB, js string) float64 {
 	t.Helper()
 	v, err := chromedp.Run(p.Ctx, chromedp.Evaluate[float64](js))
 	if err != nil {
@@ -126,7 +131,7 @@ func (p *Tab) Eval(t *testing.T, js string) float64 {
 }
 
 // EvalString is the string a script gives.
-func (p *Tab) EvalString(t *testing.T, js string) string {
+func (p *Tab) EvalString(t testing.TB, js string) string {
 	t.Helper()
 	v, err := chromedp.Run(p.Ctx, chromedp.Evaluate[string](js))
 	if err != nil {
@@ -136,19 +141,19 @@ func (p *Tab) EvalString(t *testing.T, js string) string {
 }
 
 // Text is the text of the first element sel selects.
-func (p *Tab) Text(t *testing.T, sel string) string {
+func (p *Tab) Text(t testing.TB, sel string) string {
 	t.Helper()
 	return p.EvalString(t, fmt.Sprintf("document.querySelector(%q).textContent", sel))
 }
 
 // N is the number of elements sel selects.
-func (p *Tab) N(t *testing.T, sel string) float64 {
+func (p *Tab) N(t testing.TB, sel string) float64 {
 	t.Helper()
 	return p.Eval(t, fmt.Sprintf("document.querySelectorAll(%q).length", sel))
 }
 
 // Count checks that sel selects want elements.
-func (p *Tab) Count(t *testing.T, sel string, want float64) {
+func (p *Tab) Count(t testing.TB, sel string, want float64) {
 	t.Helper()
 	if got := p.N(t, sel); got != want {
 		t.Errorf("%s: %v elements, want %v", sel, got, want)
@@ -156,7 +161,7 @@ func (p *Tab) Count(t *testing.T, sel string, want float64) {
 }
 
 // AtLeast checks that sel selects at least want elements.
-func (p *Tab) AtLeast(t *testing.T, sel string, want float64) {
+func (p *Tab) AtLeast(t testing.TB, sel string, want float64) {
 	t.Helper()
 	if got := p.N(t, sel); got < want {
 		t.Errorf("%s: %v elements, want at least %v", sel, got, want)
@@ -164,7 +169,7 @@ func (p *Tab) AtLeast(t *testing.T, sel string, want float64) {
 }
 
 // Screenshot is a PNG of what the tab shows.
-func (p *Tab) Screenshot(t *testing.T) []byte {
+func (p *Tab) Screenshot(t testing.TB) []byte {
 	t.Helper()
 	b, err := chromedp.Run(p.Ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -175,7 +180,7 @@ func (p *Tab) Screenshot(t *testing.T) []byte {
 
 // Resize gives the page a window of w x h and waits until it has drawn
 // again for it (cachelabView.draws goes up).
-func (p *Tab) Resize(t *testing.T, w, h int64) {
+func (p *Tab) Resize(t testing.TB, w, h int64) {
 	t.Helper()
 	before := p.Eval(t, "cachelabView.draws")
 	p.Do(t, chromedp.EmulateViewport(w, h))
@@ -186,7 +191,7 @@ func (p *Tab) Resize(t *testing.T, w, h int64) {
 
 // NoErrors checks that no script failed: nothing on the console at level
 // error, no uncaught exception, and none the page's window.onerror caught.
-func (p *Tab) NoErrors(t *testing.T) {
+func (p *Tab) NoErrors(t testing.TB) {
 	t.Helper()
 	if n := p.Eval(t, "cachelabView.errors.length"); n != 0 {
 		t.Errorf("the page caught %v script errors:\n%s", n, p.EvalString(t, `cachelabView.errors.join("\n")`))
@@ -200,7 +205,7 @@ func (p *Tab) NoErrors(t *testing.T) {
 
 // NotBlank checks that a screenshot shows something: a PNG with dark
 // pixels (text) and some colour (chips, bands) on the white page.
-func NotBlank(t *testing.T, shot []byte) {
+func NotBlank(t testing.TB, shot []byte) {
 	t.Helper()
 	img, err := png.Decode(bytes.NewReader(shot))
 	if err != nil {
@@ -239,7 +244,7 @@ var poll = chromedp.WithPollingInterval(10 * time.Millisecond)
 // the whole run in its window: every step's column ends inside the
 // timeline's view, and the timeline does not scroll sideways. what names
 // the page in a failure.
-func (p *Tab) CheckFits(t *testing.T, what string) {
+func (p *Tab) CheckFits(t testing.TB, what string) {
 	t.Helper()
 	tl := `document.getElementById("timeline")`
 	if out := p.EvalString(t, `[...document.querySelectorAll(".step")].filter(s => s.getBoundingClientRect().right > `+tl+
