@@ -90,10 +90,11 @@
 //
 // The server answers in JSON (Config asks for it; a typed clientset in
 // another process may send protobuf bodies of built-in resources, which
-// it takes), serves no PATCH, no subresources (a status
-// update goes to the object itself), no server-side apply; a pod is
-// stored as sent, and no node runs it; there is no controller of its own
-// but the garbage collector (a Deployment makes no ReplicaSet). Requests
+// it takes), serves no PATCH, no subresource but a custom resource's
+// status (when its definition has one: GET and PUT of /status, the
+// object's own PUT then keeping the stored status), no server-side
+// apply; a pod is stored as sent, and no node runs it; there is no
+// controller of its own but the garbage collector (a Deployment makes no ReplicaSet). Requests
 // are those of one controller user, in system:masters.
 //
 // The from-scratch packages never import this one; it is a world for a

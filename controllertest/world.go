@@ -202,7 +202,7 @@ func (w *World) startServer(ctx context.Context) error {
 	w.net = memnet.New(addr, pprof.WithLabels(context.Background(), w.labels("")))
 	w.gate = kubeapiserver.NewGate(ControllerUser)
 	n := len(w.resources)
-	admit, err := w.admission()
+	admit, status, err := w.admission()
 	if err != nil {
 		return err
 	}
@@ -212,6 +212,7 @@ func (w *World) startServer(ctx context.Context) error {
 		Namespaces:   w.storages[n],
 		Also:         w.storages[1:n],
 		Admit:        admit,
+		Status:       status,
 		Labels:       w.labels,
 		Gate:         w.gate,
 		GenerateName: seededNames(),
@@ -234,17 +235,23 @@ func (w *World) startServer(ctx context.Context) error {
 }
 
 // admission is what kube-apiserver's apiextensions does to each custom
-// resource's writes (package crd).
-func (w *World) admission() (map[schema.GroupResource]kubeapiserver.Admit, error) {
-	out := map[schema.GroupResource]kubeapiserver.Admit{}
+// resource's writes (package crd), and to the writes of the status
+// subresource of those whose definition has one.
+func (w *World) admission() (admit, status map[schema.GroupResource]kubeapiserver.Admit, err error) {
+	admit = map[schema.GroupResource]kubeapiserver.Admit{}
+	status = map[schema.GroupResource]kubeapiserver.Admit{}
 	for _, c := range w.custom {
 		def, err := crd.Compile(c.Manifest)
 		if err != nil {
-			return nil, fmt.Errorf("controllertest: CRD %s: %w", c.Name(), err)
+			return nil, nil, fmt.Errorf("controllertest: CRD %s: %w", c.Name(), err)
 		}
-		out[schema.GroupResource{Group: c.Group, Resource: c.Plural}] = def.Admitted
+		gr := schema.GroupResource{Group: c.Group, Resource: c.Plural}
+		admit[gr] = def.Admitted
+		if def.HasStatus() {
+			status[gr] = def.AdmittedStatus
+		}
 	}
-	return out, nil
+	return admit, status, nil
 }
 
 // labels are the pprof labels of the world's goroutines, and of the

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 
 	"github.com/cachelab/cachelab/examples/fooctl"
 )
@@ -118,5 +119,116 @@ func TestConfigReachesOnlyTheWorld(t *testing.T) {
 	}
 	if !strings.HasSuffix(cfg.Host, ".invalid") {
 		t.Errorf("Config().Host = %q, want a name under .invalid", cfg.Host)
+	}
+}
+
+// statusCRD is a custom resource with the status subresource, as
+// kubernetes/sample-controller's Foo has it.
+const statusCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: bars.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: bars, singular: bar, kind: Bar}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 1}
+          status:
+            type: object
+            properties:
+              ready: {type: integer, minimum: 0}
+`
+
+// With the status subresource, as kube-apiserver serves it
+// (apiextensions-apiserver's strategies, package crd): a create drops the
+// status it is sent, an update of the object keeps the stored status, an
+// update of /status changes only the status and not the generation, and
+// validates it; discovery lists bars/status.
+func TestStatusSubresource(t *testing.T) {
+	ctx := context.Background()
+	w := start(t, Options{Resources: []string{"configmaps"}, CRDs: []string{statusCRD}})
+	if err := w.Prepare(ctx, story(t, "# x\ncreate configmaps ns0/a\n----\n")); err != nil {
+		t.Fatal(err)
+	}
+	bars := w.Client().Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}).Namespace("ns0")
+	b := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Bar",
+		"metadata": map[string]any{"name": "b"}, "spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"ready": int64(9)}}}
+	created, err := bars.Create(ctx, b, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := created.Object["status"]; ok || created.GetGeneration() != 1 {
+		t.Errorf("created: status %v, generation %d; want no status (a create drops it), generation 1", created.Object["status"], created.GetGeneration())
+	}
+
+	withStatus := created.DeepCopy()
+	withStatus.Object["status"] = map[string]any{"ready": int64(2)}
+	withStatus.Object["spec"] = map[string]any{"replicas": int64(5)} // not taken by /status
+	updated, err := bars.UpdateStatus(ctx, withStatus, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"ready": int64(2)}, "generation": int64(1)},
+		map[string]any{"spec": updated.Object["spec"], "status": updated.Object["status"], "generation": updated.GetGeneration()}); diff != "" {
+		t.Errorf("after PUT /status (-want +got):\n%s", diff)
+	}
+
+	spec := updated.DeepCopy()
+	spec.Object["spec"] = map[string]any{"replicas": int64(3)}
+	spec.Object["status"] = map[string]any{"ready": int64(7)} // not taken by the object's PUT
+	updated, err = bars.Update(ctx, spec, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"spec": map[string]any{"replicas": int64(3)}, "status": map[string]any{"ready": int64(2)}, "generation": int64(2)},
+		map[string]any{"spec": updated.Object["spec"], "status": updated.Object["status"], "generation": updated.GetGeneration()}); diff != "" {
+		t.Errorf("after PUT of the object (-want +got):\n%s", diff)
+	}
+
+	bad := updated.DeepCopy()
+	bad.Object["status"] = map[string]any{"ready": int64(-1)}
+	if _, err := bars.UpdateStatus(ctx, bad, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+		t.Errorf("PUT /status with ready -1: %v, want 422 Invalid (the status schema's minimum)", err)
+	}
+	stale := created.DeepCopy() // its resourceVersion is two writes old
+	stale.Object["status"] = map[string]any{"ready": int64(1)}
+	if _, err := bars.UpdateStatus(ctx, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("PUT /status at a stale resourceVersion: %v, want 409 Conflict", err)
+	}
+	got, err := bars.Get(ctx, "b", metav1.GetOptions{}, "status")
+	if err != nil || got.Object["status"] == nil {
+		t.Errorf("GET /status: %v, %v; want the object", got, err)
+	}
+	if _, err := bars.Get(ctx, "b", metav1.GetOptions{}, "scale"); !apierrors.IsNotFound(err) {
+		t.Errorf("GET /scale: %v, want 404 (no scale subresource)", err)
+	}
+
+	disc, err := discovery.NewDiscoveryClientForConfig(w.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := disc.ServerResourcesForGroupVersion("example.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list.APIResources {
+		names = append(names, r.Name+" "+strings.Join(r.Verbs, ","))
+	}
+	if diff := cmp.Diff([]string{"bars create,delete,get,list,update,watch", "bars/status get,update"}, names); diff != "" {
+		t.Errorf("discovery (-want +got):\n%s", diff)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -51,6 +52,7 @@ type Definition struct {
 	structural *structuralschema.Structural
 	preserve   bool // spec.preserveUnknownFields: no pruning
 	strategy   strategy
+	status     strategy // the status subresource's, or nil without one
 }
 
 // strategy is what Admit asks of apiextensions-apiserver's registry
@@ -101,11 +103,37 @@ func Compile(manifest []byte) (*Definition, error) {
 		return nil, fmt.Errorf("schema: %v", err)
 	}
 	gvk := schema.GroupVersionKind{Group: in.Spec.Group, Version: version.Name, Kind: in.Spec.Names.Kind}
+	// The status subresource, as apiextensions-apiserver's handler
+	// (customresource_handler.go) sets it up: its own validator of the
+	// schema's status property, and a strategy for /status.
+	sub := in.Spec.Subresources
+	if version.Subresources != nil {
+		sub = version.Subresources
+	}
+	var status *apiextensions.CustomResourceSubresourceStatus
+	var statusValidator apiservervalidation.SchemaValidator
+	if sub != nil && sub.Status != nil {
+		status = sub.Status
+		if s, ok := props.OpenAPIV3Schema.Properties["status"]; ok {
+			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&s); err != nil {
+				return nil, fmt.Errorf("schema of status: %v", err)
+			}
+		}
+	}
 	st := customresource.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(),
-		in.Spec.Scope == apiextensions.NamespaceScoped, gvk, validator, nil, structural, nil, nil, nil)
-	return &Definition{gvk: gvk, structural: structural, strategy: st,
-		preserve: in.Spec.PreserveUnknownFields != nil && *in.Spec.PreserveUnknownFields}, nil
+		in.Spec.Scope == apiextensions.NamespaceScoped, gvk, validator, statusValidator, structural, status, nil, nil)
+	d := &Definition{gvk: gvk, structural: structural, strategy: st,
+		preserve: in.Spec.PreserveUnknownFields != nil && *in.Spec.PreserveUnknownFields}
+	if status != nil {
+		d.status = customresource.NewStatusStrategy(st)
+	}
+	return d, nil
 }
+
+// HasStatus is whether the resource has the status subresource: then an
+// update of the object keeps its stored status, a create drops the one
+// it is sent, and only an update of /status (AdmittedStatus) changes it.
+func (d *Definition) HasStatus() bool { return d.status != nil }
 
 // Admit does to obj, a create's object (old nil) or an update's (old
 // the stored one), what kube-apiserver does before it stores it (the
@@ -139,4 +167,34 @@ func (d *Definition) Admitted(obj, old map[string]any) field.ErrorList {
 		errs = d.strategy.ValidateUpdate(ctx, u, o)
 	}
 	return errs
+}
+
+// AdmittedStatus is what kube-apiserver does to an update of the status
+// subresource (a PUT of /status) before it stores it: the request's
+// decoder prunes and defaults it as an update's, then the status
+// strategy keeps everything of the stored object (old) but its status
+// and managedFields, and validates the status against the schema's
+// status property. obj is changed in place. It is nil, and changes
+// nothing, for a resource without the subresource (HasStatus).
+func (d *Definition) AdmittedStatus(obj, old map[string]any) field.ErrorList {
+	if d.status == nil {
+		return nil
+	}
+	if !d.preserve {
+		structuralpruning.Prune(obj, d.structural, true)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, d.structural)
+	}
+	structuraldefaulting.Default(obj, d.structural)
+	u := &unstructured.Unstructured{Object: obj}
+	o := &unstructured.Unstructured{Object: old}
+	ctx := genericapirequest.WithNamespace(context.Background(), u.GetNamespace())
+	d.status.PrepareForUpdate(ctx, u, o)
+	// The strategy put a copy of old in u in place of obj: the caller
+	// holds obj.
+	if u.Object != nil {
+		clear(obj)
+		maps.Copy(obj, u.Object)
+		u.Object = obj
+	}
+	return d.status.ValidateUpdate(ctx, u, o)
 }

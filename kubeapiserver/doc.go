@@ -66,8 +66,9 @@
 // finalizers, and its DELETE removes it at once, leaving its pods where
 // they are (there is no namespace controller). metadata.managedFields is
 // kept, as kube-apiserver keeps it; its times and creationTimestamp are
-// the wall clock's, not the server's clock, and uid is random. PATCH,
-// DELETE of a collection and subresources are not served.
+// the wall clock's, not the server's clock, and uid is random. PATCH and
+// DELETE of a collection are not served, nor any subresource but a
+// custom resource's status (Options.Status: GET and PUT of /status).
 //
 // The body of a create or an update of a built-in resource may be
 // protobuf, as kube-apiserver takes it (a DELETE's DeleteOptions may be,

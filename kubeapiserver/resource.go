@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -57,7 +58,14 @@ type endpoints struct {
 	res      listwatch.Resource
 	verbs    []string
 	handlers map[string]http.Handler
+	status   map[string]http.Handler // the status subresource's, by verb, or nil
 	codecs   serializer.CodecFactory // the server's, for its errors
+}
+
+// statusVerbs are the verbs of the status subresource served: get, and
+// update with Options.Writes (kube-apiserver serves patch too).
+func (ep *endpoints) statusVerbs() []string {
+	return slices.Sorted(maps.Keys(ep.status))
 }
 
 // install puts the served resources' endpoints on the generic server, as
@@ -104,6 +112,11 @@ func (s *Server) installVersion(paths *mux.PathRecorderMux, gv schema.GroupVersi
 				Name: ep.res.Resource, SingularName: strings.ToLower(ep.res.Kind), Namespaced: ep.res.Namespaced,
 				Kind: ep.res.Kind, Verbs: ep.verbs,
 			})
+			if ep.status != nil { // listed as kube-apiserver lists a subresource
+				out = append(out, metav1.APIResource{
+					Name: ep.res.Resource + "/status", Namespaced: ep.res.Namespaced, Kind: ep.res.Kind, Verbs: ep.statusVerbs(),
+				})
+			}
 		}
 		return out
 	})
@@ -114,8 +127,11 @@ func (s *Server) installVersion(paths *mux.PathRecorderMux, gv schema.GroupVersi
 	paths.HandlePrefix(versionPath+"/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, ok := request.RequestInfoFrom(req.Context())
 		i := -1
-		if ok && info.IsResourceRequest && info.Subresource == "" {
+		if ok && info.IsResourceRequest && (info.Subresource == "" || info.Subresource == "status") {
 			i = slices.IndexFunc(eps, func(ep *endpoints) bool { return ep.res.Resource == info.Resource })
+		}
+		if i >= 0 && info.Subresource == "status" && (eps[i].status == nil || info.Name == "") {
+			i = -1 // no status subresource, or not of an object
 		}
 		if i < 0 {
 			http.NotFound(w, req)
@@ -128,7 +144,11 @@ func (s *Server) installVersion(paths *mux.PathRecorderMux, gv schema.GroupVersi
 // serve sends the request to the resource's handler for it, or answers
 // 405 MethodNotSupported for a verb the resource is not served with.
 func (ep *endpoints) serve(w http.ResponseWriter, req *http.Request, info *request.RequestInfo) {
-	if h, ok := ep.handlers[routeOf(ep.res, info)]; ok {
+	h, ok := ep.handlers[routeOf(ep.res, info)]
+	if info.Subresource == "status" {
+		h, ok = ep.status[routeOf(ep.res, info)]
+	}
+	if ok {
 		h.ServeHTTP(w, req)
 		return
 	}
@@ -184,7 +204,40 @@ func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints,
 			h[verb] = perRequest(func() http.Handler { return handlers.DeleteResource(store, true, scope, s.admit) })
 		}
 	}
-	return &endpoints{res: res, verbs: sv.verbs(), handlers: h, codecs: s.kinds.codecs}, nil
+	ep := &endpoints{res: res, verbs: sv.verbs(), handlers: h, codecs: s.kinds.codecs}
+	if admit, ok := s.status[res.GroupResource()]; ok {
+		if ep.status, err = s.statusEndpoints(res, store, admit, sv.writes, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return ep, nil
+}
+
+// statusEndpoints are the handlers of a resource's status subresource,
+// as apiextensions-apiserver makes a custom resource's (its etcd.go): a
+// copy of the resource's registry store whose update strategy admits
+// with the status's Admit, and a request scope naming the subresource,
+// with a field manager of its own that tracks the status's fields.
+func (s *Server) statusEndpoints(res listwatch.Resource, store *genericregistry.Store, admit Admit, writes []string, cfg *genericapiserver.Config) (map[string]http.Handler, error) {
+	statusStore := *store
+	st := store.UpdateStrategy.(strategy)
+	st.admit = admit
+	statusStore.UpdateStrategy = st
+	scope, err := s.scope(res, &statusStore, cfg)
+	if err != nil {
+		return nil, err
+	}
+	scope.Subresource = "status"
+	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
+	if scope.FieldManager, err = managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(),
+		converter{s.kinds.scheme}, s.kinds.scheme, creater{s.kinds.scheme}, res.GroupVersionKind(), gv, "status", nil); err != nil {
+		return nil, fmt.Errorf("kubeapiserver: the field manager for %s/status: %w", res.Resource, err)
+	}
+	h := map[string]http.Handler{"get": handlers.GetResource(&statusStore, scope)}
+	if slices.Contains(writes, "update") {
+		h["update"] = perRequest(func() http.Handler { return handlers.UpdateResource(&statusStore, scope, s.admit) })
+	}
+	return h, nil
 }
 
 // perRequest is a write handler made anew for each request, as

@@ -68,6 +68,14 @@ type Options struct {
 	// pruning, defaulting and schema validation (package crd's
 	// Definition.Admitted). Without it a write is stored as it came.
 	Admit map[schema.GroupResource]Admit
+	// Status, if set, gives a resource served (by its group and
+	// resource) the status subresource, as a custom resource's
+	// definition gives it: GET and PUT of <object>/status, listed in
+	// discovery, the PUT's object admitted by the resource's Status
+	// (package crd's Definition.AdmittedStatus: only its status is
+	// kept). The resource's Admit then keeps an update from changing the
+	// status. It takes Options.Writes for PUT.
+	Status map[schema.GroupResource]Admit
 	// Listener, if set, is where the server takes its connections, in
 	// place of a port of its own on 127.0.0.1; its Addr is the URL's
 	// host and port, and must be 127.0.0.1 or localhost, which the
@@ -98,8 +106,9 @@ type Admit func(obj, old map[string]any) field.ErrorList
 type Server struct {
 	served []served // the resources, in discovery's order
 	admits map[schema.GroupResource]Admit
-	kinds  kinds               // the scheme of their group versions
-	admit  admission.Interface // nil without Options.Namespaces
+	status map[schema.GroupResource]Admit // Options.Status
+	kinds  kinds                          // the scheme of their group versions
+	admit  admission.Interface            // nil without Options.Namespaces
 	clock  clock.Clock
 	labels func(user string) pprof.LabelSet // Options.Labels
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
@@ -121,7 +130,7 @@ func New(ctx context.Context, st *apistorage.Server, opts Options) (*Server, err
 	if opts.Clock == nil {
 		opts.Clock = st.Clock()
 	}
-	s := &Server{clock: opts.Clock, labels: opts.Labels, admits: opts.Admit, dial: opts.Dial, names: opts.GenerateName, stopped: make(chan struct{})}
+	s := &Server{clock: opts.Clock, labels: opts.Labels, admits: opts.Admit, status: opts.Status, dial: opts.Dial, names: opts.GenerateName, stopped: make(chan struct{})}
 	s.watches.gate = opts.Gate
 	if err := s.serve(st, opts); err != nil {
 		return nil, err
