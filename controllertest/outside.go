@@ -41,7 +41,10 @@ import (
 //   - none of them waits in epoll for a timer due within
 //     Outside.Horizon: a client-go or controller-runtime requeue after a
 //     conflict (5 ms, doubling), a WaitForCacheSync poll (100 ms), a
-//     client's rate limiter;
+//     client's rate limiter; after such a timer fired and the controller
+//     made requests (a retry), and with no event held for it, none
+//     within four times the horizon: the retry's next timer, which
+//     would otherwise fire in the middle of a later step;
 //   - and, unless its line is cut, every resource and namespace it has
 //     watched in this world is watched again: after a disconnect,
 //     client-go's reflector waits 0.8 to 1.6 s of its own clock before it
@@ -79,6 +82,17 @@ type outside struct {
 	pids    []int            // the processes looked at last
 	last    procstate.Snapshot
 	poll    pollSeen
+	// retrying is set when a timer within the horizon fired and the
+	// controller made requests: a requeue after an error, whose next
+	// timer is twice as far (client-go's and controller-runtime's
+	// default rate limiter: 5 ms, doubling). Such a chain outgrows the
+	// horizon while the gate holds the event that would end it; the
+	// world then lets the event go, and waits for the chain's last
+	// timer, up to four times the horizon, before it calls the
+	// controller settled. Without that wait the timer fires on the wall
+	// clock in the middle of a later step, where the machine's load puts
+	// it. It is cleared when no timer is that near.
+	retrying bool
 	// attached is set by Attach: a controller the world did not start
 	// is to connect, by connectBy.
 	attached  bool
@@ -308,7 +322,14 @@ func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 	if !slices.Equal(pids, lastPids) {
 		return fmt.Sprintf("the controller's processes %v, looked at once", pids), none, nil
 	}
-	if busy := procstate.Busy(last, snap, w.opts.Outside.horizon()); busy != "" {
+	horizon := w.opts.Outside.horizon()
+	// After a retry, with no event held, the world waits for a timer
+	// four times as far: the retry's next one (see retrying).
+	retryWait := o.retrying && w.gate.Held() == 0
+	if retryWait {
+		horizon *= 4
+	}
+	if busy := procstate.Busy(last, snap, horizon); busy != "" {
 		if procstate.Busy(last, snap, 0) != "" {
 			o.poll.ran = true // it ran, or runs: not a timer alone
 			return busy, none, nil
@@ -316,17 +337,27 @@ func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 		// Only a timer within the horizon. One that fires and makes no
 		// request is a poll (a WaitForCacheSync's, every 100 ms): it
 		// waits for something other than time, maybe an event the gate
-		// holds. One that makes requests (a requeue's) was work.
+		// holds. One that makes requests (a requeue's) was work: a retry.
 		requests := w.requests()
 		switch {
-		case !o.poll.armed || o.poll.requests != requests:
+		case !o.poll.armed:
 			o.poll = pollSeen{armed: true, requests: requests}
+		case o.poll.requests != requests:
+			o.poll = pollSeen{armed: true, requests: requests}
+			o.retrying = true
 		case o.poll.ran:
+			o.retrying = false
 			return busy + ", and made no request when it last fired: a poll", polling, nil
+		}
+		if retryWait && procstate.Busy(last, snap, w.opts.Outside.horizon()) == "" {
+			return busy + ", after a retry", retryTimer, nil
 		}
 		return busy, shortTimer, nil
 	}
 	o.poll = pollSeen{}
+	if retryWait || procstate.Busy(last, snap, 4*w.opts.Outside.horizon()) == "" {
+		o.retrying = false // no retry's timer is near: the retries are over
+	}
 	open := w.server.OpenWatches(ControllerUser)
 	for _, what := range open {
 		o.watched[what] = true

@@ -114,7 +114,7 @@ func (w *World) settleOnce(ctx context.Context) error {
 		}
 		// A poll may be waiting for an event the gate holds (a
 		// WaitForCacheSync for the initial list): let the next one go.
-		if why == "" || wait == polling && w.gate.Held() > 0 {
+		if why == "" || (wait == polling || wait == retryTimer) && w.gate.Held() > 0 {
 			return nil
 		}
 		now.why = why
@@ -136,7 +136,7 @@ func (w *World) settleOnce(ctx context.Context) error {
 		}
 		poll := time.Millisecond
 		switch {
-		case wait == shortTimer:
+		case wait == shortTimer || wait == retryTimer:
 			poll = 5 * time.Millisecond // client-go's first requeue after an error waits 5 ms
 		case wait != none:
 			poll = 50 * time.Millisecond // a wait of the wall clock lasts 0.1 to 1.6 s
@@ -260,6 +260,7 @@ const (
 	backingOff                 // a time of the wall clock, which will pass
 	polling                    // a condition, looked at again on the wall clock's ticks
 	shortTimer                 // a timer of another process's, due within Outside.Horizon
+	retryTimer                 // the same, within four times the horizon, after a retry (outside.go)
 	connecting                 // a controller in another process, to connect (Attach)
 )
 

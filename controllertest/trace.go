@@ -3,6 +3,7 @@ package controllertest
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -78,7 +79,8 @@ func (r *runLog) step(what string) {
 
 // requestLine is a request as the trace shows it: its URI without the
 // parameters that change from run to run (a watch's timeout, which
-// client-go draws at random).
+// client-go draws at random), and an event's name without the wall
+// clock's time in it (recorderTime).
 func requestLine(q kubeapiserver.Request) string {
 	return fmt.Sprintf("%s %s %d", q.Method, shortURI(q.URI), q.Status)
 }
@@ -92,11 +94,17 @@ func shortURI(uri string) string {
 	for _, k := range []string{"timeout", "timeoutSeconds"} {
 		v.Del(k)
 	}
+	path := recorderTime.ReplaceAllString(u.Path, "$1.<time>")
 	if len(v) == 0 {
-		return u.Path
+		return path
 	}
-	return u.Path + "?" + v.Encode()
+	return path + "?" + v.Encode()
 }
+
+// recorderTime is the end of an event's name as client-go's event
+// recorder makes it (tools/record/util.GenerateEventName): the object's
+// name, a dot and the wall clock's time in nanoseconds, in hex.
+var recorderTime = regexp.MustCompile(`(/events/[^/]+)\.[0-9a-f]{12,16}$`)
 
 // plural is n things.
 func plural(n int64, thing string) string {

@@ -1,0 +1,20 @@
+package controllertest
+
+import "testing"
+
+// A request's line in the trace names nothing that changes from run to
+// run: not a watch's timeout, not the time in the name client-go's event
+// recorder gives an event.
+func TestShortURI(t *testing.T) {
+	for uri, want := range map[string]string{
+		"/api/v1/pods?watch=true&timeoutSeconds=412&resourceVersion=5":      "/api/v1/pods?resourceVersion=5&watch=true",
+		"/api/v1/namespaces/ns0/events/example-foo.18ece3ee891936b6":        "/api/v1/namespaces/ns0/events/example-foo.<time>",
+		"/apis/events.k8s.io/v1/namespaces/ns0/events/a.b.18ece3ee891936b6": "/apis/events.k8s.io/v1/namespaces/ns0/events/a.b.<time>",
+		"/api/v1/namespaces/ns0/configmaps/example-foo.18ece3ee891936b6":    "/api/v1/namespaces/ns0/configmaps/example-foo.18ece3ee891936b6",
+		"/api/v1/namespaces/ns0/events":                                     "/api/v1/namespaces/ns0/events",
+	} {
+		if got := shortURI(uri); got != want {
+			t.Errorf("shortURI(%q) = %q, want %q", uri, got, want)
+		}
+	}
+}
