@@ -41,10 +41,11 @@ import (
 //   - none of them waits in epoll for a timer due within
 //     Outside.Horizon: a client-go or controller-runtime requeue after a
 //     conflict (5 ms, doubling), a WaitForCacheSync poll (100 ms), a
-//     client's rate limiter; after such a timer fired and the controller
-//     made requests (a retry), and with no event held for it, none
-//     within four times the horizon: the retry's next timer, which
-//     would otherwise fire in the middle of a later step;
+//     client's rate limiter; after a retry (a request answered with an
+//     error, or such a timer that fired and made requests), and with no
+//     event held for it, none within four times the horizon: the
+//     retry's next timer, which would otherwise fire in the middle of a
+//     later step;
 //   - and, unless its line is cut, every resource and namespace it has
 //     watched in this world is watched again: after a disconnect,
 //     client-go's reflector waits 0.8 to 1.6 s of its own clock before it
@@ -82,7 +83,8 @@ type outside struct {
 	pids    []int            // the processes looked at last
 	last    procstate.Snapshot
 	poll    pollSeen
-	// retrying is set when a timer within the horizon fired and the
+	// retrying is set when a request of the controller's was answered
+	// with an error, or a timer within the horizon fired and the
 	// controller made requests: a requeue after an error, whose next
 	// timer is twice as far (client-go's and controller-runtime's
 	// default rate limiter: 5 ms, doubling). Such a chain outgrows the
@@ -91,8 +93,12 @@ type outside struct {
 	// timer, up to four times the horizon, before it calls the
 	// controller settled. Without that wait the timer fires on the wall
 	// clock in the middle of a later step, where the machine's load puts
-	// it. It is cleared when no timer is that near.
+	// it. It is cleared when no timer is that near. (The error is read
+	// from the request log, which does not depend on when the world
+	// looks; under load a look may not catch the controller between
+	// two of a chain's timers.)
 	retrying bool
+	scanned  int // the controller's requests looked at for errors
 	// attached is set by Attach: a controller the world did not start
 	// is to connect, by connectBy.
 	attached  bool
@@ -325,6 +331,13 @@ func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 	horizon := w.opts.Outside.horizon()
 	// After a retry, with no event held, the world waits for a timer
 	// four times as far: the retry's next one (see retrying).
+	reqs := w.server.Requests(ControllerUser)
+	for _, q := range reqs[min(o.scanned, len(reqs)):] {
+		if q.Status >= 400 {
+			o.retrying = true // an error, which a controller requeues after
+		}
+	}
+	o.scanned = len(reqs)
 	retryWait := o.retrying && w.gate.Held() == 0
 	if retryWait {
 		horizon *= 4
