@@ -2,6 +2,7 @@ package controllertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/pprof"
 	"slices"
@@ -67,6 +68,11 @@ func (w *World) Fault(ctx context.Context, name string) error {
 	case "restart-apiserver":
 		return w.restartCaches(ctx)
 	case "stop":
+		if w.outside != nil && w.outside.isAttached() {
+			// Attach's function would return, and the controller,
+			// which is someone else's process, would go on.
+			return errors.New("controllertest: stop: the controller was attached (Attach), not started by the world, which cannot stop it; leave stop out of the faults, or start it with Command")
+		}
 		return w.stopControllers()
 	case "start":
 		w.startControllers()

@@ -276,6 +276,12 @@ type AttachOptions struct {
 	Waiting func(address string)
 }
 
+func (o *outside) isAttached() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.attached
+}
+
 func (o *outside) start(pid int) {
 	o.mu.Lock()
 	o.started[pid] = true

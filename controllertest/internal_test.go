@@ -1,6 +1,10 @@
 package controllertest
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 // A request's line in the trace names nothing that changes from run to
 // run: not a watch's timeout, not the time in the name client-go's event
@@ -16,5 +20,18 @@ func TestShortURI(t *testing.T) {
 		if got := shortURI(uri); got != want {
 			t.Errorf("shortURI(%q) = %q, want %q", uri, got, want)
 		}
+	}
+}
+
+// A world cannot stop a controller it did not start: stop, with an
+// attached controller, is refused, and says why.
+func TestStopRefusedWhenAttached(t *testing.T) {
+	w := start(t, Options{Resources: []string{"configmaps"}, Outside: &Outside{}})
+	w.outside.mu.Lock()
+	w.outside.attached = true
+	w.outside.mu.Unlock()
+	err := w.Fault(context.Background(), "stop")
+	if err == nil || !strings.Contains(err.Error(), "Attach") {
+		t.Errorf("stop with an attached controller: %v, want a refusal that names Attach", err)
 	}
 }
