@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,6 +82,13 @@ type Options struct {
 	// Outside, if set, also serves controllers in other processes, over
 	// loopback TCP (outside.go, Command, WriteKubeconfig).
 	Outside *Outside
+	// EtcdTempDir is where the world's embedded etcd makes its data
+	// directory, removed when the world closes (os.TempDir() if empty):
+	// a command that must remove it however it ends (a second signal
+	// does not wait for the world to close) makes one of its own.
+	EtcdTempDir string
+	// EtcdLogger receives the embedded etcd's logs (none if nil).
+	EtcdLogger *zap.Logger
 }
 
 func (o Options) settleTimeout() time.Duration {
@@ -133,7 +141,7 @@ func Start(ctx context.Context, opts Options) (*World, error) {
 		}
 	}()
 	var err error
-	if w.etcd, err = listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{}); err != nil {
+	if w.etcd, err = listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{TempDir: w.opts.EtcdTempDir, Logger: w.opts.EtcdLogger}); err != nil {
 		return nil, fmt.Errorf("controllertest: starting etcd: %w", err)
 	}
 	if err := w.startStorages(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/cachelab/cachelab/sim"
 )
@@ -31,6 +32,10 @@ type outsideJob struct {
 	Faults     []string
 	Jobs       int
 	Unowned    []string
+	// Where the worlds' etcds make their data directories: the CLI's
+	// own (datadir.go), removed however the process ends.
+	EtcdTempDir string
+	EtcdLogger  *zap.Logger
 }
 
 // outside runs a job; nil in a plain build (outsidecli.Run in a full
@@ -103,6 +108,12 @@ func (m *Main) runOutside(ctx context.Context, j outsideJob) error {
 	if outside == nil {
 		return &sim.NotLinkedError{Scenario: j.Story, Needs: "runs a controller against kube-apiserver"}
 	}
+	dir, err := m.makeRunsDir()
+	if err != nil {
+		return runError(err)
+	}
+	defer m.dropDataDir() // after every world has closed: Run waits for them
+	j.EtcdTempDir, j.EtcdLogger = dir, m.etcdLogger()
 	broken, err := outside(ctx, j, m.Stdout, m.Stderr)
 	switch {
 	case errors.As(err, new(interface{ Usage() bool })):

@@ -10,6 +10,8 @@ import (
 	"io"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/cachelab/cachelab/controllertest"
 )
 
@@ -23,6 +25,10 @@ type Job struct {
 	Faults     []string // explore --serve: the faults placed (nil for the default)
 	Jobs       int
 	Unowned    []string // namespaces made first, where the controller's objects need no owner
+	// EtcdTempDir is where each world makes its etcd's data directory;
+	// EtcdLogger takes etcd's logs (controllertest.Options).
+	EtcdTempDir string
+	EtcdLogger  *zap.Logger
 }
 
 // UsageError is an error in the job itself (the story, a refused
@@ -47,8 +53,9 @@ func Run(ctx context.Context, j Job, stdout, stderr io.Writer) (broken bool, err
 		return false, &UsageError{err}
 	}
 	e := controllertest.Explore{
-		Story:      story,
-		World:      controllertest.Options{Outside: &controllertest.Outside{Connect: j.Connect}},
+		Story: story,
+		World: controllertest.Options{Outside: &controllertest.Outside{Connect: j.Connect},
+			EtcdTempDir: j.EtcdTempDir, EtcdLogger: j.EtcdLogger},
 		Faults:     j.Faults,
 		Jobs:       j.Jobs,
 		Namespaces: j.Unowned,
