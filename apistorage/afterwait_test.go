@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A read that waits for the watch cache to catch up (a LIST at a
@@ -38,7 +38,7 @@ func TestCloseEndsAFreshnessWait(t *testing.T) {
 		if err != nil {
 			t.Fatalf("LIST at the cache's next revision: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testdeadline.Context(t).Done():
 		t.Fatal("a LIST waiting for a released cache did not end")
 	}
 	if waiting() == 0 {

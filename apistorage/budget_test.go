@@ -1,7 +1,6 @@
 package apistorage
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"testing"
@@ -9,6 +8,8 @@ import (
 
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/cacher"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // The cacher's dispatcher waits up to dispatchBudget, not kube-apiserver's
@@ -19,8 +20,7 @@ import (
 // budget as kube-apiserver has it, the watcher is closed after about 20
 // events; widened, it gets all 60 once it is read. C9.
 func TestDispatcherWaitsForABehindWatcher(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	s, create := cachedWorld(t, ctx)
 	defer s.Close()
 	if budget, maxBudget := dispatchBudgetOf(s.current().cacher); budget != dispatchBudget || maxBudget != dispatchBudget {

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A clock moved right after New reaches the cacher's bookmark timer at
@@ -68,8 +70,8 @@ func next(t *testing.T, w watch.Interface) string {
 	select {
 	case e := <-w.ResultChan():
 		return describe(e)
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event in 10s")
+	case <-testdeadline.Context(t).Done():
+		t.Fatal("no event by the test binary's deadline")
 		return ""
 	}
 }

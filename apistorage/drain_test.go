@@ -1,13 +1,13 @@
 package apistorage
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A cache stopped while its dispatcher is behind stops: its reflector,
@@ -20,8 +20,7 @@ import (
 func TestStopDrainsTheReflector(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			ctx := testdeadline.Context(t)
 			s, create := cachedWorld(t, ctx)
 			c := s.current()
 			s.HoldCache()
@@ -42,18 +41,20 @@ func TestStopDrainsTheReflector(t *testing.T) {
 			c.cacher.Unlock()
 			select {
 			case <-closed:
-			case <-time.After(20 * time.Second):
-				t.Fatal("Close did not return in 20 s: the cacher's reflector is stuck handing over an event")
+			case <-ctx.Done():
+				t.Fatal("Close did not return by the test binary's deadline: the cacher's reflector is stuck handing over an event")
 			}
 		})
 	}
 }
 
-// waitUntil waits, for at most 10 s, until a goroutine matches.
+// waitUntil waits until a goroutine matches. Only the test binary's
+// deadline bounds the wait (package testdeadline): how long it takes
+// grows with the machine's load.
 func waitUntil(t *testing.T, what string, match func(g string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	ctx := testdeadline.Context(t)
+	for ctx.Err() == nil {
 		for _, g := range goroutines.All() {
 			if match(g) {
 				return
@@ -61,5 +62,5 @@ func waitUntil(t *testing.T, what string, match func(g string) bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("no goroutine shows %s in 10 s", what)
+	t.Fatalf("no goroutine shows %s by the test binary's deadline", what)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/scenarioclock"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -23,9 +24,7 @@ import (
 func TestNextWorkMatchesTheBookmarks(t *testing.T) {
 	wd := newWorld(t)
 	clk := scenarioclock.New(epoch)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := apistorage.New(ctx, wd.etcd.Client(), listwatch.Pods, apistorage.Options{Cache: true, Clock: clk})
+	s, err := apistorage.New(testdeadline.Context(t), wd.etcd.Client(), listwatch.Pods, apistorage.Options{Cache: true, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/etcdoracle"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -174,10 +174,8 @@ type oracle struct {
 
 func newOracle(t *testing.T, res listwatch.Resource) *oracle {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	e := etcdoracle.Start(t)
-	s, err := apistorage.New(ctx, e.Client(), res, apistorage.Options{Clock: clocktesting.NewFakeClock(epoch)})
+	s, err := apistorage.New(testdeadline.Context(t), e.Client(), res, apistorage.Options{Clock: clocktesting.NewFakeClock(epoch)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // The watch half of registry_oracle_test.go: a WATCH opened on
@@ -65,7 +67,7 @@ func (p *watchPair) snapshotRead(t *testing.T) {
 		select {
 		case e, ok := <-p.w[i].ResultChan():
 			p.take(i, e, ok)
-		case <-time.After(10 * time.Second):
+		case <-testdeadline.Context(t).Done():
 			t.Fatalf("%s: side %d sent nothing", p.name, i)
 		}
 	}
@@ -100,12 +102,12 @@ func (o *oracle) settle(t *testing.T) {
 
 // readTo reads side i until a progress bookmark at rev or later, or the
 // end of the watch, asking for progress every 20 ms until etcd answers
-// (it answers only once every watch on the client has caught up). The
-// 10 s deadline guards against a hang; it is not a timing assumption.
+// (it answers only once every watch on the client has caught up). Only
+// the test binary's deadline bounds the wait (package testdeadline): it
+// guards against a hang, and is no timing assumption.
 func (p *watchPair) readTo(t *testing.T, i int, rev int64, progress func(context.Context) error, fence func(testing.TB)) {
 	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
+	deadline := testdeadline.Context(t)
 	unanswered := false
 	for !p.ended[i] && p.synced[i] < rev {
 		if unanswered {
@@ -121,7 +123,7 @@ func (p *watchPair) readTo(t *testing.T, i int, rev int64, progress func(context
 			unanswered = false
 		case <-retry.C:
 			unanswered = true
-		case <-deadline.C:
+		case <-deadline.Done():
 			t.Fatalf("%s: side %d did not confirm revision %d: %v", p.name, i, rev, p.events[i])
 		}
 		retry.Stop()

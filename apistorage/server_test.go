@@ -13,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -41,9 +42,7 @@ func newWorld(t testing.TB) *world {
 
 func (wd *world) server(t testing.TB, cache bool) *apistorage.Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := apistorage.New(ctx, wd.etcd.Client(), listwatch.Pods, apistorage.Options{Cache: cache, Clock: wd.clock})
+	s, err := apistorage.New(testdeadline.Context(t), wd.etcd.Client(), listwatch.Pods, apistorage.Options{Cache: cache, Clock: wd.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +115,15 @@ func TestCacheServesOlderListAtRV0(t *testing.T) {
 	waitFor(t, s.Quiescent)
 }
 
+// waitFor waits until cond holds. Only the test binary's deadline bounds
+// the wait (package testdeadline): how long it takes grows with the
+// machine's load.
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	ctx := testdeadline.Context(t)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10s")
+		if ctx.Err() != nil {
+			t.Fatal("condition not met by the test binary's deadline")
 		}
 		time.Sleep(time.Millisecond)
 	}

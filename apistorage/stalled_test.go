@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A watch-list waiting in a held cache stalls its own server, and only
@@ -47,7 +48,7 @@ func TestStalledCountsItsOwnRequests(t *testing.T) {
 	for range 2 {
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-testdeadline.Context(t).Done():
 			t.Fatal("a waiting watch-list did not end once its cache was released")
 		}
 	}
@@ -83,7 +84,7 @@ func TestStalledMeansTheClockEndsTheWait(t *testing.T) {
 			if src.String() != "etcd" {
 				t.Fatalf("read %d answered from %s, want etcd (the cache is held behind it)", i, src)
 			}
-		case <-time.After(10 * time.Second):
+		case <-testdeadline.Context(t).Done():
 			t.Fatalf("read %d: the clock moved 3 s once the read was stalled, and it still waits: %s", i, s.CacheState())
 		}
 	}

@@ -12,9 +12,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A cluster that streams like a watch on any request with watch=true (a
@@ -116,9 +117,7 @@ func TestProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hc0.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cfg0.Host+"/api/v1/pods?watch=true&quiet=true", nil)
+	req, _ := http.NewRequestWithContext(testdeadline.Context(t), http.MethodGet, cfg0.Host+"/api/v1/pods?watch=true&quiet=true", nil)
 	resp0, err := hc0.Do(req)
 	if err != nil {
 		t.Fatalf("a quiet watch through the proxy: %v", err)

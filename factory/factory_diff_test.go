@@ -25,6 +25,7 @@ import (
 	dt "github.com/cachelab/cachelab/internal/difftest"
 	"github.com/cachelab/cachelab/internal/dynclient"
 	"github.com/cachelab/cachelab/internal/requestlog"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/metrics"
 	"github.com/cachelab/cachelab/reflector"
@@ -269,8 +270,7 @@ func TestShutdownWaits(t *testing.T) {
 
 	// Still running: a new pod reaches both handlers.
 	w.create(t, pods, "ns0/b")
-	bound, stop := context.WithTimeout(ctx, time.Minute)
-	defer stop()
+	bound := testdeadline.Context(t)
 	for _, h := range []*counter{clH, cgH} {
 		for k := ""; k != "ns0/b"; {
 			select {

@@ -50,6 +50,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	"github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -286,16 +287,15 @@ func benchPodExample() *unstructured.Unstructured {
 	return u
 }
 
-// awaitGuard bounds every wait: a guard against a hang, not a timing
-// assumption.
-const awaitGuard = 5 * time.Minute
-
+// awaitClosed waits until ch is closed. Only the test binary's deadline
+// bounds the wait (package testdeadline; a benchmark has none before go
+// test's -timeout): a guard against a hang, not a timing assumption.
 func awaitClosed(b *testing.B, ch <-chan struct{}, what string) {
 	b.Helper()
 	select {
 	case <-ch:
-	case <-time.After(awaitGuard):
-		b.Fatalf("no %s within %v", what, awaitGuard)
+	case <-testdeadline.Context(b).Done():
+		b.Fatalf("no %s by the test binary's deadline", what)
 	}
 }
 
@@ -310,9 +310,7 @@ func setupBench(b *testing.B) *listwatch.Embedded {
 	quietOnce.Do(difftest.Quiet)
 	before := goleak.IgnoreCurrent()
 	b.Cleanup(func() { goleak.VerifyNone(b, before) })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: b.TempDir()})
+	e, err := listwatch.StartEmbedded(testdeadline.Context(b), listwatch.EmbeddedOptions{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

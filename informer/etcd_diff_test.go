@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/store"
 )
@@ -221,18 +221,19 @@ func (r *liveRecorder) OnUpdate(old, obj any) {
 }
 func (r *liveRecorder) OnDelete(obj any) { r.note("OnDelete " + dt.Describe(obj)) }
 
-// awaitCalls waits for n calls since the last take; the deadline guards
+// awaitCalls waits for n calls since the last take. Only the test
+// binary's deadline (package testdeadline) bounds the wait: it guards
 // against a hang.
 func (r *liveRecorder) awaitCalls(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := testdeadline.Context(t)
 	for range n {
 		select {
 		case <-r.ch:
-		case <-deadline:
+		case <-deadline.Done():
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			t.Fatalf("not %d calls within 30s; got %v", n, r.got)
+			t.Fatalf("not %d calls by the test binary's deadline; got %v", n, r.got)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package informer_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/features"
@@ -65,9 +64,10 @@ func TestLateRegistrationCountsItsAddsFirst(t *testing.T) {
 			cgi := cache.NewSharedIndexInformer(cg, &unstructured.Unstructured{}, 0, cache.Indexers{})
 			go cli.Run(ctx)
 			go cgi.RunWithContext(ctx)
-			for !cli.HasSynced() || !cgi.HasSynced() {
-				time.Sleep(time.Millisecond)
-			}
+			// Synced once their checkers are done: a wait on a channel,
+			// not a poll.
+			<-cli.HasSyncedChecker().Done()
+			<-cgi.HasSyncedChecker().Done()
 			infs := []inf{
 				{"cachelab", func(h *holdFirst) (func() bool, func()) {
 					reg, err := cli.AddEventHandler(h)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cachelab/cachelab/informer"
 	dt "github.com/cachelab/cachelab/internal/difftest"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // client-go: mutation_detector.go, shared_informer.go (P19): with
@@ -35,10 +36,17 @@ func TestMutationDetector(t *testing.T) {
 		return
 	}
 	got, logs := map[string]string{}, map[string]string{}
+	// Only the detector ends a child, and only the test binary's deadline
+	// bounds the wait for it (package testdeadline): how soon the child
+	// starts and its detector looks grows with the machine's load.
+	deadline := testdeadline.Context(t)
 	for _, side := range []string{"cachelab", "client-go"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMutationDetector$", "-test.count=1")
+		cmd := exec.CommandContext(deadline, os.Args[0], "-test.run=^TestMutationDetector$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "KUBE_CACHE_MUTATION_DETECTOR=true", "CACHELAB_MUTATING_CHILD="+side)
 		out, err := cmd.CombinedOutput()
+		if deadline.Err() != nil {
+			t.Fatalf("%s: the detector did not end the mutating informer's process by the test binary's deadline:\n%s", side, out)
+		}
 		if err == nil {
 			t.Fatalf("%s: the mutating informer's process did not fail:\n%s", side, out)
 		}
@@ -98,7 +106,8 @@ func detectorReport(out string) string {
 
 // runMutatingInformer runs side's informer with a handler that labels
 // every object it is given, and waits for the detector to end the
-// process.
+// process: nothing else ends it (the parent test kills it at its
+// deadline).
 func runMutatingInformer(side string) {
 	log := &dt.Log{}
 	klog.SetLogger(dt.InfoLogger(log)) // the detector warns through klog's global logger
@@ -118,8 +127,7 @@ func runMutatingInformer(side string) {
 	for _, l := range log.Take() { // the warning, logged as the informer was made
 		fmt.Println(logPrefix + l)
 	}
-	time.Sleep(10 * time.Second) // the detector ends the process long before
-	os.Exit(0)
+	select {}
 }
 
 // Options.DetectMutations turns the detector on without the environment

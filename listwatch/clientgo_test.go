@@ -6,13 +6,13 @@ import (
 	"sort"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -54,21 +54,22 @@ func (r *recorder) handler() cache.ResourceEventHandler {
 	}
 }
 
-// await waits for a notification equal to want, failing after a generous
-// deadline (a guard against hangs, not a timing assumption).
+// await waits for a notification equal to want, failing at the test
+// binary's deadline (package testdeadline: a guard against hangs, not a
+// timing assumption).
 func (r *recorder) await(t testing.TB, want string) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := testdeadline.Context(t)
 	for {
 		select {
 		case s := <-r.ch:
 			if s == want {
 				return
 			}
-		case <-deadline:
+		case <-deadline.Done():
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			t.Fatalf("no %q within 30s; got %v", want, r.got)
+			t.Fatalf("no %q by the test binary's deadline; got %v", want, r.got)
 		}
 	}
 }
@@ -179,15 +180,15 @@ func TestClientGoReflectorPagedAndBookmarks(t *testing.T) {
 	later := wd.create(t, pod("a/later"))
 	store.await(t, "a/later")
 	requestProgressUntil(ctx, t, lw, func() {
-		deadline := time.After(30 * time.Second)
+		deadline := testdeadline.Context(t)
 		for {
 			select {
 			case rv := <-store.marks:
 				if rv == later.GetResourceVersion() {
 					return
 				}
-			case <-deadline:
-				t.Fatalf("no bookmark at %s within 30s", later.GetResourceVersion())
+			case <-deadline.Done():
+				t.Fatalf("no bookmark at %s by the test binary's deadline", later.GetResourceVersion())
 			}
 		}
 	})
@@ -240,15 +241,15 @@ func (s *bookmarkStore) report(obj any) {
 // await waits until key has been stored.
 func (s *bookmarkStore) await(t testing.TB, key string) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := testdeadline.Context(t)
 	for {
 		select {
 		case k := <-s.added:
 			if k == key {
 				return
 			}
-		case <-deadline:
-			t.Fatalf("%s not stored within 30s", key)
+		case <-deadline.Done():
+			t.Fatalf("%s not stored by the test binary's deadline", key)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -54,8 +55,7 @@ func connectInOrder(ctx context.Context, t testing.TB, e *listwatch.Embedded, en
 // out.
 func TestClusterStarts(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e := startCluster(ctx, t)
 	eps := e.Endpoints()
 	if len(eps) != 3 || e.Members() != 3 {
@@ -96,8 +96,7 @@ func TestClusterStarts(t *testing.T) {
 // The stopped member comes back behind, catches up, and serves again.
 func TestClusterMemberStopStart(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e := startCluster(ctx, t)
 	eps := e.Endpoints()
 	c := connectInOrder(ctx, t, e, []string{eps[1], eps[2], eps[0]})
@@ -161,8 +160,7 @@ func TestClusterMemberStopStart(t *testing.T) {
 // follower does not notice, and writes go on.
 func TestClusterLeader(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e := startCluster(ctx, t)
 	eps := e.Endpoints()
 	c := connectInOrder(ctx, t, e, []string{eps[1], eps[2], eps[0]})
@@ -219,8 +217,7 @@ func TestClusterLeversOnOneMember(t *testing.T) {
 // the run's own CA, as they always do.
 func TestClusterTLS(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	files := testcerts.Write(t, t.TempDir())
 	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3, TLS: files})
 	if err != nil {
@@ -252,11 +249,11 @@ func TestClusterTLS(t *testing.T) {
 // directory is gone when Stop returns. What etcd leaves closing (its
 // listeners, and peer connections that keep a 5 s read deadline) closes
 // in the background; Wait waits for it, as Close does. Issue 27, case 9:
-// every run on a cluster used to wait about 6 s before it exited.
+// every run on a cluster used to wait about 6 s before it exited. How
+// long Stop takes is BenchmarkClusterStartStop's to measure (stop-ms).
 func TestClusterStopIsPrompt(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Members: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -272,13 +269,11 @@ func TestClusterStopIsPrompt(t *testing.T) {
 	// handing its leadership to a peer that is stopping too, or a
 	// leader's version check of a peer halted before it (halt, stop.go),
 	// which the start of a term makes likely right after the cluster
-	// started, as here. Under 5 s, it waited for neither; a busy machine
-	// takes nowhere near that for a hard stop and a directory removal
-	// (about 10 ms; under -race beside six others and a CPU hog, never
-	// 2.5 s in 180 stops).
-	if took := time.Since(start); took >= 5*time.Second {
-		t.Errorf("Stop took %v: it waited on one of etcd's own timeouts", took)
-	}
+	// started, as here. A hard stop and a directory removal take about
+	// 10 ms, but a busy machine can take seconds as well: the time is
+	// reported, not held to a bound (a test's verdict must not depend on
+	// the machine's load).
+	t.Logf("a 3-member cluster stopped in %v", time.Since(start))
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Stop returned with %s still there (%v)", dir, err)
 	}
@@ -290,14 +285,13 @@ func TestClusterStopIsPrompt(t *testing.T) {
 // answered (refuse).
 func TestClusterStartsPromptly(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	start := time.Now()
 	e := startCluster(ctx, t)
 	// The timeouts took 2 s, which a busy machine can take as well: the
 	// time is reported, not held to a bound (a test's verdict must not
-	// depend on the machine's load); the CLI's figures are in the
-	// notes of issue 27.
+	// depend on the machine's load); BenchmarkClusterStartStop measures
+	// it (start-ms), and the CLI's figures are in the notes of issue 27.
 	t.Logf("a 3-member cluster started in %v", time.Since(start))
 	putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
 }

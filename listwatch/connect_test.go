@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/internal/loopback"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -84,7 +85,11 @@ func TestCheckCAFileHoldsACertificate(t *testing.T) {
 
 // When an endpoint does not answer, Connect says why, at once where the
 // cause is known at once, instead of the etcd client's "context deadline
-// exceeded" at the end of the dial timeout.
+// exceeded" at the end of the dial timeout. Where the cause is known at
+// once the dial timeout is an hour, longer than the test binary may run:
+// a Connect that waited for it fails the test at the binary's deadline,
+// and no time of the test's own is held to a bound (a test's verdict must
+// not depend on the machine's load).
 func TestConnectSaysWhy(t *testing.T) {
 	h1 := httptest.NewServer(http.NotFoundHandler())
 	defer h1.Close()
@@ -101,14 +106,13 @@ func TestConnectSaysWhy(t *testing.T) {
 		timeout  time.Duration
 		want     string
 	}{
-		{"refused", "http://" + loopback.Refused(t), 0, "connection refused: nothing listens on 127.0.0.1:"},
+		{"refused", "http://" + loopback.Refused(t), time.Hour, "connection refused: nothing listens on 127.0.0.1:"},
 		{"DNS", "http://nosuchhost.invalid:2379", 2 * time.Second, `DNS lookup of "nosuchhost.invalid" failed: `},
-		{"an HTTP/1 server", h1.URL, 0, `not an etcd: an HTTP/1 server answered "HTTP/1.1 404 Not Found"`},
-		{"a CA it does not know", tlsServer.URL, 0, "TLS: the server's certificate is not trusted: x509: certificate signed by unknown authority"},
+		{"an HTTP/1 server", h1.URL, time.Hour, `not an etcd: an HTTP/1 server answered "HTTP/1.1 404 Not Found"`},
+		{"a CA it does not know", tlsServer.URL, time.Hour, "TLS: the server's certificate is not trusted: x509: certificate signed by unknown authority"},
 		{"no answer", "http://" + mute, 100 * time.Millisecond, "no answer within 100ms: the connection opened, but nothing answered HTTP/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			began := time.Now()
 			c, err := listwatch.Connect(context.Background(), listwatch.ClientOptions{Endpoints: []string{tc.endpoint}, DialTimeout: tc.timeout})
 			if err == nil {
 				c.Close()
@@ -116,9 +120,6 @@ func TestConnectSaysWhy(t *testing.T) {
 			}
 			if want := "listwatch: etcd at " + tc.endpoint + ": " + tc.want; !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("got  %v\nwant %s...", err, want)
-			}
-			if took := time.Since(began); took > listwatch.DefaultDialTimeout {
-				t.Errorf("took %v, as long as the default dial timeout", took)
 			}
 		})
 	}
@@ -150,9 +151,7 @@ func TestConnectFailsOver(t *testing.T) {
 	if diff := cmp.Diff(append(e.Endpoints(), down), c.Endpoints()); diff != "" {
 		t.Errorf("Endpoints() (-want +got):\n%s", diff)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Put(ctx, "k", "v"); err != nil {
+	if _, err := c.Put(testdeadline.Context(t), "k", "v"); err != nil {
 		t.Fatalf("put through the endpoint that answers: %v", err)
 	}
 }

@@ -1,19 +1,19 @@
 package listwatch
 
 import (
-	"context"
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // A member whose gRPC server has stopped while net/http still reads its
@@ -38,8 +38,7 @@ func TestStoppedMemberIsUnavailable(t *testing.T) {
 		t.Cleanup(func() { cc.Close() })
 		return cc
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	calls := func(cc *grpc.ClientConn) (unary, stream error) {
 		_, unary = pb.NewKVClient(cc).Range(ctx, &pb.RangeRequest{Key: []byte("/registry/pods/")})
 		w, err := pb.NewWatchClient(cc).Watch(ctx)

@@ -21,6 +21,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -69,8 +70,7 @@ func newSides(t testing.TB) *sides {
 func serveBoth(t testing.TB, e *listwatch.Embedded, res listwatch.Resource, ours, theirs *clientv3.Client) *sides {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(diffEpoch)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	srv, err := apistorage.New(ctx, theirs, res, apistorage.Options{Cache: false, Clock: clk})
 	if err != nil {
 		t.Fatal(err)

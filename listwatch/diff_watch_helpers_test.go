@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // The watch half of the differential tests: a WATCH opened on both
@@ -170,10 +172,6 @@ func (p *pair) stop() {
 	}
 }
 
-// syncWait bounds how long a watch may take to confirm a revision; it is
-// a guard against hangs, not a timing assumption.
-const syncWait = 10 * time.Second
-
 // sync reads each side's events until that side has delivered
 // everything up to rev: a bookmark at rev or later (asked for with
 // RequestProgress, which etcd answers only once every watch on the
@@ -245,8 +243,9 @@ func normalizeRetry(events []watch.Event) []watch.Event {
 // count >= 0, until it has count events instead.
 func (s *stream) readTo(t testing.TB, rev int64, count int) {
 	t.Helper()
-	deadline := time.NewTimer(syncWait)
-	defer deadline.Stop()
+	// Only the test binary's deadline bounds the wait (package
+	// testdeadline): a guard against hangs, not a timing assumption.
+	deadline := testdeadline.Context(t)
 	unanswered := false
 	for !s.ended && s.synced < rev && (count < 0 || len(s.events) < count) {
 		if count < 0 {
@@ -269,8 +268,8 @@ func (s *stream) readTo(t testing.TB, rev int64, count int) {
 			unanswered = false
 		case <-retry.C:
 			unanswered = true
-		case <-deadline.C:
-			t.Fatalf("watch did not confirm revision %d within %v; got %d events: %s", rev, syncWait, len(s.events), describeAll(s.events))
+		case <-deadline.Done():
+			t.Fatalf("watch did not confirm revision %d by the test binary's deadline; got %d events: %s", rev, len(s.events), describeAll(s.events))
 		}
 		retry.Stop()
 	}
@@ -319,8 +318,7 @@ func (s *stream) take(e watch.Event, open bool) {
 // is skipped. A CI run met one on kube-apiserver's side only.
 func (s *stream) nextProgress(t testing.TB, rev int64) watch.Event {
 	t.Helper()
-	deadline := time.NewTimer(syncWait)
-	defer deadline.Stop()
+	deadline := testdeadline.Context(t)
 	for {
 		if err := s.lw.RequestProgress(context.Background()); err != nil {
 			t.Fatal(err)
@@ -337,8 +335,8 @@ func (s *stream) nextProgress(t testing.TB, rev int64) watch.Event {
 			}
 			return e
 		case <-retry.C:
-		case <-deadline.C:
-			t.Fatal("no progress bookmark")
+		case <-deadline.Done():
+			t.Fatal("no progress bookmark by the test binary's deadline")
 		}
 	}
 }

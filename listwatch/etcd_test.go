@@ -3,17 +3,16 @@ package listwatch_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
 func startEtcd(t testing.TB) *listwatch.Embedded {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +60,7 @@ func TestEmbeddedLifecycle(t *testing.T) {
 // error and nothing missed.
 func TestEmbeddedRestartIsACrash(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e := startEtcd(t)
 	client := connectTo(ctx, t, e)
 	put := func(c *clientv3.Client, key string) int64 { return putEmpty(ctx, t, c, key) }

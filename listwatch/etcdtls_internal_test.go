@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cachelab/cachelab/internal/localca"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // The embedded etcd lets in only the run's own clients (issue 47, case
@@ -33,7 +34,7 @@ func TestEmbeddedEtcdRefusesPlainText(t *testing.T) {
 			e := startWithClient(t, members)
 			for _, m := range e.members {
 				refused(t, "plain gRPC to "+m.name+"'s client port", ClientOptions{Endpoints: []string{"http://" + m.clientURL.Host}})
-				if body, err := getMembers(m.peerURL.Host, "http", nil); err == nil {
+				if body, err := getMembers(testdeadline.Context(t), m.peerURL.Host, "http", nil); err == nil {
 					t.Errorf("plain HTTP to %s's peer port: let in, the members listed: %s", m.name, body)
 				}
 			}
@@ -73,11 +74,11 @@ func TestEmbeddedEtcdRefusesStrangers(t *testing.T) {
 			for _, m := range e.members {
 				for what, cfg := range map[string]*tls.Config{"without a certificate": none, "with another CA's certificate": other} {
 					refused(t, "TLS "+what+" to "+m.name+"'s client port", ClientOptions{Endpoints: []string{"https://" + m.clientURL.Host}, TLSConfig: cfg})
-					if body, err := getMembers(m.peerURL.Host, "https", cfg); err == nil {
+					if body, err := getMembers(testdeadline.Context(t), m.peerURL.Host, "https", cfg); err == nil {
 						t.Errorf("TLS %s to %s's peer port: let in, the members listed: %s", what, m.name, body)
 					}
 				}
-				if _, err := getMembers(m.peerURL.Host, "https", &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{member}}); err != nil {
+				if _, err := getMembers(testdeadline.Context(t), m.peerURL.Host, "https", &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{member}}); err != nil {
 					t.Errorf("a member to %s's peer port: %v", m.name, err)
 				}
 			}
@@ -89,8 +90,7 @@ func TestEmbeddedEtcdRefusesStrangers(t *testing.T) {
 // and checks that the run's own client reads and writes it.
 func startWithClient(t *testing.T, members int) *Embedded {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e, err := StartEmbedded(ctx, EmbeddedOptions{Members: members, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -116,10 +116,16 @@ func refused(t *testing.T, what string, opts ClientOptions) {
 }
 
 // getMembers asks a member's peer port for the member list, as a peer
-// does (raft's messages go to the same port), and returns it.
-func getMembers(addr, scheme string, cfg *tls.Config) (string, error) {
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
-	resp, err := c.Get((&url.URL{Scheme: scheme, Host: addr, Path: "/members"}).String())
+// does (raft's messages go to the same port), and returns it. ctx bounds
+// the request, not a timeout of the client's own: on a loaded machine a
+// member that answers may answer late.
+func getMembers(ctx context.Context, addr, scheme string, cfg *tls.Config) (string, error) {
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, (&url.URL{Scheme: scheme, Host: addr, Path: "/members"}).String(), nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -135,8 +141,7 @@ func getMembers(addr, scheme string, cfg *tls.Config) (string, error) {
 // the run's certificate: refused too, and not only by Connect's check.
 func TestEmbeddedEtcdRefusesAPlainClient(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e, err := StartEmbedded(ctx, EmbeddedOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +173,7 @@ func TestEmbeddedEtcdRefusesAPlainClient(t *testing.T) {
 // user's only, in a directory of their own, and go when etcd stops; a
 // directory given to it keeps nothing of them.
 func TestEmbeddedEtcdKeyFiles(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	dir := t.TempDir()
 	e, err := StartEmbedded(ctx, EmbeddedOptions{Dir: dir})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -105,9 +106,10 @@ func names(l *unstructured.UnstructuredList) []string {
 	return out
 }
 
-// next reads the next event or fails after a generous deadline (a guard
-// against hangs, not a timing assumption). Run with CACHELAB_DUMP=1 to
-// print every goroutine's stack when that happens.
+// next reads the next event or fails at the test binary's deadline
+// (package testdeadline: a guard against hangs, not a timing
+// assumption). Run with CACHELAB_DUMP=1 to print every goroutine's stack
+// when that happens.
 func next(t testing.TB, w watch.Interface) watch.Event {
 	t.Helper()
 	select {
@@ -116,11 +118,11 @@ func next(t testing.TB, w watch.Interface) watch.Event {
 			t.Fatal("watch closed")
 		}
 		return e
-	case <-time.After(30 * time.Second):
+	case <-testdeadline.Context(t).Done():
 		if os.Getenv("CACHELAB_DUMP") != "" {
 			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
 		}
-		t.Fatal("no watch event within 30s")
+		t.Fatal("no watch event by the test binary's deadline")
 	}
 	return watch.Event{}
 }

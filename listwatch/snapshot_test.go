@@ -1,13 +1,12 @@
 package listwatch_test
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -18,8 +17,7 @@ import (
 // start). Writes at the revisions in between are never delivered.
 func TestEmbeddedSnapshotRestoreWipe(t *testing.T) {
 	t.Parallel() // it waits on etcd, mostly (main_test.go)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	e := startEtcd(t)
 	client := connectTo(ctx, t, e)
 	put := func(key string) int64 { return putEmpty(ctx, t, client, key) }

@@ -8,14 +8,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
 // The Writer and ListerWatcher work against an etcd reached only by its
 // endpoints, over TLS with client certificates, as against a real cluster.
 func TestExternalEtcdWithTLS(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	files := testcerts.Write(t, t.TempDir())
 	server, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir(), TLS: files})
 	if err != nil {

@@ -1,13 +1,12 @@
 package sim
 
 import (
-	"context"
 	"errors"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 )
@@ -47,8 +46,7 @@ func TestEtcdLeversParse(t *testing.T) {
 // The levers need the embedded etcd, and what they leave on disk goes
 // with the run's data directory.
 func TestEtcdLeversEmbeddedOnly(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	ses, err := Open(ctx, mustParse(t, "# s\n\netcd-snapshot s1\n----\n\netcd-restore s1\n----\n\netcd-wipe\n----\n"), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,12 @@
 package sim
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
@@ -25,8 +25,7 @@ func TestEtcdLetsInOnlyTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			parallelIn(t, stackOf(sc))
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
+			ctx := testdeadline.Context(t)
 			ses, err := Open(ctx, sc.WithoutExpectations(), Options{Seed: 1, EtcdMembers: members})
 			if err != nil {
 				t.Fatal(err)

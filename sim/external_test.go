@@ -1,14 +1,13 @@
 package sim
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 )
@@ -18,8 +17,7 @@ import (
 // both implementations agree, and the run leaves nothing behind in etcd.
 func TestExternalEtcd(t *testing.T) {
 	quietKlog() // before this test's etcd clients log through klog
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	tls := testcerts.Write(t, t.TempDir())
 	server, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir(), TLS: tls})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/informer"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -52,13 +53,17 @@ var (
 // A run's time limits. Without -fuzz, a step settles within the settle
 // timeout of its last progress, and a relist backoff counts as progress,
 // so a scenario of fifteen steps with failed requests can take a minute
-// on a busy two-core machine: twice that is a hang. Under -fuzz, go test
-// ends a worker whose input takes more than 10 s ("panic: deadlocked!",
-// with the worker's output thrown away), so a run gets less: a shorter
-// settle timeout, a budget after which it is cancelled and the input
-// skipped (it is not a failure: client-go waits its relist backoff on the
-// real clock, seconds after a few failed requests), and a grace in which
-// a cancelled run must end. The grace is 2.5 s: a run cancelled while
+// on a busy two-core machine, and longer on a busier one: a run has no
+// budget of its own (0), only the test binary's deadline (package
+// testdeadline), and one still going then is a hang. Its grace comes
+// after that deadline, and ends well before go test's own
+// (testdeadline.Margin later). Under -fuzz, go test ends a worker whose
+// input takes more than 10 s ("panic: deadlocked!", with the worker's
+// output thrown away), so a run gets less: a shorter settle timeout, a
+// budget after which it is cancelled and the input skipped (it is not a
+// failure: client-go waits its relist backoff on the real clock, seconds
+// after a few failed requests), and a grace in which a cancelled run
+// must end. The grace is 2.5 s: a run cancelled while
 // client-go's informer sleeps a relist backoff ends once Stop has waited
 // it out, which took more than 1.5 s on a loaded machine (seed 298).
 type runLimits struct {
@@ -66,9 +71,18 @@ type runLimits struct {
 }
 
 var (
-	normalLimits  = runLimits{settle: 10 * time.Second, budget: 2 * time.Minute, grace: 30 * time.Second}
+	normalLimits  = runLimits{settle: 10 * time.Second, grace: 10 * time.Second}
 	fuzzingLimits = runLimits{settle: 4 * time.Second, budget: 7 * time.Second, grace: 2500 * time.Millisecond}
 )
+
+// end says what ends a run's context: its budget, or the test binary's
+// deadline.
+func (l runLimits) end() string {
+	if l.budget > 0 {
+		return fmt.Sprintf("its %v budget", l.budget)
+	}
+	return "the test binary's deadline"
+}
 
 // fuzzing reports whether this is a -fuzz run.
 func fuzzing() bool {
@@ -192,11 +206,16 @@ type running struct {
 	ended  bool // its outcome was received
 }
 
-// start begins run n, bounded by the budget.
+// start begins run n, bounded by the budget, or by the test binary's
+// deadline.
 func (fc *fuzzCase) start(n int) *running {
 	fc.log("begin run %d", n)
 	r := &running{n: n, began: time.Now(), done: make(chan runOutcome, 1)}
-	r.ctx, r.cancel = context.WithTimeout(context.Background(), fc.limits.budget)
+	if fc.limits.budget > 0 {
+		r.ctx, r.cancel = context.WithTimeout(context.Background(), fc.limits.budget)
+	} else {
+		r.ctx, r.cancel = context.WithCancel(testdeadline.Context(fc.t))
+	}
 	opts := Options{Stack: fc.stack, Seed: fc.seed, SettleTimeout: fc.limits.settle,
 		OnStep: func(trace.StepResult) bool { r.steps.Add(1); return true }}
 	go func() {
@@ -212,20 +231,26 @@ func (fc *fuzzCase) start(n int) *running {
 }
 
 // wait returns run r's outcome. A panic fails the case. So does a run
-// that outlives its budget and the grace after it (a hang: the failure
-// names the step and dumps every goroutine), and, without -fuzz, one
-// that was still going at its budget's end.
+// that outlives its context (its budget, or the test binary's deadline)
+// and the grace after it (a hang: the failure names the step and dumps
+// every goroutine), and, without -fuzz, one that was still going when
+// its context ended.
 func (fc *fuzzCase) wait(r *running) runOutcome {
 	fc.t.Helper()
 	var o runOutcome
 	select {
 	case o = <-r.done:
 		r.ended = true
-	case <-time.After(time.Until(r.began.Add(fc.limits.budget + fc.limits.grace))):
-		step := fc.stepAt(int(r.steps.Load()))
-		fc.log("end run %d: hang in %s", r.n, step)
-		fc.failf("run %d hung: no result %v after it began (its context ended at %v), in step %s; goroutines: %s",
-			r.n, time.Since(r.began).Round(time.Second), fc.limits.budget, step, dumpGoroutines())
+	case <-r.ctx.Done():
+		select {
+		case o = <-r.done:
+			r.ended = true
+		case <-time.After(fc.limits.grace):
+			step := fc.stepAt(int(r.steps.Load()))
+			fc.log("end run %d: hang in %s", r.n, step)
+			fc.failf("run %d hung: no result %v after it began (%s ended its context %v before), in step %s; goroutines: %s",
+				r.n, time.Since(r.began).Round(time.Second), fc.limits.end(), fc.limits.grace, step, dumpGoroutines())
+		}
 	}
 	fc.log("end run %d: %v: %s", r.n, o.took.Round(time.Millisecond), o.verdict())
 	if o.panic != "" {
@@ -235,7 +260,7 @@ func (fc *fuzzCase) wait(r *running) runOutcome {
 		if fuzzing() {
 			fc.t.Skipf("run %d was still in step %s when its %v budget under -fuzz ran out (go test allows an input 10 s); without -fuzz it runs to its end", r.n, o.inStep, fc.limits.budget)
 		}
-		fc.failf("run %d hung: still in step %s at its %v deadline: %s", r.n, o.inStep, fc.limits.budget, o.verdict())
+		fc.failf("run %d hung: still in step %s when %s ended its context: %s", r.n, o.inStep, fc.limits.end(), o.verdict())
 	}
 	fc.check(r.n, o)
 	return o

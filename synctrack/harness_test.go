@@ -6,12 +6,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	cgsynctrack "k8s.io/client-go/tools/cache/synctrack"
 
 	"github.com/cachelab/cachelab/internal/goroutines"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/synctrack"
 )
 
@@ -143,7 +143,7 @@ func (g getter) wait() string { return <-g.done }
 // story fails instead of hanging.
 func startedBy(t *testing.T, e *evaluations, g getter) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testdeadline.Context(t)
 	for {
 		select {
 		case n := <-e.started:
@@ -153,7 +153,7 @@ func startedBy(t *testing.T, e *evaluations, g getter) string {
 		if blockedOnLock(g.id) {
 			return "the Get waits for an older evaluation"
 		}
-		if time.Now().After(deadline) {
+		if deadline.Err() != nil {
 			t.Fatalf("goroutine %s neither evaluated nor waited on a lock", g.id)
 		}
 		runtime.Gosched()
@@ -168,7 +168,7 @@ func startedBy(t *testing.T, e *evaluations, g getter) string {
 func getNow(t *testing.T, z lazy) string {
 	t.Helper()
 	g := goGet(z)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testdeadline.Context(t)
 	for {
 		select {
 		case r := <-g.done:
@@ -178,7 +178,7 @@ func getNow(t *testing.T, z lazy) string {
 		if blockedOnLock(g.id) {
 			return "waits for the evaluation in progress"
 		}
-		if time.Now().After(deadline) {
+		if deadline.Err() != nil {
 			t.Fatalf("goroutine %s neither returned nor waited on a lock", g.id)
 		}
 		runtime.Gosched()
@@ -188,13 +188,13 @@ func getNow(t *testing.T, z lazy) string {
 // waitForLock returns once g's goroutine is parked on a lock inside
 // Get: the evaluation it waits for is then certain to have begun before
 // it asked. This is a barrier on an observed state (the goroutine's
-// state in a stack dump), not a guess at how long it takes; the limit
-// only guards against a hang.
+// state in a stack dump), not a guess at how long it takes; the test
+// binary's deadline (package testdeadline) only guards against a hang.
 func waitForLock(t *testing.T, g getter) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testdeadline.Context(t)
 	for !blockedOnLock(g.id) {
-		if time.Now().After(deadline) {
+		if deadline.Err() != nil {
 			t.Fatalf("goroutine %s never waited on a lock in Get", g.id)
 		}
 		runtime.Gosched()

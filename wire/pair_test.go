@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/cachelab/cachelab/apistorage"
 	"github.com/cachelab/cachelab/internal/apiworld"
 	"github.com/cachelab/cachelab/internal/dynclient"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/wire"
@@ -172,11 +172,11 @@ func (p pair) watch(t *testing.T, opts metav1.ListOptions) (ours, theirs watchin
 }
 
 // take reads n events from a watch, or fewer if it closes; it fails the
-// test if they have not come within 20 s.
+// test if they have not come by the test binary's deadline (package
+// testdeadline: how soon they come grows with the machine's load).
 func take(t *testing.T, w watch.Interface, n int) (events []watch.Event, closed bool) {
 	t.Helper()
-	timeout := time.NewTimer(20 * time.Second)
-	defer timeout.Stop()
+	deadline := testdeadline.Context(t)
 	for len(events) < n {
 		select {
 		case e, ok := <-w.ResultChan():
@@ -184,8 +184,8 @@ func take(t *testing.T, w watch.Interface, n int) (events []watch.Event, closed 
 				return events, true
 			}
 			events = append(events, e)
-		case <-timeout.C:
-			t.Fatalf("after 20 s, %d of %d events: %v", len(events), n, events)
+		case <-deadline.Done():
+			t.Fatalf("at the test binary's deadline, %d of %d events: %v", len(events), n, events)
 		}
 	}
 	return events, false

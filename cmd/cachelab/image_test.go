@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // The image copies the Linux binaries goreleaser built, from where
@@ -71,17 +73,17 @@ func TestReleaseImageRunsAScenario(t *testing.T) {
 	image := "cachelab-image-test:" + strconv.Itoa(os.Getpid())
 	// With BuildKit, --platform sets TARGETPLATFORM; the classic builder
 	// takes it as a build argument.
-	docker(t, 10*time.Minute, "build", "--platform", platform, "--build-arg", "TARGETPLATFORM="+platform, "-t", image, buildDir)
+	docker(t, "build", "--platform", platform, "--build-arg", "TARGETPLATFORM="+platform, "-t", image, buildDir)
 	t.Cleanup(func() { exec.Command("docker", "rmi", "-f", image).Run() })
 
-	out := docker(t, time.Minute, "run", "--rm", image, "version")
+	out := docker(t, "run", "--rm", image, "version")
 	if first, _, _ := strings.Cut(out, "\n"); strings.Join(strings.Fields(first), " ") != "cachelab image-test" {
 		t.Errorf("the image's cachelab version says %q, want the stamped version image-test", first)
 	}
 	if strings.Contains(out, "not in this build") {
 		t.Errorf("the image's cachelab is a plain build, without every world:\n%s", out)
 	}
-	out = docker(t, 5*time.Minute, "run", "--rm", image, "run", "add-update-delete")
+	out = docker(t, "run", "--rm", image, "run", "add-update-delete")
 	if want := "client-go agreed at every step"; !strings.Contains(out, want) {
 		t.Errorf("run add-update-delete in the image printed no %q:\n%s", want, out)
 	}
@@ -126,13 +128,13 @@ func buildReleaseBinary(t *testing.T, b releaseBuild, platform, out string) {
 }
 
 // docker runs the docker command with args and returns its stdout; it
-// fails the test, with stderr, when the command fails or outlasts limit.
-func docker(t *testing.T, limit time.Duration, args ...string) string {
+// fails the test, with stderr, when the command fails or outlasts the
+// test binary's deadline (package testdeadline: a build or a run takes
+// as long as the machine's load makes it).
+func docker(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "docker", args...)
+	cmd := exec.CommandContext(testdeadline.Context(t), "docker", args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("docker %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())

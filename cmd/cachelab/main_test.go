@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -20,6 +19,7 @@ import (
 	"github.com/cachelab/cachelab/internal/loopback"
 	"github.com/cachelab/cachelab/internal/schemacheck"
 	"github.com/cachelab/cachelab/internal/testcerts"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/internal/testparallel"
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim"
@@ -191,10 +191,13 @@ func (l leakChecked) Run() int {
 // commands and the files they use (scenario files, terminal input).
 func TestCLI(t *testing.T) {
 	t.Parallel() // beside the longest in-process tests (places_test.go)
+	// The scripts' waits end at the test binary's deadline; the scripts
+	// are subtests, so the context outlives every one of them.
+	deadline := testdeadline.Context(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Setup:               setupProcs,
+		Setup:               func(env *testscript.Env) error { return setupProcs(env, deadline) },
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":       cmdExits,
 			"bigsession":  cmdBigSession,
@@ -211,14 +214,13 @@ func TestCLI(t *testing.T) {
 			"emptydir":    cmdEmptydir,
 			"mode":        cmdMode,
 			// process_test.go
-			"start":         cmdStart,
-			"waitfor":       cmdWaitfor,
-			"signal":        cmdSignal,
-			"closestdout":   cmdClosestdout,
-			"enter":         cmdEnter,
-			"waitdialed":    cmdWaitdialed,
-			"exitcode":      cmdExitcode,
-			"stoppedwithin": cmdStoppedwithin,
+			"start":       cmdStart,
+			"waitfor":     cmdWaitfor,
+			"signal":      cmdSignal,
+			"closestdout": cmdClosestdout,
+			"enter":       cmdEnter,
+			"waitdialed":  cmdWaitdialed,
+			"exitcode":    cmdExitcode,
 		},
 	})
 }
@@ -326,8 +328,7 @@ func cmdEtcdkeys(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: etcdkeys <prefix>")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := slotOf(ts).deadline
 	c, err := listwatch.Connect(ctx, listwatch.ClientOptions{Endpoints: []string{ts.Getenv("ETCD_ENDPOINT")},
 		TLS: listwatch.TLSFiles{CAFile: ts.Getenv("ETCD_CACERT"), CertFile: ts.Getenv("ETCD_CERT"), KeyFile: ts.Getenv("ETCD_KEY")}})
 	ts.Check(err)

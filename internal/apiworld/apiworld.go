@@ -23,6 +23,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/kubeapiserver"
 	"github.com/cachelab/cachelab/listwatch"
 )
@@ -91,8 +92,10 @@ func StartCluster(t TB) *World {
 
 func start(t TB, cache, writable, wallClock bool) *World {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	// Only the test binary's deadline bounds the start (package
+	// testdeadline): how long etcd and the caches take grows with the
+	// machine's load.
+	ctx := testdeadline.Context(t)
 	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -226,9 +229,9 @@ func (wd *World) CreateN(t testing.TB, n int) {
 
 // Settle waits until the watch cache has taken in everything etcd has
 // and has nothing in flight (apistorage's barrier), polling every
-// millisecond for at most 10 s: after a write, or a step of the clock,
-// every event and bookmark the server will send for it is on its way to
-// the clients.
+// millisecond until the test binary's deadline at most (package
+// testdeadline): after a write, or a step of the clock, every event and
+// bookmark the server will send for it is on its way to the clients.
 //
 // In a world that serves namespaces, a namespace's write moves etcd's
 // revision on without an event for the pods' cache, which hears of the
@@ -247,10 +250,10 @@ func (wd *World) Settle(t testing.TB) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testdeadline.Context(t)
 	for !wd.Storage.CacheCaughtUp(uint64(rev)) || !wd.Storage.Quiescent() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the watch cache did not settle at revision %d in 10 s", rev)
+		if deadline.Err() != nil {
+			t.Fatalf("the watch cache did not settle at revision %d by the test binary's deadline", rev)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -6,24 +6,22 @@
 package etcdoracle
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 
+	"github.com/cachelab/cachelab/internal/testdeadline"
 	"github.com/cachelab/cachelab/listwatch"
 )
 
 // Start starts an embedded etcd for one test, on loopback ports the
 // kernel picks, in the test's temporary directory; it stops when the
-// test ends.
+// test ends. Only the test binary's deadline bounds the start (package
+// testdeadline): how long it takes grows with the machine's load.
 func Start(t testing.TB) *listwatch.Embedded {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e, err := listwatch.StartEmbedded(ctx, listwatch.EmbeddedOptions{Dir: t.TempDir()})
+	e, err := listwatch.StartEmbedded(testdeadline.Context(t), listwatch.EmbeddedOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

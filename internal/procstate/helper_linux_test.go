@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
 // These tests look at live helper processes: this test binary, run again
@@ -127,10 +129,13 @@ func startHelper(t *testing.T, mode string, env ...string) helperProc {
 	return helperProc{pid: cmd.Process.Pid, stdin: inW, stdout: outR}
 }
 
-// readPid reads the pid a helper prints on its stdout, within 10 s.
+// readPid reads the pid a helper prints on its stdout, by the test
+// binary's deadline (package testdeadline; none with -timeout 0): how
+// soon a helper starts grows with the machine's load.
 func (h helperProc) readPid(t *testing.T) int {
 	t.Helper()
-	h.stdout.SetReadDeadline(time.Now().Add(10 * time.Second))
+	deadline, _ := testdeadline.Deadline(t)
+	h.stdout.SetReadDeadline(deadline)
 	line, err := bufio.NewReader(h.stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("read a pid from helper %d: %v", h.pid, err)
@@ -143,10 +148,11 @@ func (h helperProc) readPid(t *testing.T) int {
 }
 
 // within polls cond every 5 ms until it returns "", and fails the test
-// with cond's last answer if that takes longer than 10 s.
+// with cond's last answer if it has not by the test binary's deadline
+// (package testdeadline): how soon it does grows with the machine's load.
 func within(t *testing.T, what string, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testdeadline.Context(t)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -154,8 +160,8 @@ func within(t *testing.T, what string, cond func() string) {
 		if why == "" {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not so after 10s: %s", what, why)
+		if deadline.Err() != nil {
+			t.Fatalf("%s: still not so at the test binary's deadline: %s", what, why)
 		}
 		<-tick.C
 	}
