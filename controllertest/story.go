@@ -47,6 +47,9 @@ type Story struct {
 var played = []string{"crd", "create", "update", "delete", "advance", "settle", "disconnect", "reconnect",
 	"close-watch", "compact", "restart-apiserver", "stop", "start", "hold-cache", "release-cache", "gc"}
 
+// writes are the story's commands that write an object of a resource.
+var writes = []string{"create", "update", "delete"}
+
 // ParseStory reads a story (file names it in errors).
 func ParseStory(file string, src []byte) (*Story, error) {
 	sc, err := scenario.Parse(file, src)
@@ -124,6 +127,12 @@ func (s *Story) namespaces() []string {
 // story starts in a cluster that has them.
 func (w *World) Prepare(ctx context.Context, s *Story, more ...string) error {
 	for _, st := range s.sc.Steps {
+		if !slices.Contains(writes, st.Cmd) {
+			// Only a write names a resource here: the language gives
+			// start (its informers' own, in the simulator) a default
+			// one, which a controller's world has no use for.
+			continue
+		}
 		a, _ := scenario.ParseArgs(st)
 		if a.Resource == "" {
 			continue

@@ -232,3 +232,18 @@ func TestStatusSubresource(t *testing.T) {
 		t.Errorf("discovery (-want +got):\n%s", diff)
 	}
 }
+
+// A story with a stop and a start (a stop placement's file) prepares in a
+// world that serves no pods: start names no resource in a controller's
+// world, though the scenario language gives it pods by default.
+func TestPrepareStopStart(t *testing.T) {
+	w := start(t, Options{Resources: []string{"configmaps"}})
+	src := "# x\ncreate configmaps ns0/a\n----\n\nstop\n----\n\nstart\n----\n"
+	if err := w.Prepare(context.Background(), story(t, src)); err != nil {
+		t.Errorf("Prepare: %v, want nil", err)
+	}
+	bad := "# x\ncreate pods ns0/a\n----\n"
+	if err := w.Prepare(context.Background(), story(t, bad)); err == nil || !strings.Contains(err.Error(), "does not serve pods") {
+		t.Errorf("Prepare of a story that creates a pod: %v, want a refusal", err)
+	}
+}
