@@ -31,7 +31,7 @@ func Fixed(ctx context.Context, c *Controller, key string) error {
 	if err != nil {
 		return nil
 	}
-	f, err := c.foo(key)
+	f, err := c.Foo(key)
 	if err != nil || f == nil {
 		return err // gone: its children go with it (their ownerReferences)
 	}
@@ -39,25 +39,25 @@ func Fixed(ctx context.Context, c *Controller, key string) error {
 		return nil // the event of the controller's own write is on its way
 	}
 	if f.GetDeletionTimestamp() != nil {
-		if err := c.unregister(ctx, ns, name); err != nil {
+		if err := c.Unregister(ctx, ns, name); err != nil {
 			return err
 		}
-		return c.setFinalizer(ctx, f, false)
+		return c.SetFinalizer(ctx, f, false)
 	}
 	if !slices.Contains(f.GetFinalizers(), Finalizer) {
-		return c.setFinalizer(ctx, f, true) // its update event brings the key back
+		return c.SetFinalizer(ctx, f, true) // its update event brings the key back
 	}
-	if err := c.register(ctx, ns, name); err != nil {
+	if err := c.Register(ctx, ns, name); err != nil {
 		return err
 	}
-	if err := c.ensureConfigMap(ctx, f); err != nil {
+	if err := c.EnsureConfigMap(ctx, f); err != nil {
 		return err
 	}
 	return c.ensureDeployment(ctx, f)
 }
 
-// setFinalizer puts the finalizer on f, or takes it off.
-func (c *Controller) setFinalizer(ctx context.Context, f *unstructured.Unstructured, on bool) error {
+// SetFinalizer puts the finalizer on f, or takes it off.
+func (c *Controller) SetFinalizer(ctx context.Context, f *unstructured.Unstructured, on bool) error {
 	f = f.DeepCopy()
 	fs := slices.DeleteFunc(f.GetFinalizers(), func(s string) bool { return s == Finalizer })
 	if on {
@@ -71,8 +71,8 @@ func (c *Controller) setFinalizer(ctx context.Context, f *unstructured.Unstructu
 	return err
 }
 
-// register records the Foo in the registry, if it is not there.
-func (c *Controller) register(ctx context.Context, ns, name string) error {
+// Register records the Foo in the registry, if it is not there.
+func (c *Controller) Register(ctx context.Context, ns, name string) error {
 	r := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: Registry, Name: registration(ns, name)}}
 	_, err := c.Kube.CoreV1().ConfigMaps(Registry).Create(ctx, r, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
@@ -81,8 +81,8 @@ func (c *Controller) register(ctx context.Context, ns, name string) error {
 	return err
 }
 
-// unregister removes the Foo's registration, if it is there.
-func (c *Controller) unregister(ctx context.Context, ns, name string) error {
+// Unregister removes the Foo's registration, if it is there.
+func (c *Controller) Unregister(ctx context.Context, ns, name string) error {
 	err := c.Kube.CoreV1().ConfigMaps(Registry).Delete(ctx, registration(ns, name), metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -90,9 +90,9 @@ func (c *Controller) unregister(ctx context.Context, ns, name string) error {
 	return err
 }
 
-// ensureConfigMap makes the Foo's ConfigMap say its color.
-func (c *Controller) ensureConfigMap(ctx context.Context, f *unstructured.Unstructured) error {
-	color, _ := spec(f)
+// EnsureConfigMap makes the Foo's ConfigMap say its color.
+func (c *Controller) EnsureConfigMap(ctx context.Context, f *unstructured.Unstructured) error {
+	color, _ := Spec(f)
 	cm, err := c.ConfigMaps.ConfigMaps(f.GetNamespace()).Get(f.GetName() + "-config")
 	switch {
 	case apierrors.IsNotFound(err):
@@ -119,11 +119,11 @@ func (c *Controller) ensureConfigMap(ctx context.Context, f *unstructured.Unstru
 
 // ensureDeployment makes the Foo's Deployment run its replicas.
 func (c *Controller) ensureDeployment(ctx context.Context, f *unstructured.Unstructured) error {
-	_, replicas := spec(f)
+	_, replicas := Spec(f)
 	d, err := c.Deployments.Deployments(f.GetNamespace()).Get(f.GetName())
 	switch {
 	case apierrors.IsNotFound(err):
-		_, err = c.Kube.AppsV1().Deployments(f.GetNamespace()).Create(ctx, newDeployment(f, replicas, ""), metav1.CreateOptions{})
+		_, err = c.Kube.AppsV1().Deployments(f.GetNamespace()).Create(ctx, NewDeployment(f, replicas, ""), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -142,9 +142,9 @@ func (c *Controller) ensureDeployment(ctx context.Context, f *unstructured.Unstr
 	return err
 }
 
-// newDeployment is the Foo's Deployment, named after it, or given a
+// NewDeployment is the Foo's Deployment, named after it, or given a
 // name by the server from generateName if that is not "".
-func newDeployment(f *unstructured.Unstructured, replicas int32, generateName string) *appsv1.Deployment {
+func NewDeployment(f *unstructured.Unstructured, replicas int32, generateName string) *appsv1.Deployment {
 	labels := map[string]string{"app": f.GetName()}
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.GetNamespace(), Name: f.GetName(), Labels: labels,

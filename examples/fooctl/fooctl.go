@@ -216,8 +216,8 @@ func metaOf(obj any) (metav1.Object, error) {
 	return m, nil
 }
 
-// foo is the Foo under key from the cache, or nil if there is none.
-func (c *Controller) foo(key string) (*unstructured.Unstructured, error) {
+// Foo is the Foo under key from the cache, or nil if there is none.
+func (c *Controller) Foo(key string) (*unstructured.Unstructured, error) {
 	obj, err := c.Foos.Get(key)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -228,8 +228,8 @@ func (c *Controller) foo(key string) (*unstructured.Unstructured, error) {
 	return obj.(*unstructured.Unstructured), nil
 }
 
-// spec is a Foo's color and replicas.
-func spec(f *unstructured.Unstructured) (color string, replicas int32) {
+// Spec is a Foo's color and replicas.
+func Spec(f *unstructured.Unstructured) (color string, replicas int32) {
 	color, _, _ = unstructured.NestedString(f.Object, "spec", "color")
 	n, _, _ := unstructured.NestedInt64(f.Object, "spec", "replicas")
 	return color, int32(n)

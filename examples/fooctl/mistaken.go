@@ -27,25 +27,25 @@ func Mistaken(ctx context.Context, c *Controller, key string) error {
 	if err != nil {
 		return nil
 	}
-	f, err := c.foo(key)
+	f, err := c.Foo(key)
 	if err != nil || f == nil {
 		return err
 	}
-	if err := c.register(ctx, ns, name); err != nil {
+	if err := c.Register(ctx, ns, name); err != nil {
 		return err
 	}
-	if err := c.ensureConfigMap(ctx, f); err != nil {
+	if err := c.EnsureConfigMap(ctx, f); err != nil {
 		return err
 	}
 	// MISTAKE 1: the cache's list is taken for the truth, and a child
 	// missing from it is made again, under a new name.
-	_, replicas := spec(f)
+	_, replicas := Spec(f)
 	ds, err := c.Deployments.Deployments(ns).List(labels.SelectorFromSet(labels.Set{"app": name}))
 	if err != nil {
 		return err
 	}
 	if len(ds) == 0 {
-		_, err := c.Kube.AppsV1().Deployments(ns).Create(ctx, newDeployment(f, replicas, name+"-"), metav1.CreateOptions{})
+		_, err := c.Kube.AppsV1().Deployments(ns).Create(ctx, NewDeployment(f, replicas, name+"-"), metav1.CreateOptions{})
 		return err
 	}
 	return nil

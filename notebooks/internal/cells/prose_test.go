@@ -19,7 +19,7 @@ var scenarioBlock = regexp.MustCompile(`<!-- scenario: ([A-Za-z0-9_-]+) -->`)
 // TestDescriptionsNameWhatTheTraceShows holds the scenario files, and so
 // the quotes, the same way).
 func TestProseBeforeAScenario(t *testing.T) {
-	readmes, err := filepath.Glob("../../0*/README.md")
+	readmes, err := filepath.Glob("../../[0-9]*/README.md")
 	if err != nil || len(readmes) == 0 {
 		t.Fatalf("no chapters: %v", err)
 	}
