@@ -260,7 +260,7 @@ func (e Explore) end(ctx context.Context, w *World) (*End, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &End{Objects: objs, Requests: w.Requests(ControllerUser), Story: w.storyMade(),
+	return &End{Objects: objs, Requests: w.Requests(ControllerUser), AllRequests: w.Requests(""), Story: w.storyMade(),
 		ManyChildren: e.ManyChildren, Unowned: e.Unowned}, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/cachelab/cachelab/kubeapiserver"
 )
 
 // A request's line in the trace names nothing that changes from run to
@@ -33,5 +35,31 @@ func TestStopRefusedWhenAttached(t *testing.T) {
 	err := w.Fault(context.Background(), "stop")
 	if err == nil || !strings.Contains(err.Error(), "Attach") {
 		t.Errorf("stop with an attached controller: %v, want a refusal that names Attach", err)
+	}
+}
+
+// no-stale-writes counts a 409 only after the controller's own write of
+// the object (its status included): a conflict after the story's write
+// is the world moving on, which a retry mends.
+func TestNoStaleWritesAfterOwnWrite(t *testing.T) {
+	const foo = "/apis/example.com/v1/namespaces/ns0/foos/f"
+	put := func(user, uri string, status int) kubeapiserver.Request {
+		return kubeapiserver.Request{User: user, Method: "PUT", URI: uri, Status: status}
+	}
+	for _, c := range []struct {
+		name   string
+		log    []kubeapiserver.Request
+		broken bool
+	}{
+		{"after the story's update", []kubeapiserver.Request{put(StoryUser, foo, 200), put(ControllerUser, foo, 409)}, false},
+		{"after its own update", []kubeapiserver.Request{put(ControllerUser, foo, 200), put(ControllerUser, foo+"?fieldManager=x", 409)}, true},
+		{"after its own status write", []kubeapiserver.Request{put(ControllerUser, foo+"/status", 200), put(ControllerUser, foo+"/status", 409)}, true},
+		{"its own, then the story's", []kubeapiserver.Request{put(ControllerUser, foo, 200), put(StoryUser, foo, 200), put(ControllerUser, foo, 409)}, false},
+		{"another object's", []kubeapiserver.Request{put(ControllerUser, foo+"x", 200), put(ControllerUser, foo, 409)}, false},
+	} {
+		err := noStaleWrites(&End{AllRequests: c.log})
+		if (err != nil) != c.broken {
+			t.Errorf("%s: %v, want broken %v", c.name, err, c.broken)
+		}
 	}
 }

@@ -37,6 +37,9 @@ type End struct {
 	Objects map[string][]unstructured.Unstructured
 	// Requests are every request of the controller, in order.
 	Requests []kubeapiserver.Request
+	// AllRequests are every request the server took, of every user
+	// (the controller, the story, the garbage collector), in order.
+	AllRequests []kubeapiserver.Request
 	// QuietWrites are the controller's writes (anything but a GET) in
 	// the second half of the quiet period that ends a run, when nothing
 	// had happened to it for half the period.
@@ -80,20 +83,43 @@ func converges(e *End) error {
 	return fmt.Errorf("still busy after the world had been quiet: %d writes (%s) and %d keys reconciled", len(e.QuietWrites), strings.Join(ws, "; "), e.QuietReconciles)
 }
 
-// noStaleWrites: no update or delete of the controller was answered 409
-// Conflict: each was based on a read at least as new as the object it
-// replaced, its own last write included. A conflict is a write from a
-// stale read (a cache that had not yet seen the controller's own
-// update, a lister read after a relist); the server refused it, but the
-// controller acted on a world that was gone. (A create's 409 is
-// AlreadyExists, which says nothing of how old a read was.)
+// noStaleWrites: no write of the controller was based on a read older
+// than its own previous write of the object. Such a write is seen as an
+// update or delete of the controller's answered 409 Conflict when the
+// object's last write before it was the controller's own (a cache that
+// had not yet seen the controller's own update: sample-controller's
+// status write, made again from its lister's older copy). A conflict
+// after someone else's write (the story's update, made while the
+// controller could not see it) says only that the controller's read was
+// older than the world, which every controller meets and a retry
+// mends. (A create's 409 is AlreadyExists, which says nothing of how old
+// a read was.) What it does not see: a stale write after the
+// controller's own, when someone else wrote in between.
 func noStaleWrites(e *End) error {
-	for _, r := range e.Requests {
-		if r.Status == http.StatusConflict && (r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodDelete) {
-			return fmt.Errorf("%s %s was answered 409 Conflict: a write from a stale read", r.Method, shortURI(r.URI))
+	last := map[string]string{} // the object's path: who wrote it last
+	for _, r := range e.AllRequests {
+		if r.Method != http.MethodPut && r.Method != http.MethodPatch && r.Method != http.MethodDelete {
+			continue
+		}
+		obj := objectPath(r.URI)
+		switch {
+		case r.Status == http.StatusConflict && r.User == ControllerUser && last[obj] == ControllerUser:
+			return fmt.Errorf("%s %s was answered 409 Conflict after the controller's own write of it: a write from a stale read", r.Method, shortURI(r.URI))
+		case r.Status >= 200 && r.Status < 300:
+			last[obj] = r.User
 		}
 	}
 	return nil
+}
+
+// objectPath is the path of the object a request names: its URI without
+// the query, or a subresource's (status, scale).
+func objectPath(uri string) string {
+	path, _, _ := strings.Cut(uri, "?")
+	for _, sub := range []string{"/status", "/scale"} {
+		path = strings.TrimSuffix(path, sub)
+	}
+	return path
 }
 
 // noOrphans: every object the story did not create (the controller's)
