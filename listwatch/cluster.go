@@ -180,7 +180,7 @@ func (e *Embedded) startMembers(ctx context.Context) error {
 		}
 	}
 	if e.client == nil {
-		client, err := Connect(ctx, e.ClientOptions())
+		client, err := Connect(ctx, e.ownClientOptions())
 		if err != nil {
 			return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)
 		}

@@ -161,7 +161,7 @@ func (e *Embedded) start(ctx context.Context) error {
 	}
 	m.clientURL.Host = m.server.Clients[0].Addr().String()
 	m.peerURL.Host = m.server.Peers[0].Addr().String()
-	client, err := Connect(ctx, e.ClientOptions())
+	client, err := Connect(ctx, e.ownClientOptions())
 	if err != nil {
 		m.stop()
 		return fmt.Errorf("listwatch: connect to embedded etcd: %w", err)

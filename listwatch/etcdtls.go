@@ -164,6 +164,20 @@ func (e *Embedded) ClientOptions() ClientOptions {
 	return ClientOptions{Endpoints: e.Endpoints(), TLSConfig: e.tls.client, crashes: true}
 }
 
+// embeddedConnectTimeout bounds the first connection to an embedded
+// etcd, which has said it is ready: only a hang. DefaultDialTimeout's
+// 5 s, etcdctl's for a user's etcd, was missed by a ready embedded
+// etcd's Status call on a loaded 2-core CI runner (-race, many etcds at
+// once), and failed a run for the machine's load.
+const embeddedConnectTimeout = time.Minute
+
+// ownClientOptions are ClientOptions for e's own first connection.
+func (e *Embedded) ownClientOptions() ClientOptions {
+	o := e.ClientOptions()
+	o.DialTimeout = embeddedConnectTimeout
+	return o
+}
+
 // ClientFiles writes a client certificate of e's CA, its key and the CA's
 // certificate into dir (each 0600), for a client that takes files only
 // (etcdctl --cacert --cert --key; kube-apiserver's storage factory), and
