@@ -183,7 +183,7 @@ var writeVerbs = []string{"create", "update", "delete"}
 func (s *Server) endpoints(sv served, cfg *genericapiserver.Config) (*endpoints, error) {
 	res := sv.storage.Resource()
 	store := s.registry(sv.storage)
-	scope, err := s.scope(res, store, cfg)
+	scope, err := s.scope(res, store, "", cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -223,15 +223,9 @@ func (s *Server) statusEndpoints(res listwatch.Resource, store *genericregistry.
 	st := store.UpdateStrategy.(strategy)
 	st.admit = admit
 	statusStore.UpdateStrategy = st
-	scope, err := s.scope(res, &statusStore, cfg)
+	scope, err := s.scope(res, &statusStore, "status", cfg)
 	if err != nil {
 		return nil, err
-	}
-	scope.Subresource = "status"
-	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
-	if scope.FieldManager, err = managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(),
-		converter{s.kinds.scheme}, s.kinds.scheme, creater{s.kinds.scheme}, res.GroupVersionKind(), gv, "status", nil); err != nil {
-		return nil, fmt.Errorf("kubeapiserver: the field manager for %s/status: %w", res.Resource, err)
 	}
 	h := map[string]http.Handler{"get": handlers.GetResource(&statusStore, scope)}
 	if slices.Contains(writes, "update") {
@@ -255,19 +249,20 @@ type perRequest func() http.Handler
 
 func (f perRequest) ServeHTTP(w http.ResponseWriter, req *http.Request) { f().ServeHTTP(w, req) }
 
-// scope is what the REST handlers know of the resource: how a request
+// scope is what the REST handlers know of the resource (or of its
+// subresource, "" for the object itself): how a request
 // names its objects, how they are encoded and decoded, and, for writes,
 // the field manager that keeps metadata.managedFields (every
 // kube-apiserver keeps them: one is made for every resource it serves;
 // this one, as for a custom resource without a schema, deduces the
 // fields' types from the objects).
-func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, cfg *genericapiserver.Config) (*handlers.RequestScope, error) {
+func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, subresource string, cfg *genericapiserver.Config) (*handlers.RequestScope, error) {
 	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
 	sc := s.kinds.scheme
 	fm, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(),
-		converter{sc}, sc, creater{sc}, res.GroupVersionKind(), gv, "", nil)
+		converter{sc}, sc, creater{sc}, res.GroupVersionKind(), gv, subresource, nil)
 	if err != nil {
-		return nil, fmt.Errorf("kubeapiserver: the field manager for %s: %w", res.Resource, err)
+		return nil, fmt.Errorf("kubeapiserver: the field manager for %s: %w", strings.TrimSuffix(res.Resource+"/"+subresource, "/"), err)
 	}
 	return &handlers.RequestScope{
 		Namer:               handlers.ContextBasedNaming{Namer: meta.NewAccessor(), ClusterScoped: !res.Namespaced},
@@ -283,6 +278,7 @@ func (s *Server) scope(res listwatch.Resource, store *genericregistry.Store, cfg
 		FieldManager:        fm,
 		Resource:            gv.WithResource(res.Resource),
 		Kind:                res.GroupVersionKind(),
+		Subresource:         subresource,
 		HubGroupVersion:     gv,
 		MetaGroupVersion:    metav1.SchemeGroupVersion,
 		MaxRequestBodyBytes: cfg.MaxRequestBodyBytes,
