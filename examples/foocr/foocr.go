@@ -3,7 +3,7 @@
 // controller For Foos that Owns their ConfigMaps and Deployments, and a
 // Reconciler whose reads come from the Manager's cache. Its reconcile is
 // fooctl's, in controller-runtime's words, and again written twice:
-// Reconciler.Mistaken switches on the same two mistakes.
+// Reconciler.Variant switches on the same mistakes.
 //
 // What a test gives it to run in a controllertest world (Run):
 //
@@ -15,7 +15,10 @@
 //   - no metrics server, no health probes, no leader election: a Manager
 //     per placement, in one process, binds no port;
 //   - SkipNameValidation: each placement's Manager names its controller
-//     "foo" again.
+//     "foo" again;
+//   - Foos, which are unstructured here, read from the cache
+//     (client.CacheOptions.Unstructured), as a kubebuilder project's
+//     typed ones are.
 package foocr
 
 import (
@@ -34,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -41,6 +45,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/cachelab/cachelab/examples/fooctl"
@@ -57,10 +62,12 @@ func newFoo() *unstructured.Unstructured {
 
 // Options is what Run runs the operator with.
 type Options struct {
-	Config   *rest.Config
-	Clock    clock.WithTicker          // the queue's clock
-	Metrics  workqueue.MetricsProvider // the queue's metrics
-	Mistaken bool                      // Reconciler.Mistaken
+	Config  *rest.Config
+	Clock   clock.WithTicker          // the queue's clock
+	Metrics workqueue.MetricsProvider // the queue's metrics
+	// Variant is the operator: fixed, or with fooctl's mistakes, in
+	// controller-runtime's words (Reconciler).
+	Variant fooctl.Variant
 }
 
 // Run runs the operator's Manager until ctx ends.
@@ -73,15 +80,24 @@ func Run(ctx context.Context, opts Options) error {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		// Foos are unstructured here (a kubebuilder project has Go
+		// types for them), which controller-runtime's client reads
+		// from the server, not from the cache, unless told.
+		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Mistaken: opts.Mistaken}
+	r := &Reconciler{Client: mgr.GetClient(), Variant: opts.Variant}
+	var preds []predicate.Predicate
+	if opts.Variant.Status {
+		// fooctl.Options.Status, as a kubebuilder project says it.
+		preds = append(preds, predicate.GenerationChangedPredicate{})
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("foo").
-		For(newFoo()).
+		For(newFoo(), builder.WithPredicates(preds...)).
 		Owns(&corev1.ConfigMap{}).
 		Owns(&appsv1.Deployment{}).
 		WithOptions(controller.Options{
@@ -91,10 +107,23 @@ func Run(ctx context.Context, opts Options) error {
 					Name: name, Clock: opts.Clock, MetricsProvider: opts.Metrics})
 			},
 		})
-	if opts.Mistaken {
+	if opts.Variant.Mistaken {
 		// MISTAKE 2 (fooctl.Mistaken's): the registration is removed
 		// when a delete event comes, not held for by a finalizer.
 		b = b.Watches(newFoo(), handler.Funcs{DeleteFunc: r.cleanup})
+	}
+	if opts.Variant.Sweep {
+		// MISTAKE 3 (fooctl.MistakenSweep's): a child whose Foo the
+		// cache does not hold is deleted.
+		sweep := handler.Funcs{
+			CreateFunc: func(ctx context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				r.sweep(ctx, e.Object)
+			},
+			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				r.sweep(ctx, e.ObjectNew)
+			},
+		}
+		b = b.Watches(&corev1.ConfigMap{}, sweep).Watches(&appsv1.Deployment{}, sweep)
 	}
 	if err := b.Complete(r); err != nil {
 		return err
@@ -105,10 +134,12 @@ func Run(ctx context.Context, opts Options) error {
 // Reconciler reconciles a Foo.
 type Reconciler struct {
 	client.Client
-	// Mistaken makes fooctl.Mistaken's mistakes: the Deployment found by
-	// a list of the cache and made with generateName when missing, and
-	// the registration removed on a delete event.
-	Mistaken bool
+	// Variant says which of fooctl's mistakes it makes: Mistaken's (the
+	// Deployment found by a list of the cache and made with generateName
+	// when missing, and the registration removed on a delete event),
+	// MistakenSweep's, Swallowing's (with Status, which also reports the
+	// Foo's color in its status).
+	Variant fooctl.Variant
 	// Written are its own writes, to tell a cache behind them
 	// (fooctl.Written).
 	Written fooctl.Written
@@ -117,32 +148,107 @@ type Reconciler struct {
 // Reconcile is fooctl.Fixed (or Mistaken) with controller-runtime's
 // client, whose reads come from the Manager's cache.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	err := r.reconcile(ctx, req)
+	if r.Variant.Swallow && apierrors.IsConflict(err) {
+		return reconcile.Result{}, nil // MISTAKE 4 (fooctl.Swallowing's)
+	}
+	return reconcile.Result{}, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) error {
 	f := newFoo()
 	if err := r.Get(ctx, req.NamespacedName, f); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return client.IgnoreNotFound(err)
 	}
-	if !r.Mistaken {
+	if r.Variant.Swallow {
+		return r.swallowing(ctx, f)
+	}
+	if !r.Variant.Mistaken {
 		if r.Written.Behind("foos", f) {
-			return reconcile.Result{}, nil // the event of its own write is on its way
+			return nil // the event of its own write is on its way
 		}
 		if f.GetDeletionTimestamp() != nil {
 			if err := r.unregister(ctx, f); err != nil {
-				return reconcile.Result{}, err
+				return err
 			}
 			controllerutil.RemoveFinalizer(f, fooctl.Finalizer)
-			return reconcile.Result{}, r.update(ctx, "foos", f)
+			return r.update(ctx, "foos", f)
 		}
 		if controllerutil.AddFinalizer(f, fooctl.Finalizer) {
-			return reconcile.Result{}, r.update(ctx, "foos", f)
+			// Update leaves the Foo as written in f: with Status,
+			// whose predicate takes no event of this write, go on
+			// with it.
+			if err := r.update(ctx, "foos", f); err != nil || !r.Variant.Status {
+				return err
+			}
 		}
 	}
+	if err := r.children(ctx, f); err != nil || !r.Variant.Status {
+		return err
+	}
+	return r.report(ctx, f)
+}
+
+// children makes the Foo's registration, ConfigMap and Deployment.
+func (r *Reconciler) children(ctx context.Context, f *unstructured.Unstructured) error {
 	if err := r.register(ctx, f); err != nil {
-		return reconcile.Result{}, err
+		return err
 	}
 	if err := r.ensureConfigMap(ctx, f); err != nil {
-		return reconcile.Result{}, err
+		return err
 	}
-	return reconcile.Result{}, r.ensureDeployment(ctx, f)
+	return r.ensureDeployment(ctx, f)
+}
+
+// swallowing is fooctl.StaleStatus: the children first, then the
+// finalizer, then the status. controller-runtime's client leaves in f
+// what the server stored, so the status is written from the Foo as the
+// finalizer's write left it, not as read.
+func (r *Reconciler) swallowing(ctx context.Context, f *unstructured.Unstructured) error {
+	if f.GetDeletionTimestamp() != nil {
+		if err := r.unregister(ctx, f); err != nil {
+			return err
+		}
+		controllerutil.RemoveFinalizer(f, fooctl.Finalizer)
+		return r.update(ctx, "foos", f)
+	}
+	if err := r.children(ctx, f); err != nil {
+		return err
+	}
+	if controllerutil.AddFinalizer(f, fooctl.Finalizer) {
+		if err := r.update(ctx, "foos", f); err != nil {
+			return err
+		}
+	}
+	return r.report(ctx, f)
+}
+
+// report writes f's color in its status, if it does not say it already.
+func (r *Reconciler) report(ctx context.Context, f *unstructured.Unstructured) error {
+	if got, _, _ := unstructured.NestedString(f.Object, "status", "color"); got == color(f) {
+		return nil
+	}
+	if err := unstructured.SetNestedField(f.Object, color(f), "status", "color"); err != nil {
+		return err
+	}
+	if err := r.Status().Update(ctx, f); err != nil {
+		return err
+	}
+	r.Written.Note("foos", f)
+	return nil
+}
+
+// sweep is fooctl.MistakenSweep: it deletes obj, a child, if the cache
+// does not hold its Foo.
+func (r *Reconciler) sweep(ctx context.Context, obj client.Object) {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "Foo" {
+		return
+	}
+	err := r.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, newFoo())
+	if apierrors.IsNotFound(err) {
+		_ = r.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+	}
 }
 
 // update writes obj, and notes the write.
@@ -209,7 +315,7 @@ func (r *Reconciler) ensureConfigMap(ctx context.Context, f *unstructured.Unstru
 }
 
 func (r *Reconciler) ensureDeployment(ctx context.Context, f *unstructured.Unstructured) error {
-	if r.Mistaken {
+	if r.Variant.Mistaken {
 		// MISTAKE 1 (fooctl.Mistaken's): the cache's list taken for the
 		// truth, a missing child made again under a new name.
 		ds := &appsv1.DeploymentList{}

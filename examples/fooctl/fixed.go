@@ -25,7 +25,10 @@ import (
 //     older than the controller's own last write of it (Written): the
 //     cache lags the controller's writes, and such a write is refused
 //     with 409 Conflict;
-//   - every error, a conflict included, puts the key back on the queue.
+//   - every error, a conflict included, puts the key back on the queue;
+//   - with Options.Status, it goes on with the Foo its finalizer's write
+//     returned (the write's event is not taken), and reports the color
+//     in the Foo's status last.
 func Fixed(ctx context.Context, c *Controller, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -45,7 +48,15 @@ func Fixed(ctx context.Context, c *Controller, key string) error {
 		return c.SetFinalizer(ctx, f, false)
 	}
 	if !slices.Contains(f.GetFinalizers(), Finalizer) {
-		return c.SetFinalizer(ctx, f, true) // its update event brings the key back
+		if !c.status {
+			return c.SetFinalizer(ctx, f, true) // its update event brings the key back
+		}
+		// Options.Status: the event of a write that leaves the
+		// generation alone is not taken; go on with what the server
+		// stored.
+		if f, err = c.PutFinalizer(ctx, f, true); err != nil {
+			return err
+		}
 	}
 	if err := c.Register(ctx, ns, name); err != nil {
 		return err
@@ -53,11 +64,39 @@ func Fixed(ctx context.Context, c *Controller, key string) error {
 	if err := c.EnsureConfigMap(ctx, f); err != nil {
 		return err
 	}
-	return c.ensureDeployment(ctx, f)
+	if err := c.ensureDeployment(ctx, f); err != nil || !c.status {
+		return err
+	}
+	return c.Report(ctx, f)
+}
+
+// Report writes f's color in its status (Options.Status), if the status
+// does not say it already.
+func (c *Controller) Report(ctx context.Context, f *unstructured.Unstructured) error {
+	color, _ := Spec(f)
+	if got, _, _ := unstructured.NestedString(f.Object, "status", "color"); got == color {
+		return nil
+	}
+	f = f.DeepCopy()
+	if err := unstructured.SetNestedField(f.Object, color, "status", "color"); err != nil {
+		return err
+	}
+	out, err := c.Dynamic.Resource(Foos).Namespace(f.GetNamespace()).UpdateStatus(ctx, f, metav1.UpdateOptions{})
+	if err == nil {
+		c.Written.Note("foos", out)
+	}
+	return err
 }
 
 // SetFinalizer puts the finalizer on f, or takes it off.
 func (c *Controller) SetFinalizer(ctx context.Context, f *unstructured.Unstructured, on bool) error {
+	_, err := c.PutFinalizer(ctx, f, on)
+	return err
+}
+
+// PutFinalizer is SetFinalizer, and returns the Foo as the server stored
+// it.
+func (c *Controller) PutFinalizer(ctx context.Context, f *unstructured.Unstructured, on bool) (*unstructured.Unstructured, error) {
 	f = f.DeepCopy()
 	fs := slices.DeleteFunc(f.GetFinalizers(), func(s string) bool { return s == Finalizer })
 	if on {
@@ -65,10 +104,11 @@ func (c *Controller) SetFinalizer(ctx context.Context, f *unstructured.Unstructu
 	}
 	f.SetFinalizers(fs)
 	out, err := c.Dynamic.Resource(Foos).Namespace(f.GetNamespace()).Update(ctx, f, metav1.UpdateOptions{})
-	if err == nil {
-		c.Written.Note("foos", out)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	c.Written.Note("foos", out)
+	return out, nil
 }
 
 // Register records the Foo in the registry, if it is not there.

@@ -14,10 +14,11 @@
 // for each resource, a handler that puts the Foo's key on a rate-limited
 // work queue, and a worker that reconciles one key at a time (this
 // file). The reconcile is written twice: Fixed (fixed.go), and Mistaken
-// (mistaken.go), which makes mistakes real operators have made. The
-// tests explore both under every placement of the default faults; the
-// explorer finds each mistake, and the fixed operator keeps every
-// invariant.
+// (mistaken.go), which makes mistakes real operators have made; two
+// more mistakes are made each on their own (MistakenSweep, Swallowing),
+// and a Variant says which operator Make makes. The tests explore them
+// under every placement of the default faults; the explorer finds each
+// mistake, and the fixed operator keeps every invariant.
 package fooctl
 
 import (
@@ -65,6 +66,37 @@ spec:
               replicas: {type: integer, default: 1}
 `
 
+// StatusCRD is CRD with the status subresource, and a status whose
+// color the operator reports (Options.Status): the color its ConfigMap
+// has been given.
+const StatusCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: foos.example.com
+spec:
+  group: example.com
+  names: {plural: foos, singular: foo, kind: Foo, listKind: FooList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              color: {type: string}
+              replicas: {type: integer, default: 1}
+          status:
+            type: object
+            properties:
+              color: {type: string}
+`
+
 // Foos is Foo's resource.
 var Foos = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "foos"}
 
@@ -85,6 +117,13 @@ type Options struct {
 	Metrics workqueue.MetricsProvider
 	// Reconcile is the reconcile: Fixed or Mistaken.
 	Reconcile func(ctx context.Context, c *Controller, key string) error
+	// Status makes it report each Foo's color in the Foo's status
+	// (StatusCRD's status subresource), and, as a kubebuilder project
+	// does to keep its own status writes from waking it (its
+	// GenerationChangedPredicate), take no update of a Foo that leaves
+	// the Foo's generation as it was: a status write, a finalizer put
+	// on or taken off.
+	Status bool
 }
 
 // Controller is the operator: its clients, informers and queue.
@@ -97,6 +136,8 @@ type Controller struct {
 	Deployments appslisters.DeploymentLister
 
 	fooInformer cache.SharedIndexInformer
+	children    []cache.SharedIndexInformer
+	status      bool
 	Queue       workqueue.TypedRateLimitingInterface[string]
 	// Written are Fixed's own writes, to tell a cache behind them.
 	Written     Written
@@ -116,7 +157,7 @@ func New(opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Controller{Kube: kube, Dynamic: dyn, reconcile: opts.Reconcile,
+	c := &Controller{Kube: kube, Dynamic: dyn, reconcile: opts.Reconcile, status: opts.Status,
 		kubeFactory: informers.NewSharedInformerFactory(kube, 0),
 		fooFactory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)}
 	c.Queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -126,17 +167,23 @@ func New(opts Options) (*Controller, error) {
 	deps := c.kubeFactory.Apps().V1().Deployments()
 	c.Foos, c.ConfigMaps, c.Deployments = foos.Lister(), cms.Lister(), deps.Lister()
 	c.fooInformer = foos.Informer()
+	c.children = []cache.SharedIndexInformer{cms.Informer(), deps.Informer()}
 	c.synced = []cache.InformerSynced{foos.Informer().HasSynced, cms.Informer().HasSynced, deps.Informer().HasSynced}
 	if _, err := foos.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
-		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		AddFunc: c.enqueue,
+		UpdateFunc: func(old, obj any) {
+			if c.status && generation(old) == generation(obj) {
+				return // Options.Status
+			}
+			c.enqueue(obj)
+		},
 		DeleteFunc: c.enqueue,
 	}); err != nil {
 		return nil, err
 	}
 	// A child's change wakes its owner, as sample-controller's
 	// handleObject does.
-	for _, inf := range []cache.SharedIndexInformer{cms.Informer(), deps.Informer()} {
+	for _, inf := range c.children {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.enqueueOwner,
 			UpdateFunc: func(_, obj any) { c.enqueueOwner(obj) },
@@ -152,6 +199,20 @@ func New(opts Options) (*Controller, error) {
 func (c *Controller) OnFooDelete(f func(obj any)) error {
 	_, err := c.fooInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: f})
 	return err
+}
+
+// OnChild adds a handler of the events of the Foos' children,
+// ConfigMaps and Deployments (MistakenSweep).
+func (c *Controller) OnChild(f func(obj any)) error {
+	for _, inf := range c.children {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    f,
+			UpdateFunc: func(_, obj any) { f(obj) },
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run starts the informers, waits for their caches, and reconciles one
@@ -206,6 +267,13 @@ func (c *Controller) enqueueOwner(obj any) {
 	if ref := metav1.GetControllerOf(m); ref != nil && ref.Kind == "Foo" {
 		c.Queue.Add(m.GetNamespace() + "/" + ref.Name)
 	}
+}
+
+func generation(obj any) int64 {
+	if m, err := metaOf(obj); err == nil {
+		return m.GetGeneration()
+	}
+	return 0
 }
 
 func metaOf(obj any) (metav1.Object, error) {

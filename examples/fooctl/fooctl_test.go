@@ -3,6 +3,8 @@ package fooctl_test
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -18,9 +20,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// run runs the operator, Fixed or Mistaken (with its cleanup on delete).
-func run(ctx context.Context, w *controllertest.World, mistaken bool) error {
-	c, err := fooctl.Operator(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, mistaken)
+// run runs the operator v says.
+func run(ctx context.Context, w *controllertest.World, v fooctl.Variant) error {
+	c, err := fooctl.Make(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, v)
 	if err != nil {
 		return err
 	}
@@ -32,16 +34,47 @@ func run(ctx context.Context, w *controllertest.World, mistaken bool) error {
 func TestFixedKeepsEveryInvariant(t *testing.T) { footest.FixedKeepsEveryInvariant(t, run) }
 
 // Each mistake is found where explore finds it with the default faults
-// (the benchmark explores it all): the duplicate child without faults at
-// all, the lost registration where the Foo's delete reaches the
-// controller only as a relist's tombstone (a partition) or not at all (a
-// stop).
+// (the benchmark explores it all):
+//
+//   - Mistaken's duplicate child without faults at all, and its lost
+//     registration where the Foo's delete reaches the controller only as
+//     a relist's tombstone (a partition) or not at all (a stop);
+//   - MistakenSweep's deleted child where the controller starts anew and
+//     hears of the child before its Foo (a stop over the update; K10);
+//   - Swallowing's lost status without faults at all (K11, K12); where a
+//     relist wakes the controller again (restart-apiserver at the end),
+//     only its 409.
 func TestMistakesAreFound(t *testing.T) {
 	footest.MistakesAreFound(t, run, []footest.Found{
-		{Placement: controllertest.Placement{}, Broken: []string{"no-duplicates"}},
-		{Placement: controllertest.Placement{Fault: "partition", At: 4, Heal: 5}, Broken: []string{"no-duplicates", "registered"}},
-		{Placement: controllertest.Placement{Fault: "stop", At: 4, Heal: 5}, Broken: []string{"no-duplicates", "registered"}},
+		{Variant: fooctl.Variant{Mistaken: true}, Broken: []string{"no-duplicates"}},
+		{Variant: fooctl.Variant{Mistaken: true}, Placement: controllertest.Placement{Fault: "partition", At: 4, Heal: 5}, Broken: []string{"no-duplicates", "registered"}},
+		{Variant: fooctl.Variant{Mistaken: true}, Placement: controllertest.Placement{Fault: "stop", At: 4, Heal: 5}, Broken: []string{"no-duplicates", "registered"}},
+		{Variant: fooctl.Variant{Sweep: true}, Placement: controllertest.Placement{Fault: "stop", At: 3, Heal: 4}, Broken: []string{"kept"}},
+		{Variant: fooctl.Variant{Status: true, Swallow: true}, Broken: []string{"no-stale-writes", "reported"}},
+		{Variant: fooctl.Variant{Status: true, Swallow: true}, Placement: controllertest.Placement{Fault: "restart-apiserver", At: 3}, Broken: []string{"no-stale-writes"}},
 	})
+}
+
+// What mistake 4 loses is what the requeue mends: StaleStatus, which
+// returns its conflict, still writes from a stale read (no-stale-writes)
+// but its status is written.
+func TestRequeueMendsTheStatus(t *testing.T) {
+	e := footest.Explorer(t, run, fooctl.Variant{Status: true})
+	e.Controller = func(ctx context.Context, w *controllertest.World) error {
+		c, err := fooctl.New(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics(), Status: true, Reconcile: fooctl.StaleStatus})
+		if err != nil {
+			return err
+		}
+		return c.Run(ctx)
+	}
+	o := e.Play(context.Background(), controllertest.Placement{})
+	var got []string
+	for _, b := range o.Broken {
+		got = append(got, b.Invariant)
+	}
+	if o.Err != nil || !slices.Equal(got, []string{"no-stale-writes"}) {
+		t.Errorf("broke %v (error %v), want [no-stale-writes]; what happened:\n%s", got, o.Err, strings.Join(o.Trace, "\n"))
+	}
 }
 
 // BenchmarkExplore explores it all, and prints the reports:

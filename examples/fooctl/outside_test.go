@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cachelab/cachelab/controllertest"
+	"github.com/cachelab/cachelab/examples/fooctl"
 	"github.com/cachelab/cachelab/examples/fooctl/footest"
 )
 
@@ -31,7 +32,7 @@ func TestOutsideBreaksWhatInsideBreaks(t *testing.T) {
 		{Fault: "stop", At: 4, Heal: 5},      // the same
 	}
 	for _, mistaken := range []bool{false, true} {
-		in, out := footest.Explorer(t, run, mistaken), outside(t, bin, mistaken)
+		in, out := footest.Explorer(t, run, fooctl.Variant{Mistaken: mistaken}), outside(t, bin, mistaken)
 		for _, p := range places {
 			if !mistaken && p.Fault == "stop" {
 				continue // its cost, for a verdict the full exploration gives (BenchmarkOutside)
@@ -100,7 +101,7 @@ func outsideBinary(t testing.TB) string {
 // outside is an exploration of the story with the operator in another
 // process, started from its binary in each placement's world.
 func outside(t testing.TB, bin string, mistaken bool) controllertest.Explore {
-	e := footest.Explorer(t, run, mistaken)
+	e := footest.Explorer(t, run, fooctl.Variant{Mistaken: mistaken})
 	args := []string{bin}
 	if mistaken {
 		args = append(args, "-mistaken")
