@@ -112,9 +112,7 @@ func (w *World) settleOnce(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		// A poll may be waiting for an event the gate holds (a
-		// WaitForCacheSync for the initial list): let the next one go.
-		if why == "" || (wait == polling || wait == retryTimer) && w.gate.Held() > 0 {
+		if why == "" || w.gate.Held() > 0 && w.letGo(wait) {
 			return nil
 		}
 		now.why = why
@@ -219,6 +217,7 @@ func (w *World) goroutinesUnparked() (why string, wait waitKind) {
 	goroutines.ShowLabels()
 	var world []string
 	var pollWhy string
+	var pollKind waitKind
 	for _, g := range goroutines.All() {
 		switch {
 		case goroutines.Label(g, worldLabel) == w.id:
@@ -226,7 +225,11 @@ func (w *World) goroutinesUnparked() (why string, wait waitKind) {
 		case goroutines.Label(g, controllerLabel) == w.id:
 			if what, kind := realWait(g); kind == backingOff {
 				why, wait = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what), backingOff
-			} else if kind == polling && pollWhy == "" {
+			} else if kind == polling && (pollWhy == "" || strings.Contains(g, waitForCacheSync)) {
+				pollKind = polling
+				if strings.Contains(g, waitForCacheSync) {
+					what, pollKind = "client-go's WaitForCacheSync, which looks every 100 ms on the wall clock", syncing
+				}
 				pollWhy = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what)
 			} else if st := goroutines.State(g); kind == none && !goroutines.Parked(st) {
 				return fmt.Sprintf("goroutine %s of the controller, %s in %s", goroutines.ID(g), st, innermost(g)), none
@@ -247,7 +250,7 @@ func (w *World) goroutinesUnparked() (why string, wait waitKind) {
 		return why, wait
 	}
 	if pollWhy != "" {
-		return pollWhy, polling
+		return pollWhy, pollKind
 	}
 	return "", none
 }
@@ -259,6 +262,7 @@ const (
 	none       waitKind = iota // nothing of the wall clock's
 	backingOff                 // a time of the wall clock, which will pass
 	polling                    // a condition, looked at again on the wall clock's ticks
+	syncing                    // the same, WaitForCacheSync's
 	shortTimer                 // a timer of another process's, due within Outside.Horizon
 	retryTimer                 // the same, within four times the horizon, after a retry (outside.go)
 	connecting                 // a controller in another process, to connect (Attach)
@@ -287,6 +291,33 @@ var realWaits = []struct {
 	{"golang.org/x/time/rate.(*Limiter)", "a client's rate limiter", backingOff},
 	{"k8s.io/client-go/util/flowcontrol.", "a client's rate limiter", backingOff},
 	{"k8s.io/apimachinery/pkg/util/wait.", "a wait or poll of package wait", polling},
+}
+
+// waitForCacheSync marks a goroutine that polls for informers' caches
+// to sync (client-go's, and controller-runtime's through it).
+const waitForCacheSync = "k8s.io/client-go/tools/cache.WaitForCacheSync("
+
+// letGo says whether, the world being settled but for wait, the gate
+// lets its next event go rather than wait for wait to end:
+//
+//   - a poll may be waiting for an event the gate holds: let it go;
+//   - but a WaitForCacheSync waits for no event once every watch of the
+//     controller has sent its initial events (Gate.Listing): its
+//     condition holds, and its next tick starts the workers. The world
+//     waits for that tick, as for a backoff. An event let go before it
+//     would reach the controller before or after its workers started,
+//     as the machine's load would have it (a handler that wrote as the
+//     controller started, fooctl's MistakenSweep, made two reconciles
+//     or one);
+//   - a retry's timer (outside.go).
+func (w *World) letGo(wait waitKind) bool {
+	switch wait {
+	case polling, retryTimer:
+		return true
+	case syncing:
+		return w.gate.Listing() > 0
+	}
+	return false
 }
 
 // reflectorRun marks a reflector's goroutine: parked in package wait, it

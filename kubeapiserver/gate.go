@@ -33,6 +33,10 @@ type Gate struct {
 	mu    sync.Mutex
 	held  []*heldEvent // in the order they came
 	watch int64        // watches numbered as they open
+	// listing are the open watches that send their initial events
+	// (sendInitialEvents) and have not yet sent the bookmark that ends
+	// them.
+	listing map[int64]bool
 }
 
 // heldEvent is an event a relay is waiting to send.
@@ -42,6 +46,8 @@ type heldEvent struct {
 	rv    uint64
 	go_   chan struct{}
 	about Released
+	// listed: the bookmark that ends the watch's initial events.
+	listed bool
 }
 
 // Released is an event the gate let go, as a trace shows it.
@@ -69,12 +75,36 @@ func NewGate(users ...string) *Gate { return &Gate{users: users} }
 // holds reports whether the gate holds user's events.
 func (g *Gate) holds(user string) bool { return g != nil && slices.Contains(g.users, user) }
 
-// number is the next watch's number.
-func (g *Gate) number() int64 {
+// number is the next watch's number; initial says it sends its initial
+// events first.
+func (g *Gate) number(initial bool) int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.watch++
+	if initial {
+		if g.listing == nil {
+			g.listing = map[int64]bool{}
+		}
+		g.listing[g.watch] = true
+	}
 	return g.watch
+}
+
+// ended forgets watch number, which has ended.
+func (g *Gate) ended(number int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.listing, number)
+}
+
+// Listing is how many of the open watches are still sending their
+// initial events: none has let go the bookmark that ends them
+// (metav1.InitialEventsAnnotationKey). A WaitForCacheSync waits for no
+// other event.
+func (g *Gate) Listing() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.listing)
 }
 
 // hold puts watch's event e in the gate; the channel is closed when Next
@@ -82,6 +112,9 @@ func (g *Gate) number() int64 {
 func (g *Gate) hold(number int64, what string, e watch.Event) *heldEvent {
 	resource, _, _ := strings.Cut(what, "/")
 	h := &heldEvent{watch: number, what: what, go_: make(chan struct{}), about: Released{Type: string(e.Type), Resource: resource}}
+	if m, err := meta.Accessor(e.Object); err == nil && e.Type == watch.Bookmark {
+		h.listed = m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+	}
 	if st, ok := e.Object.(*metav1.Status); ok {
 		h.about.Key = fmt.Sprintf("%d %s", st.Code, st.Reason) // what the error says, in place of a key
 	}
@@ -134,6 +167,9 @@ func (g *Gate) Next() (Released, bool) {
 		return Released{}, false
 	}
 	h := g.held[best]
+	if h.listed {
+		delete(g.listing, h.watch)
+	}
 	close(h.go_)
 	g.held = slices.Delete(g.held, best, best+1)
 	return h.about, true

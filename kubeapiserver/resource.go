@@ -339,7 +339,8 @@ func (w clockWatcher) Watch(ctx context.Context, opts *metainternalversion.ListO
 	// The gate (gate.go) breaks a tie between two watches by what they
 	// watch, not by which opened first.
 	what := w.store.DefaultQualifiedResource.String() + "/" + request.NamespaceValue(ctx)
-	return w.watches.relay(user, what, inner, end), nil
+	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	return w.watches.relay(user, what, initial, inner, end), nil
 }
 
 // clockDeadline is a context whose deadline is on the server's clock.

@@ -75,10 +75,13 @@ type counted struct {
 	what      string // what it watches: a resource/namespace
 }
 
-func (ws *watches) relay(user, what string, inner watch.Interface, end func()) watch.Interface {
+// relay counts inner's events, and passes them through the gate if it
+// holds user's; initial says the watch sends its initial events first
+// (sendInitialEvents).
+func (ws *watches) relay(user, what string, initial bool, inner watch.Interface, end func()) watch.Interface {
 	w := &counted{ws: ws, user: user, what: what, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
 	if ws.gate.holds(user) {
-		w.number = ws.gate.number()
+		w.number = ws.gate.number(initial)
 	}
 	ws.mu.Lock()
 	if ws.open == nil {
@@ -117,6 +120,9 @@ func (w *counted) Stop() {
 // in a select, parked, and the gate's owner counts the event instead.
 func (w *counted) run() {
 	defer close(w.out)
+	if w.ws.gate.holds(w.user) {
+		defer w.ws.gate.ended(w.number)
+	}
 	in := w.inner.ResultChan()
 	for {
 		select {
