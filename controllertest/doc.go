@@ -68,7 +68,9 @@
 // rate limiter waits for a token. The world knows these by their frames
 // (settle.go) and waits them out (Options.RealWait bounds it): a backoff
 // before it lets any event go, since which reflector ends its backoff
-// first is drawn at random. A timer of your own code on the wall clock
+// first is drawn at random; a WaitForCacheSync once every watch has sent
+// its initial events (kubeapiserver's Gate.Listing), since its next
+// tick starts the workers. A timer of your own code on the wall clock
 // (time.After in a select, a queue given no clock) is not seen: the world
 // may settle and move on while it runs, and what it does then lands in
 // a later step, or is missed. time.Sleep is seen, and waited out.

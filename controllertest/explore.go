@@ -82,16 +82,23 @@ type Broken struct {
 	Invariant, Why string
 }
 
+// BrokenInvariants are the names of the invariants o broke, in the order
+// they were checked (nil if none).
+func (o Outcome) BrokenInvariants() []string {
+	var names []string
+	for _, b := range o.Broken {
+		names = append(names, b.Invariant)
+	}
+	return names
+}
+
 // verdict names an outcome's group: the invariants it broke, or the error
 // it ended with.
 func (o Outcome) verdict() string {
 	if o.Err != nil {
 		return "error: " + firstLine(o.Err.Error())
 	}
-	var names []string
-	for _, b := range o.Broken {
-		names = append(names, b.Invariant)
-	}
+	names := o.BrokenInvariants()
 	if len(names) == 0 {
 		return "kept every invariant"
 	}

@@ -41,7 +41,7 @@ func TestOutsideBreaksWhatInsideBreaks(t *testing.T) {
 			if got.Err != nil || want.Err != nil {
 				t.Fatalf("mistaken=%v, %s: in the process: %v; outside: %v", mistaken, got.Where, want.Err, got.Err)
 			}
-			if diff := cmp.Diff(verdicts(want), verdicts(got)); diff != "" {
+			if diff := cmp.Diff(want.BrokenInvariants(), got.BrokenInvariants()); diff != "" {
 				t.Errorf("mistaken=%v, %s: the invariants broken (-in the process +outside):\n%s", mistaken, got.Where, diff)
 			}
 			if os.Getenv("CACHELAB_LOG_TRACES") != "" {
@@ -55,14 +55,6 @@ func TestOutsideBreaksWhatInsideBreaks(t *testing.T) {
 			}
 		}
 	}
-}
-
-func verdicts(o controllertest.Outcome) []string {
-	var names []string
-	for _, b := range o.Broken {
-		names = append(names, b.Invariant)
-	}
-	return names
 }
 
 // BenchmarkOutside explores the story with the operator in another

@@ -51,7 +51,7 @@ func TestSampleController(t *testing.T) {
 		if got.Err != nil {
 			t.Fatalf("%s: %v", got.Where, got.Err)
 		}
-		if diff := cmp.Diff(c.want, verdicts(got)); diff != "" {
+		if diff := cmp.Diff(c.want, got.BrokenInvariants()); diff != "" {
 			t.Errorf("%s: the invariants broken (-want +got):\n%s\n%s", got.Where, diff, strings.Join(got.Trace, "\n"))
 		}
 		if os.Getenv("CACHELAB_LOG_TRACES") != "" {
@@ -67,7 +67,7 @@ func TestSampleController(t *testing.T) {
 		if replayed.Err != nil {
 			t.Fatalf("%s, replayed from its file: %v", got.Where, replayed.Err)
 		}
-		if diff := cmp.Diff(verdicts(got), verdicts(replayed)); diff != "" {
+		if diff := cmp.Diff(got.BrokenInvariants(), replayed.BrokenInvariants()); diff != "" {
 			t.Errorf("%s, replayed from its file: the invariants broken (-played +replayed):\n%s", got.Where, diff)
 		}
 	}
@@ -89,14 +89,6 @@ func BenchmarkSampleController(b *testing.B) {
 			b.Log(rep)
 		}
 	}
-}
-
-func verdicts(o controllertest.Outcome) []string {
-	var names []string
-	for _, b := range o.Broken {
-		names = append(names, b.Invariant)
-	}
-	return names
 }
 
 // sampleController is an exploration of the story with

@@ -142,11 +142,7 @@ func verdict(o controllertest.Outcome) string {
 	if o.Kept() {
 		return "kept every invariant"
 	}
-	var names []string
-	for _, b := range o.Broken {
-		names = append(names, b.Invariant)
-	}
-	return "broke " + strings.Join(names, ", ")
+	return "broke " + strings.Join(o.BrokenInvariants(), ", ")
 }
 
 // summary prints a report as its String does, but for a broken group's

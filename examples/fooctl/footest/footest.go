@@ -140,11 +140,7 @@ func MistakesAreFound(t *testing.T, run Run, found []Found) {
 	for _, f := range found {
 		e := Explorer(t, run, f.Variant)
 		o := e.Play(context.Background(), f.Placement)
-		var got []string
-		for _, b := range o.Broken {
-			got = append(got, b.Invariant)
-		}
-		if o.Err != nil || !slices.Equal(got, f.Broken) {
+		if got := o.BrokenInvariants(); o.Err != nil || !slices.Equal(got, f.Broken) {
 			t.Errorf("%s, %s: broke %v (error %v), want %v; what happened:\n%s", f.Variant, o.Where, got, o.Err, f.Broken, strings.Join(o.Trace, "\n"))
 		}
 	}
