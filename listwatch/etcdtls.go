@@ -155,23 +155,32 @@ func (t *etcdTLS) remove() error {
 
 // ClientOptions are what a client needs to reach e: its endpoints, and
 // the run's client certificate, in memory (or the files e was started
-// with: EmbeddedOptions.TLS). Without a certificate its CA signed, e
-// refuses the connection in the TLS handshake.
+// with: EmbeddedOptions.TLS), and, for a single member, a dial timeout of
+// a minute. Without a certificate its CA signed, e refuses the
+// connection in the TLS handshake.
 func (e *Embedded) ClientOptions() ClientOptions {
-	if e.tls.client == nil {
-		return ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS, crashes: true}
+	o := ClientOptions{Endpoints: e.Endpoints(), TLS: e.opts.TLS, crashes: true}
+	if e.tls.client != nil {
+		o = ClientOptions{Endpoints: e.Endpoints(), TLSConfig: e.tls.client, crashes: true}
 	}
-	return ClientOptions{Endpoints: e.Endpoints(), TLSConfig: e.tls.client, crashes: true}
+	if e.Members() == 1 {
+		// A single member is up while e is: a dial's bound only
+		// catches a hang. A cluster keeps the 5 s default: it is how a
+		// dial gets past a member a scenario has taken down.
+		o.DialTimeout = embeddedConnectTimeout
+	}
+	return o
 }
 
-// embeddedConnectTimeout bounds the first connection to an embedded
-// etcd, which has said it is ready: only a hang. DefaultDialTimeout's
-// 5 s, etcdctl's for a user's etcd, was missed by a ready embedded
-// etcd's Status call on a loaded 2-core CI runner (-race, many etcds at
-// once), and failed a run for the machine's load.
+// embeddedConnectTimeout bounds a connection to an embedded etcd that
+// has said it is ready: only a hang. DefaultDialTimeout's 5 s, etcdctl's
+// for a user's etcd, was missed by a ready embedded etcd's Status call
+// on a loaded 2-core CI runner (-race, many etcds at once), and failed a
+// run for the machine's load.
 const embeddedConnectTimeout = time.Minute
 
-// ownClientOptions are ClientOptions for e's own first connection.
+// ownClientOptions are ClientOptions for e's own client, whose first
+// connection, a cluster's too, is made once every member is ready.
 func (e *Embedded) ownClientOptions() ClientOptions {
 	o := e.ClientOptions()
 	o.DialTimeout = embeddedConnectTimeout

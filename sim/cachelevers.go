@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
@@ -149,9 +148,6 @@ func addAPIServer(w *cacheWorld, a scenario.Args) error {
 	copts := r.opts.Etcd
 	if w.etcd != nil {
 		copts = w.etcd.ClientOptions()
-		if w.etcd.Members() == 1 {
-			copts.DialTimeout = time.Minute // the run's own etcd (etcdworld.go)
-		}
 	}
 	copts.Endpoints = w.clients[0].Endpoints()
 	if w.etcd != nil && w.etcd.Members() > 1 {

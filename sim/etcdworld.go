@@ -103,13 +103,6 @@ func (w *etcdWorld) open() error {
 	copts.Endpoints = endpoints
 	if w.etcd != nil {
 		copts = w.etcd.ClientOptions() // its endpoints, and the run's client certificate
-		if w.etcd.Members() == 1 {
-			// The run's own etcd, up: a dial's bound only catches a
-			// hang. The 5 s default (etcdctl's, for a user's etcd, and
-			// a cluster's way past a member that is down) was missed by
-			// a ready etcd's Status call on a loaded CI runner.
-			copts.DialTimeout = time.Minute
-		}
 	}
 	w.dial = func(i int) (*clientv3.Client, error) {
 		o := copts
