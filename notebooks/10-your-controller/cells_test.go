@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cachelab/cachelab/controllertest"
+	"github.com/cachelab/cachelab/examples/fooctl"
 )
 
 // The mistaken operator, with no fault at all: the ConfigMap's event
@@ -200,4 +201,75 @@ func Example_fixed() {
 	//   event: DELETED configmaps ns0/f-config rv 14
 	//   event: DELETED deployments.apps ns0/f rv 15
 	//   controller: reconciled 4 keys
+}
+
+// fooctl.MistakenSweep, a handler of the children's events that deletes
+// a child whose Foo its cache does not hold: after a stop over the
+// update, the new controller hears of its children before their Foo.
+func Example_sweep() {
+	show(playVariant(fooctl.Variant{Sweep: true}, stopOverUpdate), "start")
+	// Output:
+	// stop before step 3 (update foos ns0/f spec=(color=red)), start before step 4 (delete foos ns0/f): broke kept
+	//   kept: the controller deleted /api/v1/namespaces/ns0/configmaps/f-config, and made it again: the child of a Foo that was still there
+	// start
+	//   controller: GET /api/v1/configmaps?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true 200
+	//   controller: GET /apis/apps/v1/deployments?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true 200
+	//   controller: GET /apis/example.com/v1/foos?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true 200
+	//   event: ADDED configmaps ns0/f-config rv 7
+	//   event: ADDED configmaps registry/ns0.f rv 6
+	//   event: ADDED deployments.apps ns0/f rv 8
+	//   event: BOOKMARK configmaps rv 9
+	//   controller: DELETE /api/v1/namespaces/ns0/configmaps/f-config 200
+	//   event: BOOKMARK deployments.apps rv 9
+	//   controller: DELETE /apis/apps/v1/namespaces/ns0/deployments/f 200
+	//   event: ADDED foos.example.com ns0/f rv 9
+	//   event: BOOKMARK foos.example.com rv 9
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: PUT /api/v1/namespaces/ns0/configmaps/f-config 404
+	//   event: DELETED configmaps ns0/f-config rv 10
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: POST /api/v1/namespaces/ns0/configmaps 201
+	//   event: DELETED deployments.apps ns0/f rv 11
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: POST /api/v1/namespaces/ns0/configmaps 409
+	//   controller: POST /apis/apps/v1/namespaces/ns0/deployments 201
+	//   event: ADDED configmaps ns0/f-config rv 12
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: POST /apis/apps/v1/namespaces/ns0/deployments 409
+	//   event: ADDED deployments.apps ns0/f rv 13
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: reconciled 5 keys
+}
+
+// fooctl.Swallowing, which takes a conflict as someone else's write, in
+// an operator whose predicate drops the event of its own finalizer
+// write; and the fixed operator on the same story.
+func Example_swallowed() {
+	show(playVariant(fooctl.Variant{Status: true, Swallow: true}, noFault), "create")
+	fmt.Println()
+	o := playVariant(fooctl.Variant{Status: true}, noFault)
+	fmt.Printf("the fixed operator, %s: %s\n", o.Where, verdict(o))
+	// Output:
+	// no faults: broke no-stale-writes, reported
+	//   no-stale-writes: PUT /apis/example.com/v1/namespaces/ns0/foos/f/status was answered 409 Conflict after the controller's own write of it: a write from a stale read
+	//   reported: Foo ns0/f is blue; its status says ""
+	// create foos ns0/f spec=(color=blue,replicas=2)
+	//   event: ADDED foos.example.com ns0/f rv 4
+	//   controller: POST /api/v1/namespaces/registry/configmaps 201
+	//   controller: POST /api/v1/namespaces/ns0/configmaps 201
+	//   controller: POST /apis/apps/v1/namespaces/ns0/deployments 201
+	//   controller: PUT /apis/example.com/v1/namespaces/ns0/foos/f 200
+	//   controller: PUT /apis/example.com/v1/namespaces/ns0/foos/f/status 409
+	//   event: ADDED configmaps registry/ns0.f rv 5
+	//   event: ADDED configmaps ns0/f-config rv 6
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: POST /apis/apps/v1/namespaces/ns0/deployments 409
+	//   controller: PUT /apis/example.com/v1/namespaces/ns0/foos/f 409
+	//   event: ADDED deployments.apps ns0/f rv 7
+	//   controller: POST /api/v1/namespaces/registry/configmaps 409
+	//   controller: PUT /apis/example.com/v1/namespaces/ns0/foos/f 409
+	//   event: MODIFIED foos.example.com ns0/f rv 8
+	//   controller: reconciled 3 keys
+	//
+	// the fixed operator, no faults: kept every invariant
 }

@@ -195,3 +195,49 @@ func grep(o controllertest.Outcome, command string, words ...string) {
 		}
 	}
 }
+
+// playVariant plays an operator with fooctl's further mistakes (a
+// fooctl.Variant) with the fault of p, as fooctl's own tests explore it:
+// fooctl's story, or, for an operator that reports each Foo's color in
+// its status (v.Status), the story that makes one Foo
+// (footest/status.txt); the operator's invariants, kept and, with
+// v.Status, reported. Each play is made once, as play's are.
+func playVariant(v fooctl.Variant, p controllertest.Placement) controllertest.Outcome {
+	key := fmt.Sprintf("%s %+v", v, p)
+	mu.Lock()
+	once, ok := plays[key]
+	if !ok {
+		once = sync.OnceValue(func() controllertest.Outcome {
+			src, invariants := footest.StoryFile, append(slices.Clip(footest.Invariants), footest.Kept)
+			if v.Status {
+				src, invariants = footest.StatusStoryFile, append(invariants, footest.Reported)
+			}
+			story, err := controllertest.ParseStory("story.txt", []byte(src))
+			if err != nil {
+				panic(err)
+			}
+			e := controllertest.Explore{
+				Story: story,
+				World: controllertest.Options{Resources: []string{"configmaps", "deployments"}},
+				Controller: func(ctx context.Context, w *controllertest.World) error {
+					c, err := fooctl.Make(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, v)
+					if err != nil {
+						return err
+					}
+					return c.Run(ctx)
+				},
+				Namespaces: []string{fooctl.Registry},
+				Unowned:    []string{fooctl.Registry},
+				Invariants: invariants,
+			}
+			return e.Play(context.Background(), p)
+		})
+		plays[key] = once
+	}
+	mu.Unlock()
+	return once()
+}
+
+// stopOverUpdate is a stop of the controller before step 3 (the update),
+// started again before step 4 (the delete).
+var stopOverUpdate = controllertest.Placement{Fault: "stop", At: 3, Heal: 4}
