@@ -51,6 +51,12 @@ func faultKind(name string) (FaultKind, bool) {
 // Fault pulls (or heals) the fault named name on the controller.
 func (w *World) Fault(ctx context.Context, name string) error {
 	switch name {
+	case "disconnect", "close-watch", "restart-apiserver":
+		if err := w.ageWatches(ctx); err != nil {
+			return err
+		}
+	}
+	switch name {
 	case "disconnect":
 		w.net.Cut(ControllerUser)
 	case "reconnect":
@@ -91,6 +97,38 @@ func (w *World) Fault(ctx context.Context, name string) error {
 		return fmt.Errorf("controllertest: no fault command %q; they are disconnect, reconnect, close-watch, compact, restart-apiserver, stop, start, hold-cache and release-cache", name)
 	}
 	return nil
+}
+
+// veryShortWatch is how long, on the wall clock, client-go's reflector
+// wants a watch that sent no event to have lasted when it ends: shorter,
+// it is a "very short watch", an error, and the reflector lists again;
+// longer, it watches again from the resourceVersion it had.
+const veryShortWatch = time.Second
+
+// ageWatches waits, before a fault ends the controller's watches, until
+// each that has sent no event is older than veryShortWatch. Without it,
+// a watch opened a moment before (after a relist, or as the controller
+// started) is very short on a quiet machine and not on a loaded one, and
+// the controller lists again or watches again as the load had it. With
+// it, every fault finds the controller's watches as a cluster's are,
+// long open; a fault at the start of a story costs up to a second.
+func (w *World) ageWatches(ctx context.Context) error {
+	since := w.server.SilentSince(ControllerUser)
+	if since.IsZero() {
+		return nil
+	}
+	d := time.Until(since.Add(veryShortWatch))
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // restartCaches restarts every watch cache, as a restarted kube-apiserver

@@ -3,6 +3,7 @@ package kubeapiserver
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -50,6 +51,25 @@ func (s *Server) OpenWatches(user string) []string {
 	return out
 }
 
+// SilentSince is when the newest of user's open watches that have sent
+// no event was opened, on the wall clock; zero if there is none. Such a
+// watch, ended within a second of its request, is an error to
+// client-go's reflector (a "very short watch", which makes it list
+// again), and one ended later is not (it watches again from where it
+// was): a world that ends watches waits until then, so that which one
+// it is does not follow from how fast the machine ran.
+func (s *Server) SilentSince(user string) time.Time {
+	s.watches.mu.Lock()
+	defer s.watches.mu.Unlock()
+	var newest time.Time
+	for w := range s.watches.open {
+		if w.user == user && w.taken == 0 && w.opened.After(newest) {
+			newest = w.opened
+		}
+	}
+	return newest
+}
+
 type watches struct {
 	mu   sync.Mutex
 	open map[*counted]struct{}
@@ -70,16 +90,17 @@ type counted struct {
 	// the handler ends the response.
 	closing   chan struct{}
 	closeOnce sync.Once
-	taken     int64  // guarded by ws.mu
-	number    int64  // in the gate, if it holds the user's events
-	what      string // what it watches: a resource/namespace
+	taken     int64     // guarded by ws.mu
+	number    int64     // in the gate, if it holds the user's events
+	what      string    // what it watches: a resource/namespace
+	opened    time.Time // on the wall clock
 }
 
 // relay counts inner's events, and passes them through the gate if it
 // holds user's; initial says the watch sends its initial events first
 // (sendInitialEvents).
 func (ws *watches) relay(user, what string, initial bool, inner watch.Interface, end func()) watch.Interface {
-	w := &counted{ws: ws, user: user, what: what, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{})}
+	w := &counted{ws: ws, user: user, what: what, inner: inner, end: end, out: make(chan watch.Event), stop: make(chan struct{}), closing: make(chan struct{}), opened: time.Now()}
 	if ws.gate.holds(user) {
 		w.number = ws.gate.number(initial)
 	}

@@ -121,3 +121,41 @@ func TestWorkersStartOnceTheCachesHaveSynced(t *testing.T) {
 		t.Errorf("the ConfigMap's DELETED event reached the controller before its workers started:\n%s", strings.Join(o.Trace, "\n"))
 	}
 }
+
+// A watch that has sent no event and ends less than a second (of the
+// wall clock) after it was opened is a "very short watch" to client-go's
+// reflector, which then lists again; ended later, it watches again from
+// its resourceVersion. Two close-watches in a row find the watches the
+// first made silent: the world waits until they are a second old before
+// it ends them, and the reflectors watch again from where they were
+// (without it, they listed again on a quiet machine, and watched again
+// on a loaded one).
+func TestSilentWatchesAreOldWhenTheyEnd(t *testing.T) {
+	e := footest.Explorer(t, run, fooctl.Variant{})
+	story, err := controllertest.ParseStory("two-closes.txt", []byte(footest.StoryFile+"\nclose-watch\n----\n\nclose-watch\n----\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Story = story
+	o := e.Play(context.Background(), controllertest.Placement{})
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	second := slices.Index(o.Trace, "close-watch") + 1
+	second += slices.Index(o.Trace[second:], "close-watch")
+	var watches int
+	for _, l := range o.Trace[second+1:] {
+		if !strings.HasPrefix(l, " ") {
+			break
+		}
+		if strings.Contains(l, "watch=true") {
+			watches++
+			if strings.Contains(l, "sendInitialEvents=true") {
+				t.Errorf("after the second close-watch a reflector listed again: %s", strings.TrimSpace(l))
+			}
+		}
+	}
+	if watches != 3 {
+		t.Errorf("after the second close-watch %d watches were made, want 3 (one a resource); what happened:\n%s", watches, strings.Join(o.Trace, "\n"))
+	}
+}
