@@ -225,12 +225,14 @@ func (w *World) goroutinesUnparked() (why string, wait waitKind) {
 		case goroutines.Label(g, controllerLabel) == w.id:
 			if what, kind := realWait(g); kind == backingOff {
 				why, wait = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what), backingOff
-			} else if kind == polling && (pollWhy == "" || strings.Contains(g, waitForCacheSync)) {
-				pollKind = polling
-				if strings.Contains(g, waitForCacheSync) {
-					what, pollKind = "client-go's WaitForCacheSync, which looks every 100 ms on the wall clock", syncing
+			} else if kind == polling {
+				// The first poll says why, unless a WaitForCacheSync
+				// does, which letGo tells apart.
+				if syncPoll := strings.Contains(g, waitForCacheSync); syncPoll {
+					pollWhy, pollKind = fmt.Sprintf("goroutine %s of the controller (client-go's WaitForCacheSync, which looks every 100 ms on the wall clock)", goroutines.ID(g)), syncing
+				} else if pollWhy == "" {
+					pollWhy, pollKind = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what), polling
 				}
-				pollWhy = fmt.Sprintf("goroutine %s of the controller (%s)", goroutines.ID(g), what)
 			} else if st := goroutines.State(g); kind == none && !goroutines.Parked(st) {
 				return fmt.Sprintf("goroutine %s of the controller, %s in %s", goroutines.ID(g), st, innermost(g)), none
 			}

@@ -115,7 +115,8 @@ type Options struct {
 	Clock clock.WithTicker
 	// Metrics is the queue's metrics provider (none if nil).
 	Metrics workqueue.MetricsProvider
-	// Reconcile is the reconcile: Fixed or Mistaken.
+	// Reconcile is the reconcile: Fixed, Mistaken, Swallowing or
+	// StaleStatus (Make sets it for a Variant).
 	Reconcile func(ctx context.Context, c *Controller, key string) error
 	// Status makes it report each Foo's color in the Foo's status
 	// (StatusCRD's status subresource), and, as a kubebuilder project

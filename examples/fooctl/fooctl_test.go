@@ -21,13 +21,7 @@ func TestMain(m *testing.M) {
 }
 
 // run runs the operator v says.
-func run(ctx context.Context, w *controllertest.World, v fooctl.Variant) error {
-	c, err := fooctl.Make(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, v)
-	if err != nil {
-		return err
-	}
-	return c.Run(ctx)
-}
+var run footest.Run = footest.Fooctl
 
 // The fixed operator keeps every invariant under every placement of the
 // default faults.

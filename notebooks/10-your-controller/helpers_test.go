@@ -208,27 +208,9 @@ func playVariant(v fooctl.Variant, p controllertest.Placement) controllertest.Ou
 	once, ok := plays[key]
 	if !ok {
 		once = sync.OnceValue(func() controllertest.Outcome {
-			src, invariants := footest.StoryFile, append(slices.Clip(footest.Invariants), footest.Kept)
-			if v.Status {
-				src, invariants = footest.StatusStoryFile, append(invariants, footest.Reported)
-			}
-			story, err := controllertest.ParseStory("story.txt", []byte(src))
+			e, err := footest.ExplorerOf(footest.Fooctl, v)
 			if err != nil {
 				panic(err)
-			}
-			e := controllertest.Explore{
-				Story: story,
-				World: controllertest.Options{Resources: []string{"configmaps", "deployments"}},
-				Controller: func(ctx context.Context, w *controllertest.World) error {
-					c, err := fooctl.Make(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, v)
-					if err != nil {
-						return err
-					}
-					return c.Run(ctx)
-				},
-				Namespaces: []string{fooctl.Registry},
-				Unowned:    []string{fooctl.Registry},
-				Invariants: invariants,
 			}
 			return e.Play(context.Background(), p)
 		})

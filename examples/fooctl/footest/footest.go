@@ -84,18 +84,27 @@ var Reported = controllertest.Invariant{Name: "reported", Check: func(e *control
 	return nil
 }}
 
-// Explorer is an exploration of the operator v says, run by run: of
-// StoryFile with Invariants and Kept, or, with v.Status, of
-// StatusStoryFile with Reported too.
+// Explorer is ExplorerOf, failing t if the story does not parse.
 func Explorer(t testing.TB, run Run, v fooctl.Variant) controllertest.Explore {
 	t.Helper()
+	e, err := ExplorerOf(run, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// ExplorerOf is an exploration of the operator v says, run by run: of
+// StoryFile with Invariants and Kept, or, with v.Status, of
+// StatusStoryFile with Reported too.
+func ExplorerOf(run Run, v fooctl.Variant) (controllertest.Explore, error) {
 	name, src, invariants := "footest/story.txt", StoryFile, append(slices.Clip(Invariants), Kept)
 	if v.Status {
 		name, src, invariants = "footest/status.txt", StatusStoryFile, append(invariants, Reported)
 	}
 	story, err := controllertest.ParseStory(name, []byte(src))
 	if err != nil {
-		t.Fatal(err)
+		return controllertest.Explore{}, err
 	}
 	return controllertest.Explore{
 		Story:      story,
@@ -105,7 +114,16 @@ func Explorer(t testing.TB, run Run, v fooctl.Variant) controllertest.Explore {
 		Unowned:    []string{fooctl.Registry},
 		Invariants: invariants,
 		Jobs:       4,
+	}, nil
+}
+
+// Fooctl runs package fooctl's operator, the one v says, in w.
+func Fooctl(ctx context.Context, w *controllertest.World, v fooctl.Variant) error {
+	c, err := fooctl.Make(fooctl.Options{Config: w.Config(), Clock: w.Clock(), Metrics: w.QueueMetrics()}, v)
+	if err != nil {
+		return err
 	}
+	return c.Run(ctx)
 }
 
 // FixedKeepsEveryInvariant explores the fixed operator under every
