@@ -346,6 +346,48 @@ func (e *Embedded) MemberServing(ctx context.Context, c *clientv3.Client) (int, 
 	}
 }
 
+// Pin puts c's connection on the endpoint first, and then lists rest
+// behind it. An InOrder connection (gRPC's pick_first) tries the next
+// endpoint beside the one it is dialing once that dial has taken 250 ms
+// (Happy Eyeballs), and keeps whichever answers first: on a busy machine
+// it could land past the endpoint it was meant to use. Listed alone,
+// first is the only choice; the connection stays on it when the others
+// are listed again, as pick_first keeps a ready connection whose
+// endpoint is still listed.
+func Pin(ctx context.Context, c *clientv3.Client, first string, rest ...string) error {
+	want, err := c.Status(ctx, first) // on a connection of its own to first
+	if err != nil {
+		return fmt.Errorf("listwatch: connect to %s: %w", first, err)
+	}
+	c.SetEndpoints(first)
+	// The balancer takes the new list in its own time: until it has, the
+	// connection may still answer from where it was.
+	mc := pb.NewMaintenanceClient(c.ActiveConnection())
+	for {
+		resp, err := mc.Status(ctx, &pb.StatusRequest{}, grpc.WaitForReady(true))
+		if err == nil && resp.Header.MemberId == want.Header.MemberId {
+			break
+		}
+		if err != nil && (status.Code(err) != codes.Unavailable || ctx.Err() != nil) {
+			return fmt.Errorf("listwatch: connect to %s: %w", first, err)
+		}
+		if err := tick(ctx); err != nil {
+			return fmt.Errorf("listwatch: connect to %s: %w", first, err)
+		}
+	}
+	c.SetEndpoints(append([]string{first}, rest...)...)
+	return nil
+}
+
+// MoveOff readies c, served by the endpoint from, for from's member to
+// stop: it lists only from and to, so that c moves to to. A connection
+// whose endpoint fails begins again from the first one it lists, and
+// once a dial has taken 250 ms it dials the next beside it (Happy
+// Eyeballs): with every member listed, on a busy machine, it could land
+// past to. Once c has moved, list every endpoint again (SetEndpoints):
+// it stays on to, as a listed endpoint.
+func MoveOff(c *clientv3.Client, from, to string) { c.SetEndpoints(from, to) }
+
 // MemberRevision is the revision member i has applied, as it says
 // itself: a member that rejoined shows it has caught up.
 func (e *Embedded) MemberRevision(ctx context.Context, i int) (int64, error) {

@@ -3,9 +3,12 @@ package listwatch_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,7 +117,9 @@ func TestClusterMemberStopStart(t *testing.T) {
 	}
 	expect(first)
 
-	// The member serving the watch goes down.
+	// The member serving the watch goes down; MoveOff makes sure the
+	// client goes to m3 and not to m1 on a busy machine.
+	listwatch.MoveOff(c, eps[1], eps[2])
 	if err := e.StopMember(1); err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +130,7 @@ func TestClusterMemberStopStart(t *testing.T) {
 		t.Fatalf("MemberServing after m2 stopped = %d, %v; want 2 (m3, the next endpoint)", got, err)
 	}
 	expect(putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/b"))
+	c.SetEndpoints(eps[1], eps[2], eps[0])
 
 	// Writes while m2 is down; it comes back behind and catches up.
 	var last int64
@@ -143,6 +149,7 @@ func TestClusterMemberStopStart(t *testing.T) {
 	if got, _ := e.MemberServing(ctx, c); got != 2 {
 		t.Errorf("MemberServing after m2 came back = %d, want 2 (m3)", got)
 	}
+	listwatch.MoveOff(c, eps[2], eps[1])
 	if err := e.StopMember(2); err != nil {
 		t.Fatal(err)
 	}
@@ -294,4 +301,114 @@ func TestClusterStartsPromptly(t *testing.T) {
 	// it (start-ms), and the CLI's figures are in the notes of issue 27.
 	t.Logf("a 3-member cluster started in %v", time.Since(start))
 	putEmpty(ctx, t, e.Client(), "/registry/pods/ns0/a")
+}
+
+// An InOrder connection is served by its first endpoint even when that
+// endpoint is slow to answer. gRPC's pick_first dials the next endpoint
+// beside one whose dial has taken 250 ms (Happy Eyeballs) and keeps
+// whichever answers first; a busy machine once moved a simulator's
+// connection past the member its trace named that way. Here every
+// connection to m1 goes through a forwarder that lets it through only
+// after 400 ms, so the unpinned connection would be on m2.
+func TestInOrderStaysOnASlowFirstEndpoint(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
+	ctx := testdeadline.Context(t)
+	e := startCluster(ctx, t)
+	eps := e.Endpoints()
+	slow := slowForwarder(t, eps[0], 400*time.Millisecond)
+	c := connectInOrder(ctx, t, e, []string{slow, eps[1], eps[2]})
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 0 {
+		t.Fatalf("MemberServing = %d, %v; want 0 (m1, the first endpoint, behind the slow forwarder)", got, err)
+	}
+	if got := c.Endpoints(); len(got) != 3 || got[0] != slow {
+		t.Errorf("Endpoints = %v; want all three, the slow one first", got)
+	}
+}
+
+// slowForwarder forwards each TCP connection it accepts to the host of
+// the endpoint target, once delay has passed, and returns its own
+// endpoint (target's, on another port). It stops when the test ends.
+func slowForwarder(t *testing.T, target string, delay time.Duration) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		close(done)
+		ln.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer in.Close()
+				select {
+				case <-time.After(delay):
+				case <-done:
+					return
+				}
+				out, err := net.Dial("tcp", to)
+				if err != nil {
+					return
+				}
+				defer out.Close()
+				go func() {
+					<-done
+					in.Close()
+					out.Close()
+				}()
+				go io.Copy(out, in)
+				io.Copy(in, out)
+			}()
+		}
+	}()
+	u.Host = ln.Addr().String()
+	return u.String()
+}
+
+// When the member an InOrder connection is on stops, MoveOff makes it
+// move to the endpoint named, even when that one is slow to answer
+// (TestInOrderStaysOnASlowFirstEndpoint says why it could land past
+// it); listed in full again, it stays there.
+func TestMoveOffToASlowEndpoint(t *testing.T) {
+	t.Parallel() // it waits on etcd, mostly (main_test.go)
+	ctx := testdeadline.Context(t)
+	e := startCluster(ctx, t)
+	eps := e.Endpoints()
+	slow := slowForwarder(t, eps[1], 400*time.Millisecond)
+	all := []string{eps[0], slow, eps[2]}
+	c := connectInOrder(ctx, t, e, all)
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 0 {
+		t.Fatalf("MemberServing = %d, %v; want 0 (m1)", got, err)
+	}
+	listwatch.MoveOff(c, eps[0], slow)
+	if err := e.StopMember(0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 1 {
+		t.Fatalf("MemberServing after m1 stopped = %d, %v; want 1 (m2, behind the slow forwarder)", got, err)
+	}
+	c.SetEndpoints(all...)
+	if err := e.StartMember(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.MemberServing(ctx, c); err != nil || got != 1 {
+		t.Fatalf("MemberServing with every endpoint listed again = %d, %v; want 1 (m2)", got, err)
+	}
 }

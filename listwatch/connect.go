@@ -213,7 +213,18 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 			// The endpoint that answered goes first in client.Endpoints(),
 			// so a caller that connects again with them is not held up
 			// by the ones that did not.
-			client.SetEndpoints(append([]string{ep}, slices.DeleteFunc(slices.Clone(opts.Endpoints), func(e string) bool { return e == ep })...)...)
+			rest := slices.DeleteFunc(slices.Clone(opts.Endpoints), func(e string) bool { return e == ep })
+			if !opts.InOrder || len(rest) == 0 {
+				client.SetEndpoints(append([]string{ep}, rest...)...)
+				return client, nil
+			}
+			pctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
+			err := Pin(pctx, client, ep, rest...)
+			cancel()
+			if err != nil {
+				_ = client.Close()
+				return nil, err
+			}
 			return client, nil
 		}
 		errs = append(errs, err)

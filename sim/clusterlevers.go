@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/scenario"
 	"github.com/cachelab/cachelab/sim/trace"
 )
@@ -22,8 +23,10 @@ import (
 // whichever member came next; here each connection lists every member's
 // endpoint and uses them in order (listwatch.ClientOptions.InOrder): the
 // first that answers serves all its requests, watches included, until it
-// fails, and then the next one that answers does. The world's connection
-// (writes, compaction, revision) lists them m1, m2, m3; both informers'
+// fails, and then the next one that answers does (listwatch.Pin and
+// MoveOff make sure of "first" and "next" when a member is slow to
+// answer: gRPC would try the one after it beside it). The world's
+// connection (writes, compaction, revision) lists them m1, m2, m3; both informers'
 // list them m2, m3, ..., m1, so that the leader (m1 at the start) and the
 // member serving the informers are different members, and a lever can hit
 // either. Each lever asks etcd which member answers each connection
@@ -50,7 +53,7 @@ func (r *runner) members() int {
 // cachelab's, 2 client-go's, 3 and on each kube-apiserver's) lists a
 // cluster's endpoints: the world's from m1, the others from m2, each
 // going round to the others.
-func clusterEndpoints(i int, eps []string) []string {
+func clusterEndpoints[T any](i int, eps []T) []T {
 	if i == 0 {
 		return eps
 	}
@@ -225,6 +228,47 @@ func (w *etcdWorld) member(cmd string, a scenario.Args, up bool, otherwise strin
 	return cl, i, nil
 }
 
+// moveOff readies the connections member i serves (before says which
+// member serves each) for i to stop, each to move to the first other
+// member up in its order and to no other (listwatch.MoveOff: on a busy
+// machine gRPC could skip it). It returns the connections it readied,
+// for relist.
+func (w *etcdWorld) moveOff(i int, before []int) []int {
+	eps := w.etcd.Endpoints()
+	var moving []int
+	for c, m := range before {
+		if m != i {
+			continue
+		}
+		for _, j := range clusterEndpoints(c, w.memberIndices()) {
+			if j != i && w.etcd.MemberRunning(j) {
+				listwatch.MoveOff(w.clients[c], eps[i], eps[j])
+				moving = append(moving, c)
+				break
+			}
+		}
+	}
+	return moving
+}
+
+// relist lists every member again, in its order, for each connection
+// moveOff changed, once it has moved: it stays on the member it is on,
+// which is listed.
+func (w *etcdWorld) relist(moving []int) {
+	for _, c := range moving {
+		w.clients[c].SetEndpoints(clusterEndpoints(c, w.etcd.Endpoints())...)
+	}
+}
+
+// memberIndices are 0 to the number of members - 1.
+func (w *etcdWorld) memberIndices() []int {
+	out := make([]int, w.etcd.Members())
+	for j := range out {
+		out[j] = j
+	}
+	return out
+}
+
 func etcdStopMember(w *etcdWorld, a scenario.Args) error {
 	r := w.r
 	cl, i, err := w.member("etcd-stop-member", a, true, "is stopped already")
@@ -263,6 +307,7 @@ func etcdStopMember(w *etcdWorld, a scenario.Args) error {
 		r.note(trace.LayerEtcd, "", fmt.Sprintf("%s leads: on its way down it hands the leadership to %s (etcd's shutdown picks the member connected to it longest; "+
 			"the simulator picks the first member up, so every run has the same leader)", name, w.memberName(to)))
 	}
+	moving := w.moveOff(i, before)
 	if err := w.etcd.StopMember(i); err != nil {
 		return err
 	}
@@ -279,6 +324,7 @@ func etcdStopMember(w *etcdWorld, a scenario.Args) error {
 	if err != nil {
 		return err
 	}
+	w.relist(moving)
 	if before[0] == i {
 		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, w.memberName(after[0])))
 	}
