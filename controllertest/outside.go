@@ -47,10 +47,13 @@ import (
 //     retry's next timer, which would otherwise fire in the middle of a
 //     later step;
 //   - and, unless its line is cut, every resource and namespace it has
-//     watched in this world is watched again: after a disconnect,
-//     client-go's reflector waits 0.8 to 1.6 s of its own clock before it
+//     watched in this world is watched again, by as many watches as when
+//     the world last found it settled: after a disconnect, each
+//     client-go reflector waits 0.8 to 1.6 s of its own clock before it
 //     lists and watches again, a timer longer than the horizon that the
-//     world waits out this way.
+//     world waits out this way. A controller-runtime Manager with a
+//     cluster.Cluster of its own has two informers of one resource: the
+//     first to watch again is not the last.
 //
 // What it cannot see: a timer longer than the horizon other than a
 // reflector's backoff (a RequeueAfter of seconds, an informer's resync
@@ -78,7 +81,7 @@ type outside struct {
 
 	mu      sync.Mutex
 	started map[int]bool     // the processes Command started, still running
-	watched map[string]bool  // every resource/namespace ControllerUser has watched
+	watched map[string]int   // every resource/namespace ControllerUser has watched, with how many watches when it last settled (at least 1)
 	owners  map[uint64][]int // the processes holding each socket, by inode
 	pids    []int            // the processes looked at last
 	last    procstate.Snapshot
@@ -119,7 +122,7 @@ func (w *World) serveOutside() error {
 	if err != nil {
 		return fmt.Errorf("controllertest: listening for controllers in other processes: %w", err)
 	}
-	w.outside = &outside{ln: ln, started: map[int]bool{}, watched: map[string]bool{}, owners: map[uint64][]int{}}
+	w.outside = &outside{ln: ln, started: map[int]bool{}, watched: map[string]int{}, owners: map[uint64][]int{}}
 	w.net.ServeTCP(ln, ControllerUser)
 	return nil
 }
@@ -379,7 +382,7 @@ func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 	}
 	open := w.server.OpenWatches(ControllerUser)
 	for _, what := range open {
-		o.watched[what] = true
+		o.watched[what] = max(o.watched[what], 1)
 	}
 	running := w.controllersRunning()
 	if len(o.watched) == 0 && running {
@@ -397,11 +400,19 @@ func (w *World) outsideUnsettled() (why string, wait waitKind, err error) {
 	if !running || w.net.IsCut(ControllerUser) {
 		return "", none, nil // a controller stopped watches nothing; a cut line holds its dials
 	}
+	counts := map[string]int{}
+	for _, what := range open {
+		counts[what]++
+	}
 	for _, what := range slices.Sorted(maps.Keys(o.watched)) {
-		if !slices.Contains(open, what) {
+		switch n, want := counts[what], o.watched[what]; {
+		case n == 0:
 			return fmt.Sprintf("the controller to watch %s again", what), backingOff, nil
+		case n < want:
+			return fmt.Sprintf("the controller to watch %s again: %d of its %d watches are open", what, n, want), backingOff, nil
 		}
 	}
+	maps.Copy(o.watched, counts)
 	return "", none, nil
 }
 
