@@ -9,4 +9,13 @@
 // proxy): a Foo (samplecontroller.k8s.io/v1alpha1, with the status
 // subresource) owns a Deployment named by its spec.deploymentName. What
 // explore finds in it is in samplecontroller_test.go.
+//
+// The second is controller-runtime's own example multiclustersync
+// (sigs.k8s.io/controller-runtime/examples/multiclustersync, of the
+// controller-runtime this module requires): a Manager that copies every
+// secret of one namespace into another. Its manager's metrics server
+// binds :8080 on every interface, so its test runs again in a network
+// namespace of its own (netns_linux_test.go), world and controller
+// both, where nothing else can take that port or reach it. What explore
+// finds in it is in multiclustersync_test.go.
 package foreign

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package foreign
+
+import "testing"
+
+// inNetwork skips t: a network namespace is Linux's.
+func inNetwork(t *testing.T, env ...string) bool {
+	t.Skip("the controller needs a network namespace of its own, which only Linux has")
+	return false
+}
