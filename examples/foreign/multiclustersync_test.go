@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/cachelab/cachelab/controllertest"
 )
 
@@ -88,29 +86,7 @@ func TestMultiClusterSync(t *testing.T) {
 		// that is gone; its copy's ADDED event does.
 		{controllertest.Placement{Fault: "stop", At: 4, Heal: 5}, nil},
 	} {
-		got := e.Play(context.Background(), c.p)
-		if got.Err != nil {
-			t.Fatalf("%s: %v", got.Where, got.Err)
-		}
-		if diff := cmp.Diff(c.want, got.BrokenInvariants()); diff != "" {
-			t.Errorf("%s: the invariants broken (-want +got):\n%s\n%s", got.Where, diff, strings.Join(got.Trace, "\n"))
-		}
-		if os.Getenv("CACHELAB_LOG_TRACES") != "" {
-			t.Logf("%s:\n%s", got.Where, strings.Join(got.Trace, "\n"))
-		}
-		story, err := controllertest.ParseStory("replay.story", []byte(got.File))
-		if err != nil {
-			t.Fatalf("%s: its file: %v\n%s", got.Where, err, got.File)
-		}
-		again := e
-		again.Story = story
-		replayed := again.Play(context.Background(), controllertest.Placement{})
-		if replayed.Err != nil {
-			t.Fatalf("%s, replayed from its file: %v", got.Where, replayed.Err)
-		}
-		if diff := cmp.Diff(got.BrokenInvariants(), replayed.BrokenInvariants()); diff != "" {
-			t.Errorf("%s, replayed from its file: the invariants broken (-played +replayed):\n%s", got.Where, diff)
-		}
+		playAndReplay(t, e, c.p, c.want)
 	}
 }
 
