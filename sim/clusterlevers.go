@@ -26,11 +26,11 @@ import (
 // fails, and then the next one that answers does (listwatch.Pin and
 // MoveOff make sure of "first" and "next" when a member is slow to
 // answer: gRPC would try the one after it beside it). The world's
-// connection (writes, compaction, revision) lists them m1, m2, m3; both informers'
-// list them m2, m3, ..., m1, so that the leader (m1 at the start) and the
-// member serving the informers are different members, and a lever can hit
-// either. Each lever asks etcd which member answers each connection
-// (listwatch.Embedded.MemberServing) and says so in the trace.
+// connection (writes, compaction, revision) lists them m1, m2, m3; both
+// informers' list them m2, m3, ..., m1, so that the leader (m1 at the
+// start) and the member serving the informers are different members, and
+// a lever can hit either. Each lever asks etcd which member answers each
+// connection (listwatch.Embedded.MemberServing) and says so in the trace.
 //
 // The leader is the scenario's too: m1 at the start; when the leader is
 // stopped, etcd's shutdown hands leadership to the member connected to
@@ -232,7 +232,7 @@ func (w *etcdWorld) member(cmd string, a scenario.Args, up bool, otherwise strin
 // member serves each) for i to stop, each to move to the first other
 // member up in its order and to no other (listwatch.MoveOff: on a busy
 // machine gRPC could skip it). It returns the connections it readied,
-// for relist.
+// for listEveryMember.
 func (w *etcdWorld) moveOff(i int, before []int) []int {
 	eps := w.etcd.Endpoints()
 	var moving []int
@@ -251,10 +251,10 @@ func (w *etcdWorld) moveOff(i int, before []int) []int {
 	return moving
 }
 
-// relist lists every member again, in its order, for each connection
-// moveOff changed, once it has moved: it stays on the member it is on,
-// which is listed.
-func (w *etcdWorld) relist(moving []int) {
+// listEveryMember lists every member again, in its order, for each
+// connection moveOff readied, once it has moved: it stays on the member
+// it is on, which is listed.
+func (w *etcdWorld) listEveryMember(moving []int) {
 	for _, c := range moving {
 		w.clients[c].SetEndpoints(clusterEndpoints(c, w.etcd.Endpoints())...)
 	}
@@ -324,7 +324,7 @@ func etcdStopMember(w *etcdWorld, a scenario.Args) error {
 	if err != nil {
 		return err
 	}
-	w.relist(moving)
+	w.listEveryMember(moving)
 	if before[0] == i {
 		r.note(trace.LayerSim, "", fmt.Sprintf("the world's connection moves from %s to %s, its next member", name, w.memberName(after[0])))
 	}
