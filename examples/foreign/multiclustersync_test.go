@@ -97,6 +97,9 @@ func TestMultiClusterSync(t *testing.T) {
 //
 //	unshare -n sh -c 'ip link set lo up && go test ./examples/foreign -run XXX -bench MultiClusterSync -benchtime 1x -v'
 func BenchmarkMultiClusterSync(b *testing.B) {
+	if !ownNetwork() {
+		b.Skip("the example binds :8080 on every interface: run the benchmark in a network namespace of its own (unshare -n, with lo up)")
+	}
 	e := multiClusterSync(b, buildMultiClusterSync(b))
 	for range b.N {
 		rep, err := e.Run(context.Background())

@@ -3,6 +3,7 @@ package foreign
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -88,4 +89,20 @@ func loopbackUp() error {
 		return fmt.Errorf("SIOCSIFFLAGS: %w", err)
 	}
 	return nil
+}
+
+// ownNetwork says whether the process's network has no interface but
+// loopback, as a network namespace of its own made for it has: a port
+// bound on every interface there is reachable from nowhere else.
+func ownNetwork() bool {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return false
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback == 0 {
+			return false
+		}
+	}
+	return true
 }
