@@ -60,7 +60,11 @@ import (
 // period, a periodic ticker of the controller's own), which fires on the
 // wall clock, maybe in the middle of a later step; and a thread waiting
 // with a timeout in something other than epoll (a futex, a sleep). A
-// verdict that rests on those can change with the machine's load.
+// verdict that rests on those can change with the machine's load. Nor
+// can it tell apart two informers of one resource (kubeapiserver.Gate):
+// which of them hears of an event first is, after a disconnect, which
+// ended client-go's random backoff first, and a verdict that rests on
+// that can change from run to run on a quiet machine.
 
 // Outside says the world also serves controllers in other processes.
 type Outside struct {

@@ -27,6 +27,14 @@ import (
 // order alone, which after a disconnect is the order in which client-go's
 // reflectors ended their backoffs, drawn at random. An event with no
 // resourceVersion (an error) goes before any with one.
+//
+// Two watches of one user that watch the same thing (two informers of
+// one resource in one controller) tie on everything the server sees: the
+// same request, on the same connection (client-go shares one transport
+// between clients of one config). Which of them opened first is then the
+// draw of client-go's backoffs, and which informer each serves the gate
+// cannot tell. A controller whose work depends on which of its two
+// informers hears of an event first can end differently from run to run.
 type Gate struct {
 	users []string
 
