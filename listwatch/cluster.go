@@ -346,26 +346,22 @@ func (e *Embedded) MemberServing(ctx context.Context, c *clientv3.Client) (int, 
 	}
 }
 
-// Pin puts c's connection on the endpoint first, and then lists rest
-// behind it. An InOrder connection (gRPC's pick_first) tries the next
+// pin puts c's connection on the endpoint first, where member answered
+// (checkEndpoint asked it), and then lists rest behind it. An InOrder connection (gRPC's pick_first) tries the next
 // endpoint beside the one it is dialing once that dial has taken 250 ms
 // (Happy Eyeballs), and keeps whichever answers first: on a busy machine
 // it could land past the endpoint it was meant to use. Listed alone,
 // first is the only choice; the connection stays on it when the others
 // are listed again, as pick_first keeps a ready connection whose
 // endpoint is still listed.
-func Pin(ctx context.Context, c *clientv3.Client, first string, rest ...string) error {
-	want, err := c.Status(ctx, first) // on a connection of its own to first
-	if err != nil {
-		return fmt.Errorf("listwatch: connect to %s: %w", first, err)
-	}
+func pin(ctx context.Context, c *clientv3.Client, member uint64, first string, rest ...string) error {
 	c.SetEndpoints(first)
 	// The balancer takes the new list in its own time: until it has, the
 	// connection may still answer from where it was.
 	mc := pb.NewMaintenanceClient(c.ActiveConnection())
 	for {
 		resp, err := mc.Status(ctx, &pb.StatusRequest{}, grpc.WaitForReady(true))
-		if err == nil && resp.Header.MemberId == want.Header.MemberId {
+		if err == nil && resp.Header.MemberId == member {
 			break
 		}
 		if err != nil && (status.Code(err) != codes.Unavailable || ctx.Err() != nil) {

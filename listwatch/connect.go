@@ -208,7 +208,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 	client.Watcher = FillPreviousValues(client.Watcher, client.KV)
 	var errs []error
 	for _, ep := range opts.Endpoints {
-		err := checkEndpoint(ctx, client, ep, tlsCfg, opts.DialTimeout)
+		member, err := checkEndpoint(ctx, client, ep, tlsCfg, opts.DialTimeout)
 		if err == nil {
 			// The endpoint that answered goes first in client.Endpoints(),
 			// so a caller that connects again with them is not held up
@@ -219,7 +219,7 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 				return client, nil
 			}
 			pctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
-			err := Pin(pctx, client, ep, rest...)
+			err := pin(pctx, client, member, ep, rest...)
 			cancel()
 			if err != nil {
 				_ = client.Close()
@@ -245,18 +245,19 @@ func Connect(ctx context.Context, opts ClientOptions) (*clientv3.Client, error) 
 // checkEndpoint sees whether the etcd at ep answers, within timeout. It
 // first speaks to ep itself, down to the first HTTP/2 frame, so that a
 // failure is reported with its cause; then it asks the client for ep's
-// Status, which proves an etcd answers there.
-func checkEndpoint(ctx context.Context, client *clientv3.Client, ep string, tlsCfg *tls.Config, timeout time.Duration) error {
+// Status, which proves an etcd answers there, and says which member.
+func checkEndpoint(ctx context.Context, client *clientv3.Client, ep string, tlsCfg *tls.Config, timeout time.Duration) (member uint64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	u, _ := parseEndpoint(ep) // checked by tlsConfig
 	if err := probe(ctx, u.Host, tlsCfg, timeout); err != nil {
-		return &EndpointError{Endpoint: ep, Err: err}
+		return 0, &EndpointError{Endpoint: ep, Err: err}
 	}
-	if _, err := client.Status(ctx, ep); err != nil {
-		return &EndpointError{Endpoint: ep, Err: reason(err, "answers HTTP/2 but not etcd's Status call: %v", err)}
+	st, err := client.Status(ctx, ep)
+	if err != nil {
+		return 0, &EndpointError{Endpoint: ep, Err: reason(err, "answers HTTP/2 but not etcd's Status call: %v", err)}
 	}
-	return nil
+	return st.Header.MemberId, nil
 }
 
 // EndpointError is why one etcd endpoint did not answer.

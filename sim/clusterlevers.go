@@ -23,7 +23,7 @@ import (
 // whichever member came next; here each connection lists every member's
 // endpoint and uses them in order (listwatch.ClientOptions.InOrder): the
 // first that answers serves all its requests, watches included, until it
-// fails, and then the next one that answers does (listwatch.Pin and
+// fails, and then the next one that answers does (listwatch.Connect and
 // MoveOff make sure of "first" and "next" when a member is slow to
 // answer: gRPC would try the one after it beside it). The world's
 // connection (writes, compaction, revision) lists them m1, m2, m3; both
