@@ -61,6 +61,20 @@ func Report(w io.Writer, title string, rs []Result) { ReportAgainst(w, title, "c
 // sits in one column whatever the IDs ("E7 F4 P3") and behaviours say,
 // and a failure's reason is indented under its behaviour.
 func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
+	n := report(w, title, rs)
+	fmt.Fprintf(w, "%d of %d behaviours match %s.\n", n, len(rs), ref)
+}
+
+// ReportInvariants is Report for a lab whose checks are placements of a
+// story that must keep every invariant (chapter 10's): there is nothing
+// to match, only invariants to keep.
+func ReportInvariants(w io.Writer, title string, rs []Result) {
+	n := report(w, title, rs)
+	fmt.Fprintf(w, "%d of %d placements keep every invariant.\n", n, len(rs))
+}
+
+// report prints rs as ReportAgainst says, and returns how many passed.
+func report(w io.Writer, title string, rs []Result) int {
 	idWidth, behaviourWidth := 0, 0
 	for _, r := range rs {
 		idWidth = max(idWidth, utf8.RuneCountInString(r.ID))
@@ -83,7 +97,7 @@ func ReportAgainst(w io.Writer, title, ref string, rs []Result) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d of %d behaviours match %s.\n", n, len(rs), ref)
+	return n
 }
 
 // pad is s followed by spaces to width runes (fmt's %-*s counts bytes,

@@ -47,3 +47,18 @@ func TestReportAlignsAnyWidth(t *testing.T) {
 		t.Errorf("last line %q", lines[6])
 	}
 }
+
+// Chapter 10's lab has invariants to keep at each placement, and nothing
+// to match: its sheet ends by counting the placements that kept them.
+func TestReportInvariantsCountsPlacements(t *testing.T) {
+	rs := []Result{
+		{Check: Check{ID: "K2 E2", Behaviour: "no fault"}},
+		{Check: Check{ID: "P3", Behaviour: "a partition over the delete"}, Err: errors.New("broke registered")},
+	}
+	var sheet strings.Builder
+	ReportInvariants(&sheet, "title", rs)
+	lines := strings.Split(strings.TrimSuffix(sheet.String(), "\n"), "\n")
+	if got, want := lines[len(lines)-1], "1 of 2 placements keep every invariant."; got != want {
+		t.Errorf("last line %q, want %q\n%s", got, want, sheet.String())
+	}
+}
