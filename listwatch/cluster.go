@@ -347,10 +347,11 @@ func (e *Embedded) MemberServing(ctx context.Context, c *clientv3.Client) (int, 
 }
 
 // pin puts c's connection on the endpoint first, where member answered
-// (checkEndpoint asked it), and then lists rest behind it. An InOrder connection (gRPC's pick_first) tries the next
-// endpoint beside the one it is dialing once that dial has taken 250 ms
-// (Happy Eyeballs), and keeps whichever answers first: on a busy machine
-// it could land past the endpoint it was meant to use. Listed alone,
+// (checkEndpoint asked it), and then lists rest behind it. An InOrder
+// connection (gRPC's pick_first) tries the next endpoint beside the one
+// it is dialing once that dial has taken 250 ms (Happy Eyeballs), and
+// keeps whichever answers first: on a busy machine it could land past
+// the endpoint it was meant to use. Listed alone,
 // first is the only choice; the connection stays on it when the others
 // are listed again, as pick_first keeps a ready connection whose
 // endpoint is still listed.

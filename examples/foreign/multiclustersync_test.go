@@ -71,11 +71,11 @@ const (
 // informer each serves, nor choose the order: about half the runs break
 // no-stale-writes (9 of 18 quiet runs). That verdict is the controller's
 // own draw, not the world's: the test holds it to no-stale-writes or
-// nothing, and does not replay it. The traces of
-// this example differ from run to run for a like reason, even with no
-// fault: which informer's watch opens first at start-up is a race of the
-// controller's goroutines, and it puts the copy's POST before or after
-// the second informer's event.
+// nothing, and does not replay it. The traces of this example differ
+// from run to run for a like reason, even with no fault: which
+// informer's watch opens first at start-up is a race of the controller's
+// goroutines, and it puts the copy's POST before or after the second
+// informer's event.
 
 // The placements here are three of the full exploration's
 // (BenchmarkMultiClusterSync explores all of them), each replayed from
