@@ -77,9 +77,10 @@ const (
 // goroutines, and it puts the copy's POST before or after the second
 // informer's event.
 
-// The placements here are three of the full exploration's
-// (BenchmarkMultiClusterSync explores all of them), each replayed from
-// the file its outcome gives, which must break the same invariants.
+// The placements here are four of the full exploration's
+// (BenchmarkMultiClusterSync explores all of them): three replayed from
+// the file their outcome gives, which must break the same invariants,
+// and the partition above, played once.
 func TestMultiClusterSync(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("a controller in another process is settled from what Linux's /proc shows of it (controllertest's outside path)")
