@@ -69,7 +69,7 @@ const (
 // The two watches are the same request on the same connection (both
 // clients share client-go's transport), so the world cannot tell which
 // informer each serves, nor choose the order: about half the runs break
-// no-stale-writes (9 of 18 quiet runs). That verdict is the controller's
+// no-stale-writes (10 of 18 quiet runs). That verdict is the controller's
 // own draw, not the world's: the test holds it to no-stale-writes or
 // nothing, and does not replay it. The traces of this example differ
 // from run to run for a like reason, even with no fault: which
