@@ -145,41 +145,53 @@ func dispatching(c *cacher.Cacher) bool {
 // behind etcd (held). The cache gives each 3 s of its clock (then a LIST
 // falls back to etcd, and a WATCH ends with "Too large resource
 // version"): only the clock moving, or the cache catching up, moves them
-// on. A waiting request is a goroutine parked in the watch cache's wait
-// with one of this server's cache delegators (its address, the receiver
-// of a frame; a restart's old one too) below it: other servers in the
-// process (a test's, a fuzzer's other run) have their own.
-//
-// The 3 s are counted by a goroutine the wait starts, which asks the
-// clock for a timer and, when it fires, wakes the wait. Until that
-// goroutine has run as far as the clock, a move of the clock passes it
-// by: the timer it then sets is 3 s after the moved clock, and a caller
-// that stops moving the clock at 3 s leaves the wait parked for good. So
-// a request counts as waiting only once its timer goroutine is parked on
-// the timer's channel. On a loaded machine that goroutine can be the
-// last to run (watch_cache.go's waitUntilFreshLocked).
+// on. Other servers in the process (a test's, a fuzzer's other run) have
+// requests of their own, which do not count (Waiting).
 func Stalled(servers ...*Server) bool {
 	var n int64
-	var delegators []string
 	for _, s := range servers {
 		n += s.inflight.Load()
+	}
+	return n > 0 && int64(Waiting(goroutines.All(), servers...)) == n
+}
+
+// Waiting is how many requests to these servers wait in a cache for it
+// to catch up (as Stalled says), counting only the goroutines of dump
+// (goroutines.All). Given the goroutines of one client (those its pprof
+// label marks: a request's goroutine inherits the label of the one that
+// called the storage, or kube-apiserver's handler puts the client's on
+// it), it is how many of that client's requests wait: a caller that
+// must know whether one client's requests all wait cannot use Stalled,
+// which would say yes while another client's wait and this one's request
+// is still on its way to the storage.
+//
+// A waiting request is a goroutine parked in the watch cache's wait with
+// one of these servers' cache delegators (its address, the receiver of a
+// frame; a restart's old one too) below it. The 3 s are counted by a
+// goroutine the wait starts, which asks the clock for a timer and, when
+// it fires, wakes the wait. Until that goroutine has run as far as the
+// clock, a move of the clock passes it by: the timer it then sets is 3 s
+// after the moved clock, and a caller that stops moving the clock at 3 s
+// leaves the wait parked for good. So a request counts as waiting only
+// once its timer goroutine is parked on the timer's channel. On a loaded
+// machine that goroutine can be the last to run (watch_cache.go's
+// waitUntilFreshLocked).
+func Waiting(dump []string, servers ...*Server) int {
+	var delegators []string
+	for _, s := range servers {
 		s.mu.Lock()
 		delegators = append(delegators, s.delegators...)
 		s.mu.Unlock()
 	}
-	if n == 0 {
-		return false
-	}
-	all := goroutines.All()
 	timed := map[string]bool{} // waits whose timer goroutine is parked on the clock
-	for _, g := range all {
+	for _, g := range dump {
 		_, frames, _ := strings.Cut(g, "\n")
 		if goroutines.State(g) == "chan receive" && strings.HasPrefix(frames, waitTimer) {
 			timed[goroutines.Parent(g)] = true
 		}
 	}
-	var waiting int64
-	for _, g := range all {
+	waiting := 0
+	for _, g := range dump {
 		_, frames, _ := strings.Cut(g, "\n")
 		if goroutines.State(g) != "sync.Cond.Wait" || !strings.Contains(frames, cacherCode+"(*watchCache).waitUntilFresh") {
 			continue
@@ -194,7 +206,7 @@ func Stalled(servers ...*Server) bool {
 			}
 		}
 	}
-	return waiting == n
+	return waiting
 }
 
 // waitTimer begins the frames of the goroutine a watch cache's wait

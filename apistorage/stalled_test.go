@@ -2,12 +2,14 @@ package apistorage_test
 
 import (
 	"context"
+	"runtime/pprof"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cachelab/cachelab/apistorage"
+	"github.com/cachelab/cachelab/internal/goroutines"
 	"github.com/cachelab/cachelab/internal/testdeadline"
 )
 
@@ -44,6 +46,68 @@ func TestStalledCountsItsOwnRequests(t *testing.T) {
 	}
 	a.ReleaseCache()
 	b.ReleaseCache()
+	wd.clock.Step(time.Minute) // the waits' own 3 s timers end too
+	for range 2 {
+		select {
+		case <-done:
+		case <-testdeadline.Context(t).Done():
+			t.Fatal("a waiting watch-list did not end once its cache was released")
+		}
+	}
+}
+
+// Waiting counts the requests of the goroutines it is given: two
+// clients of one server, told apart by a pprof label their goroutines
+// carry, each see only their own request wait. Stalled, which counts
+// every request to the server, would say yes for the second client while
+// its request was still on its way (a CI run under load: one informer's
+// watch-list was still in kube-apiserver's handler, and the clock moved
+// before it reached the cache).
+func TestWaitingCountsTheGoroutinesGiven(t *testing.T) {
+	wd := newWorld(t)
+	wd.create(t, "ns0", "a")
+	s := wd.server(t, true)
+	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
+	s.HoldCache()
+	wd.create(t, "ns0", "b")
+	tr := true
+	done := make(chan struct{}, 2)
+	watchList := func(client string) {
+		pprof.Do(context.Background(), pprof.Labels("client", client), func(ctx context.Context) {
+			go func() {
+				w, err := s.ListerWatcher("").WatchWithContext(ctx, metav1.ListOptions{SendInitialEvents: &tr,
+					ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+				if err == nil {
+					w.Stop()
+				}
+				done <- struct{}{}
+			}()
+		})
+	}
+	waitingOf := func(client string) int {
+		goroutines.ShowLabels()
+		var mine []string
+		for _, g := range goroutines.All() {
+			if goroutines.Label(g, "client") == client {
+				mine = append(mine, g)
+			}
+		}
+		return apistorage.Waiting(mine, s)
+	}
+	watchList("one")
+	waitFor(t, s.Stalled)
+	if n := waitingOf("one"); n != 1 {
+		t.Errorf("client one's waiting requests: %d, want 1", n)
+	}
+	if n := waitingOf("two"); n != 0 {
+		t.Errorf("client two, which has made no request, has %d waiting", n)
+	}
+	watchList("two")
+	waitFor(t, func() bool { return waitingOf("two") == 1 })
+	if n := waitingOf("one"); n != 1 {
+		t.Errorf("client one's waiting requests once two's waits too: %d, want 1", n)
+	}
+	s.ReleaseCache()
 	wd.clock.Step(time.Minute) // the waits' own 3 s timers end too
 	for range 2 {
 		select {

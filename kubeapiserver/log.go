@@ -76,15 +76,15 @@ func (s *Server) Pending(user string) int {
 
 func (l *requestLog) wrap(h http.Handler, labels func(user string) pprof.LabelSet) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if labels != nil {
-			pprof.SetGoroutineLabels(pprof.WithLabels(req.Context(), labels(peer(req))))
-		}
 		l.mu.Lock()
 		if l.pending == nil {
 			l.pending = map[string]int{}
 		}
 		l.pending[peer(req)]++
 		l.mu.Unlock()
+		if labels != nil {
+			pprof.SetGoroutineLabels(pprof.WithLabels(req.Context(), labels(peer(req))))
+		}
 		ctx, from := apistorage.WithSource(req.Context())
 		rw := &statusWriter{ResponseWriter: w, log: l, from: from,
 			req: Request{User: peer(req), Method: req.Method, URI: req.URL.RequestURI()}}

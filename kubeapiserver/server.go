@@ -58,9 +58,11 @@ type Options struct {
 	// storages are the caller's, to close after the server.
 	Also []*apistorage.Server
 	// Labels, if set, gives the pprof labels to put on the goroutine
-	// that serves a request of user, before anything else touches it:
+	// that serves a request of user, once the server has counted the
+	// request received (Pending) and before anything else touches it:
 	// every goroutine the request starts inherits them. A simulation
-	// uses them to tell which goroutines work for which client.
+	// uses them to tell which goroutines work for which client (and its
+	// tests, to make a request late there).
 	Labels func(user string) pprof.LabelSet
 	// Admit, if set, is what the server does to the writes of a
 	// resource served (by its group and resource) before it stores them,

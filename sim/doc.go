@@ -166,8 +166,9 @@
 // goroutine taken with the world stopped), and every event the cache
 // handed to a watch has gone through the connection. A request that waits
 // in the cache for it to catch up (a consistent read while it is held)
-// counts as settled: only the clock or release-cache moves it on
-// (apistorage's Stalled). The cache does work on its clock (bookmarks
+// counts as settled, once each of the side's requests in progress waits
+// there: only the clock or release-cache moves it on (apistorage's
+// Waiting). The cache does work on its clock (bookmarks
 // every minute and before a watch's deadline), so advance moves time a
 // second at a time there, settling after each second, as time passes for
 // a real kube-apiserver; the bookmark timer's jitter is pinned at 1 s.

@@ -132,6 +132,12 @@ type Options struct {
 	// (real time) before it tells the time: a component's goroutine that
 	// a busy machine runs late just before it reads the scenario's clock.
 	lateReads time.Duration
+	// lateRequests, in tests only, makes kube-apiserver over HTTPS
+	// (Wire) wait this long (real time) with each of client-go's
+	// requests once it has counted it received, before it serves it: a
+	// handler that a busy machine runs late, while cachelab's request
+	// of the same moment has gone on to the watch cache.
+	lateRequests time.Duration
 }
 
 // Result is a whole run.

@@ -3,6 +3,9 @@ package sim
 import (
 	"fmt"
 	"net/url"
+	"runtime/pprof"
+	"strings"
+	"time"
 
 	"github.com/cachelab/cachelab/listwatch"
 	"github.com/cachelab/cachelab/sim/trace"
@@ -61,7 +64,16 @@ type wireKey struct {
 // serveHTTPS starts kube-apiserver over HTTPS in front of api.
 func (w *httpsWorld) serveHTTPS(api *kubeAPIServer) error {
 	r := w.r
-	srv, err := r.full.ServeHTTPS(r.ctx, api.members(), r.worldClock(), r.userLabels)
+	labels := r.userLabels
+	if late := r.opts.lateRequests; late > 0 {
+		labels = func(user string) pprof.LabelSet {
+			if strings.HasPrefix(user, trace.ClientGo) {
+				time.Sleep(late) // Options.lateRequests
+			}
+			return r.userLabels(user)
+		}
+	}
+	srv, err := r.full.ServeHTTPS(r.ctx, api.members(), r.worldClock(), labels)
 	if err != nil {
 		return fmt.Errorf("starting kube-apiserver over HTTPS: %w", err)
 	}
@@ -79,12 +91,6 @@ func (w *httpsWorld) server(label string, res *listwatch.Resource, i int, impl, 
 // reached: as from the watch cache, and nothing is on the wire.
 func (w *httpsWorld) reached(s *side, rev int64) bool {
 	return w.cacheWorld.reached(s, rev) && w.idle(s)
-}
-
-// stalled: as in the watch cache, once every call the side has in
-// progress has reached kube-apiserver.
-func (w *httpsWorld) stalled(s *side, c world.State) bool {
-	return w.arrived(s, c) && w.cacheWorld.stalled(s, c)
 }
 
 // cutters are the sides' proxies, and the wiring itself, so that a proxy
@@ -200,16 +206,6 @@ func (w *wiring) idle(s *side) bool {
 	srv, _ := w.onTheWire(s)
 	c := s.conn.State()
 	return srv.Open == c.Open && srv.Taken == c.Taken
-}
-
-// arrived reports whether every call a side has in progress has
-// reached a server and waits there: the kube-apiservers have as many of
-// the side's requests unanswered as the connection has calls. A request
-// on its way there, or waiting in the client to be tried again, has not;
-// in process a call is in the server from its first instruction.
-func (w *wiring) arrived(s *side, c world.State) bool {
-	_, pending := w.onTheWire(s)
-	return pending == c.Calls
 }
 
 // onTheWire is what every kube-apiserver has of the side's: its watches,

@@ -398,3 +398,40 @@ func TestWireLinesTeachHTTP(t *testing.T) {
 		}
 	})
 }
+
+// A request that kube-apiserver's handler serves late must not change a
+// trace either. A CI run under load found client-go's watch-list still
+// in the handler while cachelab's, made at the same moment, already
+// waited in the held watch cache: settling took client-go's request for
+// waiting too, the clock moved on, and client-go's 504 came a step after
+// cachelab's. Here each of client-go's requests waits in the handler,
+// once the server has counted it received, for longer than a settle
+// takes; settling must wait for it to reach the cache. The scenarios are
+// the catalog's that hold the watch cache, where requests wait in it.
+func TestRequestLateInKubeAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("each of client-go's requests is 300 ms late")
+	}
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range cat {
+		if sc.WrittenFor() != scenario.ServerWatchCache || !holdsCache(sc) {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			runOverTheWire(t, sc, Options{lateRequests: 300 * time.Millisecond}, "")
+		})
+	}
+}
+
+// holdsCache reports whether sc holds the watch cache back from etcd.
+func holdsCache(sc *scenario.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Cmd == "hold-cache" {
+			return true
+		}
+	}
+	return false
+}

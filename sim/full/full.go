@@ -40,7 +40,7 @@ import (
 func init() {
 	world.Link(world.Full{
 		NewAPIServer:       newAPIServer,
-		Stalled:            stalled,
+		Waiting:            waiting,
 		ServeHTTPS:         serveHTTPS,
 		NewClientGoFactory: newClientGoFactory,
 		TypedObject:        typedObject,
@@ -78,12 +78,12 @@ func newAPIServer(ctx context.Context, client *clientv3.Client, res listwatch.Re
 	return apiServer{s}, nil
 }
 
-func stalled(servers ...world.APIServer) bool {
+func waiting(dump []string, servers ...world.APIServer) int {
 	ss := make([]*apistorage.Server, len(servers))
 	for i, s := range servers {
 		ss[i] = s.(apiServer).Server
 	}
-	return apistorage.Stalled(ss...)
+	return apistorage.Waiting(dump, ss...)
 }
 
 // httpsServer is a kubeapiserver.Server as the world knows it.

@@ -37,9 +37,10 @@ type Full struct {
 	// NewAPIServer starts kube-apiserver's storage with its watch cache
 	// over client (apistorage.New), named name if not "".
 	NewAPIServer func(ctx context.Context, client *clientv3.Client, res listwatch.Resource, clk clock.WithTicker, name string) (APIServer, error)
-	// Stalled reports whether a request to one of the servers waits
-	// where only the cache catching up would end it (apistorage.Stalled).
-	Stalled func(servers ...APIServer) bool
+	// Waiting is how many requests to the servers, among the
+	// goroutines of dump, wait where only the clock or the cache
+	// catching up would end them (apistorage.Waiting).
+	Waiting func(dump []string, servers ...APIServer) int
 	// ServeHTTPS starts kube-apiserver over HTTPS in front of apis, the
 	// storages of the resources it serves, pods first
 	// (kubeapiserver.New), labelling each user's requests.
