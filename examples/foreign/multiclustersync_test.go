@@ -109,10 +109,7 @@ func TestMultiClusterSync(t *testing.T) {
 	// nothing, as the controller's informers happen to relist (above):
 	// whichever, it breaks nothing else, and mirrored holds.
 	p := controllertest.Placement{Fault: "partition", At: 2, Heal: 4}
-	got := e.Play(context.Background(), p)
-	if got.Err != nil {
-		t.Fatalf("%s: %v", got.Where, got.Err)
-	}
+	got := play(t, e, p)
 	if b := got.BrokenInvariants(); len(b) > 0 && !slices.Equal(b, []string{"no-stale-writes"}) {
 		t.Errorf("%s: broke %v, want no-stale-writes or nothing\n%s", got.Where, b, strings.Join(got.Trace, "\n"))
 	}
