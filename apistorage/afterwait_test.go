@@ -20,12 +20,7 @@ import (
 // the goroutine outlived the server: goleak found one after a test whose
 // LIST had raced a write. Closing the server ends it.
 func TestCloseEndsAFreshnessWait(t *testing.T) {
-	wd := newWorld(t)
-	wd.create(t, "ns0", "a")
-	s := wd.server(t, true)
-	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
-	s.HoldCache()
-	wd.create(t, "ns0", "b") // revision 3, which the held cache has not seen
+	_, s := heldBehind(t)
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.ListerWatcher("").ListWithContext(context.Background(), metav1.ListOptions{ResourceVersion: strconv.Itoa(3)})

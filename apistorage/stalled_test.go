@@ -64,12 +64,7 @@ func TestStalledCountsItsOwnRequests(t *testing.T) {
 // watch-list was still in kube-apiserver's handler, and the clock moved
 // before it reached the cache).
 func TestWaitingCountsTheGoroutinesGiven(t *testing.T) {
-	wd := newWorld(t)
-	wd.create(t, "ns0", "a")
-	s := wd.server(t, true)
-	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
-	s.HoldCache()
-	wd.create(t, "ns0", "b")
+	wd, s := heldBehind(t)
 	tr := true
 	done := make(chan struct{}, 2)
 	watchList := func(client string) {
@@ -125,12 +120,7 @@ func TestWaitingCountsTheGoroutinesGiven(t *testing.T) {
 // pass the timer by and the LIST would wait for good: the workshop's
 // lab player moves the clock exactly so far (notebooks/07-watch-cache).
 func TestStalledMeansTheClockEndsTheWait(t *testing.T) {
-	wd := newWorld(t)
-	wd.create(t, "ns0", "a")
-	s := wd.server(t, true)
-	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
-	s.HoldCache()
-	wd.create(t, "ns0", "b")
+	wd, s := heldBehind(t)
 	for i := range 20 {
 		ctx, src := apistorage.WithSource(context.Background())
 		done := make(chan error, 1)
@@ -152,4 +142,17 @@ func TestStalledMeansTheClockEndsTheWait(t *testing.T) {
 			t.Fatalf("read %d: the clock moved 3 s once the read was stalled, and it still waits: %s", i, s.CacheState())
 		}
 	}
+}
+
+// heldBehind is a world whose server's cache holds at revision 2, with
+// ns0/a, while etcd has gone on to 3, with ns0/b.
+func heldBehind(t *testing.T) (*world, *apistorage.Server) {
+	t.Helper()
+	wd := newWorld(t)
+	wd.create(t, "ns0", "a")
+	s := wd.server(t, true)
+	waitFor(t, func() bool { return s.CacheCaughtUp(2) })
+	s.HoldCache()
+	wd.create(t, "ns0", "b")
+	return wd, s
 }
