@@ -85,7 +85,8 @@ func converges(e *End) error {
 
 // noStaleWrites: no write of the controller was based on a read older
 // than its own previous write of the object. Such a write is seen as an
-// update or delete of the controller's answered 409 Conflict when the
+// update or delete of the controller's answered 409 Conflict (its
+// resourceVersion precondition no longer held: REFERENCE.md E2) when the
 // object's last write before it was the controller's own (a cache that
 // had not yet seen the controller's own update: sample-controller's
 // status write, made again from its lister's older copy). A conflict

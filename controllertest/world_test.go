@@ -156,7 +156,7 @@ spec:
 // (apiextensions-apiserver's strategies, package crd): a create drops the
 // status it is sent, an update of the object keeps the stored status, an
 // update of /status changes only the status and not the generation, and
-// validates it; discovery lists bars/status.
+// validates it; discovery lists bars/status (REFERENCE.md E21).
 func TestStatusSubresource(t *testing.T) {
 	ctx := context.Background()
 	w := start(t, Options{Resources: []string{"configmaps"}, CRDs: []string{statusCRD}})
