@@ -125,7 +125,7 @@ func TestServeAndExploreServe(t *testing.T) {
 	defer ctl.Wait()
 	defer ctl.Process.Kill()
 	r := <-done
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "no faults: kept every invariant") {
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "no faults: kept every invariant") || !strings.Contains(r.stderr, "you can stop your controller") {
 		t.Errorf("serve: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(kubeconfig); !errors.Is(err, os.ErrNotExist) {

@@ -87,7 +87,12 @@ func serve(ctx context.Context, j Job, e controllertest.Explore, stdout, stderr 
 		},
 	})
 	o := e.Play(ctx, controllertest.Placement{})
-	fmt.Fprint(stdout, o)
+	if ctx.Err() == nil { // interrupted, the outcome is only "context canceled"
+		fmt.Fprint(stdout, o)
+	}
+	// The controller the user started goes on, retrying a server that
+	// is gone, often without a word: say that it can stop.
+	fmt.Fprintf(stderr, "cachelab: the world has stopped and %s is removed: you can stop your controller\n", j.Kubeconfig)
 	switch {
 	case ctx.Err() != nil:
 		return false, ctx.Err()
