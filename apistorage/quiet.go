@@ -160,10 +160,10 @@ func Stalled(servers ...*Server) bool {
 // (goroutines.All). Given the goroutines of one client (those its pprof
 // label marks: a request's goroutine inherits the label of the one that
 // called the storage, or kube-apiserver's handler puts the client's on
-// it), it is how many of that client's requests wait: a caller that
-// must know whether one client's requests all wait cannot use Stalled,
-// which would say yes while another client's wait and this one's request
-// is still on its way to the storage.
+// it), it is how many of that client's requests wait. A caller that
+// must know whether one client's requests all wait cannot use Stalled:
+// it says yes when another client's request waits while this one's is
+// still on its way to the storage.
 //
 // A waiting request is a goroutine parked in the watch cache's wait with
 // one of these servers' cache delegators (its address, the receiver of a
